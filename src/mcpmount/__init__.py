@@ -1,0 +1,1 @@
+"""mcpmount: mount many MCP servers into one tool registry."""

@@ -1,0 +1,188 @@
+"""Every error mcpmount raises.
+
+The tree::
+
+    RegistryError                     base of everything below
+    ├── ConfigError                   the config file is missing or invalid (CLI exit 2)
+    ├── UnknownToolError              no mounted tool has that name
+    ├── MountError                    one or more required servers failed to mount
+    └── ServerError                   a failure that belongs to one server (``.server``)
+        ├── ServerStartError          spawn, connect, handshake or listing failed or timed out
+        ├── ToolListError             the server's tool list was refused by a limit or rule
+        ├── NameCollisionError        a public name is already taken
+        ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
+        └── CallError                 a call failed (``.tool``)
+            ├── CallTimeoutError      no answer in time: the outcome is unknown
+            ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
+            ├── ServerCrashedError    the connection was lost while the call was in flight
+            └── UpstreamError         the server answered with a JSON-RPC error (``.code``)
+
+A tool that ran and reported ``isError`` is not an exception: it is a result the model must see.
+Messages name the server (and the tool), say what to do, and never contain a secret value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+__all__ = [
+    "CallError",
+    "CallTimeoutError",
+    "ConfigError",
+    "MountError",
+    "NameCollisionError",
+    "RegistryError",
+    "ResultTooLargeError",
+    "ServerCrashedError",
+    "ServerError",
+    "ServerNotRunningError",
+    "ServerStartError",
+    "ToolListError",
+    "UnknownToolError",
+    "UpstreamError",
+]
+
+
+class RegistryError(Exception):
+    """Base class of every error mcpmount raises on purpose."""
+
+
+class ConfigError(RegistryError):
+    """Raised when a config file is missing, unreadable or invalid.
+
+    ``problems`` holds one line per problem, each naming the server and key where known.
+    """
+
+    def __init__(self, path: str, problems: Sequence[str]) -> None:
+        self.path = path
+        self.problems = tuple(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        noun = "problem" if len(self.problems) == 1 else "problems"
+        super().__init__(f"{path}: {len(self.problems)} config {noun}:\n{lines}")
+
+
+class UnknownToolError(RegistryError, LookupError):
+    """Raised when a call names a tool that is not mounted."""
+
+    def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
+        self.name = name
+        self.suggestions = tuple(suggestions)
+        hint = (
+            f"; did you mean {', '.join(self.suggestions)}?"
+            if self.suggestions
+            else "; list the mounted tools with registry.tools() or `mcpmount tools`"
+        )
+        super().__init__(f"no mounted tool is named {name!r}{hint}")
+
+
+class ServerError(RegistryError):
+    """Base class of failures that belong to one server; ``server`` is its namespace."""
+
+    def __init__(self, server: str, message: str) -> None:
+        self.server = server
+        self.detail = message
+        super().__init__(f"server {server!r}: {message}")
+
+
+class ServerStartError(ServerError):
+    """Raised when a server cannot be spawned, connected, handshaken or listed in time."""
+
+
+class ToolListError(ServerError):
+    """Raised when a server's tool list breaks a rule or a limit; nothing of it is registered."""
+
+    def __init__(self, server: str, message: str, *, tool: str | None = None) -> None:
+        self.tool = tool
+        where = f"tool {tool!r}: " if tool is not None else ""
+        super().__init__(server, f"{where}{message}")
+
+
+class NameCollisionError(ServerError):
+    """Raised when a public name is already taken by another tool."""
+
+    def __init__(self, server: str, tool: str, name: str, other_server: str, other_tool: str) -> None:
+        self.tool = tool
+        self.name = name
+        self.other_server = other_server
+        self.other_tool = other_tool
+        super().__init__(
+            server,
+            f"tool {tool!r} maps to {name!r}, which server {other_server!r} already uses "
+            f"for its tool {other_tool!r}; rename one namespace in the config",
+        )
+
+
+class ServerNotRunningError(ServerError):
+    """Raised when a call reaches a server that crashed or was closed; nothing was sent."""
+
+    def __init__(self, server: str, tool: str, reason: str) -> None:
+        self.tool = tool
+        super().__init__(server, f"cannot call {tool!r}: the server is not running ({reason})")
+
+
+class CallError(ServerError):
+    """Base class of the registry's failures while calling one tool."""
+
+    def __init__(self, server: str, tool: str, message: str) -> None:
+        self.tool = tool
+        super().__init__(server, f"tool {tool!r}: {message}")
+
+
+class CallTimeoutError(CallError, TimeoutError):
+    """Raised when a call gets no answer in time; the server may still have acted."""
+
+    def __init__(self, server: str, tool: str, timeout: float) -> None:
+        self.timeout = timeout
+        super().__init__(
+            server,
+            tool,
+            f"no answer within {timeout:g} s; the call was cancelled, but the outcome is "
+            "unknown (the tool may have acted); raise the timeout or check the server",
+        )
+
+
+class ResultTooLargeError(CallError):
+    """Raised when a tool ran but its result is larger than ``max_result_bytes``."""
+
+    def __init__(self, server: str, tool: str, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            server,
+            tool,
+            f"the tool ran, but its result is {size} bytes, over the {limit}-byte limit "
+            "(max_result_bytes); it was refused, not truncated",
+        )
+
+
+class ServerCrashedError(CallError):
+    """Raised when the connection to a server is lost while a call is in flight."""
+
+    def __init__(self, server: str, tool: str, reason: str) -> None:
+        super().__init__(
+            server,
+            tool,
+            f"the connection was lost during the call ({reason}); the outcome is unknown",
+        )
+
+
+class UpstreamError(CallError):
+    """Raised when the server answers a call with a JSON-RPC error instead of a result."""
+
+    def __init__(self, server: str, tool: str, code: int, message: str) -> None:
+        self.code = code
+        self.upstream_message = message
+        super().__init__(server, tool, f"the server answered with error {code}: {message}")
+
+
+class MountError(RegistryError):
+    """Raised when required servers fail to mount; every server started was closed first.
+
+    ``failures`` maps each failed server's namespace to its error.
+    """
+
+    def __init__(self, failures: Mapping[str, ServerError]) -> None:
+        self.failures = dict(failures)
+        lines = "\n".join(f"  - {err}" for err in self.failures.values())
+        noun = "server" if len(self.failures) == 1 else "servers"
+        super().__init__(f"{len(self.failures)} required {noun} failed to mount:\n{lines}")
