@@ -1,0 +1,338 @@
+"""The stdio transport: one MCP server as a subprocess, reaped as a whole process group.
+
+This replaces the SDK's ``stdio_client`` (same stream contract) because a registry needs
+four things it does not give (SDK_NOTES.md §4, FAILURE_MODES.md §3):
+
+- the server's pid, for status and for sweeping its process group;
+- a sweep of the group after *every* close, also when the leader exited by itself, so a
+  helper it forked does not outlive it;
+- notice of the leader's death at once, even when a helper still holds the stdout pipe,
+  so pending calls fail fast instead of hanging;
+- bounded reads: a cap on one message's size (read in linear time), and stderr drained
+  into a small tail instead of a pipe that can fill up and stall the server.
+
+Shutdown follows the MCP spec (close stdin, wait, SIGTERM, SIGKILL) inside a shield with
+every wait bounded, so a cancelled caller can neither leak a process nor hang on one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from subprocess import PIPE
+
+import anyio
+import mcp_types
+from anyio.abc import Process
+from mcp.client._transport import TransportStreams
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+
+__all__ = ["ProcessHandle", "stdio_transport"]
+
+logger = logging.getLogger(__name__)
+
+STDIN_GRACE = 2.0
+"""Seconds a server gets to exit by itself after its stdin closes (the SDK's figure)."""
+
+TERM_GRACE = 2.0
+"""Seconds the process group gets after SIGTERM before SIGKILL."""
+
+SWEEP_GRACE = 0.5
+"""Seconds leftover group members get after SIGTERM once the leader is gone."""
+
+_FLUSH_TIMEOUT = 0.5
+_POLL_INTERVAL = 0.01
+_GROUP_POLL_INTERVAL = 0.02
+_STDERR_TAIL_BYTES = 4096
+_PARSE_WARNINGS = 3
+_CHUNK = 65536
+_PIPE_CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
+
+
+@dataclass(eq=False)
+class ProcessHandle:
+    """What the registry may know about a running stdio server."""
+
+    pid: int
+    """The leader's pid; also its process group id (it starts a new session)."""
+
+    exited: anyio.Event = field(default_factory=anyio.Event)
+    """Set as soon as the leader process has exited."""
+
+    failure: str | None = None
+    """Why the transport gave up on the server (e.g. an oversized message), if it did."""
+
+    _stderr: deque[bytes] = field(default_factory=lambda: deque[bytes]())
+    _stderr_size: int = 0
+
+    @property
+    def pgid(self) -> int:
+        """The server's process group id."""
+        return self.pid
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        """Return the last ``limit`` characters the server wrote to stderr."""
+        text = b"".join(self._stderr).decode("utf-8", "replace")
+        return text[-limit:]
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self._stderr.append(chunk)
+        self._stderr_size += len(chunk)
+        while self._stderr_size - len(self._stderr[0]) >= _STDERR_TAIL_BYTES:
+            self._stderr_size -= len(self._stderr.popleft())
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(
+    command: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    max_message_bytes: int = 16 * 1024 * 1024,
+    on_spawn: Callable[[ProcessHandle], None] | None = None,
+    on_exit: Callable[[ProcessHandle], None] | None = None,
+) -> AsyncGenerator[TransportStreams]:
+    """Spawn ``command`` in a new process group and speak MCP over its stdin and stdout.
+
+    The child inherits only the SDK's minimal environment plus ``env``. ``on_spawn`` gets
+    the process handle as soon as the process exists; ``on_exit`` is called once the
+    leader has exited (or the transport gave up on it), from the transport's own task.
+
+    Raises:
+        OSError: If the process cannot be spawned (e.g. ``FileNotFoundError``).
+    """
+    process = await anyio.open_process(
+        [command, *args],
+        stdin=PIPE,
+        stdout=PIPE,
+        stderr=PIPE,
+        env=get_default_environment() | dict(env or {}),
+        cwd=cwd,
+        start_new_session=True,
+    )
+    # No await until the task group is entered: a cancellation in the gap would leak the process.
+    handle = ProcessHandle(pid=process.pid)
+    read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    writer_done = anyio.Event()
+
+    def give_up(reason: str) -> None:
+        if handle.failure is None:
+            handle.failure = reason
+        # The session sees the connection end: pending requests fail with "Connection closed".
+        read_send.close()
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        buffer = bytearray()
+        scanned = 0  # bytes of buffer known to hold no newline: each byte is scanned once
+        parse_errors = 0
+        with contextlib.suppress(*_PIPE_CLOSED):
+            while True:
+                buffer += await process.stdout.receive(_CHUNK)
+                while (end := buffer.find(b"\n", scanned)) >= 0:
+                    line = bytes(buffer[:end])
+                    del buffer[: end + 1]
+                    scanned = 0
+                    if not line.strip():
+                        continue
+                    try:
+                        message = _parse(line)
+                    except ValueError as exc:
+                        parse_errors += 1
+                        log = logger.warning if parse_errors <= _PARSE_WARNINGS else logger.debug
+                        log("server pid %d wrote a non-MCP line to stdout: %s", handle.pid, exc)
+                        continue
+                    # After the session is gone, keep draining so the server never blocks.
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await read_send.send(SessionMessage(message))
+                scanned = len(buffer)
+                if scanned > max_message_bytes:
+                    give_up(f"it sent a message over max_message_bytes ({max_message_bytes} bytes)")
+                    buffer.clear()
+                    scanned = 0
+        read_send.close()  # EOF: the server closed stdout
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        with contextlib.suppress(*_PIPE_CLOSED):
+            while True:
+                handle._keep_stderr(await process.stderr.receive(_CHUNK))  # pyright: ignore[reportPrivateUsage]
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_receive:
+                async for message in write_receive:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            give_up("its stdin closed")
+        finally:
+            writer_done.set()
+
+    async def watch_exit() -> None:
+        await _wait_exit(process)
+        handle.exited.set()
+        give_up(f"the process exited with code {process.returncode}")
+        if on_exit is not None:
+            on_exit(handle)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_stdout)
+        tg.start_soon(read_stderr)
+        tg.start_soon(write_stdin)
+        tg.start_soon(watch_exit)
+        if on_spawn is not None:
+            on_spawn(handle)
+        try:
+            yield read_stream, write_stream
+        finally:
+            # Shutdown must finish even when the caller is cancelled, or the server would
+            # leak; every wait inside is bounded.
+            with anyio.CancelScope(shield=True):
+                read_stream.close()
+                write_stream.close()
+                with anyio.move_on_after(_FLUSH_TIMEOUT):
+                    await writer_done.wait()
+                await _stop(process, handle)
+                read_send.close()
+            tg.cancel_scope.cancel()
+
+
+async def _wait_exit(process: Process) -> None:
+    """Return when the leader has exited, without waiting for its pipes to close.
+
+    ``Process.wait()`` would also wait for stdout EOF, which never comes while a helper
+    holds the pipe. A pidfd wakes us at once; polling ``returncode`` is the fallback.
+    """
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except OSError:
+        pidfd = None
+    if pidfd is not None:
+        try:
+            await anyio.wait_readable(pidfd)
+        finally:
+            anyio.notify_closing(pidfd)
+            os.close(pidfd)
+    while process.returncode is None:
+        await anyio.sleep(_POLL_INTERVAL)
+
+
+async def _stop(process: Process, handle: ProcessHandle) -> None:
+    """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group."""
+    assert process.stdin is not None
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    pgid = handle.pgid
+    with anyio.move_on_after(STDIN_GRACE):
+        await handle.exited.wait()
+    if not handle.exited.is_set():
+        logger.info("server pid %d ignored stdin EOF for %gs; sending SIGTERM", pgid, STDIN_GRACE)
+        await _terminate_group(pgid, TERM_GRACE)
+    # The leader is gone (or was killed); helpers it forked into its group must not outlive
+    # it. The SDK skips this when the leader exits in time, and leaks them (SDK_NOTES §4).
+    if group_members(pgid):
+        await _terminate_group(pgid, SWEEP_GRACE)
+    with anyio.move_on_after(TERM_GRACE):
+        await handle.exited.wait()
+        while process.returncode is None:
+            await anyio.sleep(_POLL_INTERVAL)
+    if process.returncode is None:
+        logger.warning("server pid %d survived SIGKILL; abandoning it", pgid)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stream.aclose()
+    _close_subprocess_transport(process)
+
+
+async def _terminate_group(pgid: int, grace: float) -> None:
+    """SIGTERM the group, wait up to ``grace`` for it to empty, then SIGKILL what is left."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    if await _wait_group_empty(pgid, grace):
+        return
+    logger.info("process group %d outlived SIGTERM by %gs; sending SIGKILL", pgid, grace)
+    _signal_group(pgid, signal.SIGKILL)
+    if not await _wait_group_empty(pgid, grace):
+        logger.warning("process group %d survived SIGKILL: %s", pgid, group_members(pgid))
+
+
+async def _wait_group_empty(pgid: int, timeout: float) -> bool:
+    """Return whether every live member of the group is gone within ``timeout``."""
+    with anyio.move_on_after(timeout):
+        while group_members(pgid):
+            await anyio.sleep(_GROUP_POLL_INTERVAL)
+        return True
+    return False
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send ``sig`` to the group; return False if the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        logger.warning("no permission to signal some of process group %d", pgid)
+    return True
+
+
+def group_members(pgid: int) -> list[int]:
+    """Return the pids of live (non-zombie) processes in process group ``pgid``.
+
+    Zombies count as dead: an orphaned helper stays a zombie until PID 1 reaps it, and
+    some container inits never do, so ``killpg(pgid, 0)`` would report it alive forever.
+    """
+    try:
+        os.killpg(pgid, 0)  # cheap: most groups are simply gone
+    except ProcessLookupError:
+        return []
+    except PermissionError:
+        pass
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs: the signal probe is all we have
+        return [pgid]
+    members: list[int] = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # Fields after the parenthesized command: state ppid pgrp session ...
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
+def _close_subprocess_transport(process: Process) -> None:
+    """Close asyncio's subprocess transport, which stays open while a pipe end survives.
+
+    Nothing public exposes it (the SDK does the same walk); without it the transport warns
+    at garbage collection.
+    """
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError):
+            close()
+
+
+def _parse(line: bytes) -> mcp_types.JSONRPCMessage:
+    """Parse one stdout line; invalid UTF-8 or JSON raises ``ValueError``."""
+    return mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
