@@ -1,0 +1,315 @@
+"""goleak-style leak checks for tests that spawn servers: processes, fds, threads, asyncio tasks.
+
+A `LeakChecker` takes a baseline, samples our descendants every 20 ms while the test runs
+(recording their process groups and sessions, so a grandchild reparented to init or a helper that
+called setsid is still found), and afterwards retries until everything is gone or the deadline
+passes. Leaked processes are SIGKILLed after being reported, so one failing test cannot poison
+the next. Linux only (reads /proc).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "LeakChecker",
+    "LeakError",
+    "ProcInfo",
+    "assert_no_extra_tasks",
+    "open_fds",
+    "process_table",
+    "record_group",
+    "task_snapshot",
+]
+
+SAMPLE_INTERVAL = 0.02
+# Pool threads that outlive a test by design (they idle out or die with the event loop).
+_POOL_THREAD_PREFIXES = ("AnyIO worker thread", "asyncio_", "ThreadPoolExecutor", "waitpid-")
+
+
+def _is_harness_task(task: asyncio.Task[object]) -> bool:
+    """Tasks that belong to the test machinery, not to the code under test."""
+    coro = task.get_coro()
+    name: str = getattr(coro, "__qualname__", "")
+    code = getattr(coro, "cr_code", None)
+    filename: str = code.co_filename if code is not None else ""
+    # anyio's pytest runner drives each fixture step and test through a fresh wrapper task.
+    if name == "TestRunner._call_in_runner_task":
+        return True
+    # sse_starlette starts one shutdown watcher per event loop on the first SSE response; it
+    # polls every 0.5 s and may outlive the uvicorn server it watched (sse_starlette issue #211).
+    return name == "_shutdown_watcher" and "sse_starlette" in filename
+
+
+class LeakError(AssertionError):
+    """Something a test started is still alive or open after it finished."""
+
+
+@dataclass(frozen=True)
+class ProcInfo:
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int
+    state: str
+    start: int  # start time in clock ticks: (pid, start) names a process despite pid reuse
+
+    @property
+    def zombie(self) -> bool:
+        return self.state in "ZX"
+
+    def cmdline(self) -> str:
+        try:
+            raw = Path(f"/proc/{self.pid}/cmdline").read_bytes()
+        except OSError:
+            return "?"
+        return raw.replace(b"\0", b" ").decode(errors="replace").strip() or "?"
+
+    def describe(self) -> str:
+        return (
+            f"pid={self.pid} ppid={self.ppid} pgid={self.pgid} sid={self.sid} "
+            f"state={self.state} cmd={self.cmdline()!r}"
+        )
+
+
+def _read_stat(pid: str) -> ProcInfo | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # gone between listdir and read
+        return None
+    # "pid (comm) state ppid pgrp session ..." and comm may contain spaces or parentheses.
+    rest = raw[raw.rindex(")") + 2 :].split()
+    return ProcInfo(int(pid), int(rest[1]), int(rest[2]), int(rest[3]), rest[0], int(rest[19]))
+
+
+def process_table() -> dict[int, ProcInfo]:
+    """Every process visible in /proc, by pid."""
+    table: dict[int, ProcInfo] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (info := _read_stat(name)) is not None:
+            table[info.pid] = info
+    return table
+
+
+def _descendants(table: dict[int, ProcInfo], root: int) -> list[ProcInfo]:
+    children: dict[int, list[ProcInfo]] = {}
+    for info in table.values():
+        children.setdefault(info.ppid, []).append(info)
+    found: list[ProcInfo] = []
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child.pid)
+    return found
+
+
+def open_fds() -> dict[int, str]:
+    """This process's open fds and their targets ("pipe:[123]", "socket:[456]", a path)."""
+    fds: dict[int, str] = {}
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the fd listdir itself used is already closed
+            fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+    return fds
+
+
+def _threads() -> dict[int, str]:
+    return {t.ident: t.name for t in threading.enumerate() if t.ident is not None}
+
+
+def task_snapshot() -> set[asyncio.Task[object]]:
+    """The running loop's tasks; pass it to `assert_no_extra_tasks` at the end of a test."""
+    return asyncio.all_tasks()
+
+
+async def assert_no_extra_tasks(
+    baseline: set[asyncio.Task[object]], *, timeout: float = 2.0, cancel: bool = True
+) -> None:
+    """Fail if tasks beyond `baseline` (and the caller) are still pending after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        extra = {
+            t
+            for t in asyncio.all_tasks() - baseline - {asyncio.current_task()}
+            if not _is_harness_task(t)
+        }
+        if not extra:
+            return
+        if time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(SAMPLE_INTERVAL)
+    if cancel:
+        for task in extra:
+            task.cancel()
+    names = "\n  ".join(sorted(f"{t.get_name()}: {t.get_coro()!r}" for t in extra))
+    raise LeakError(f"{len(extra)} asyncio task(s) still pending:\n  {names}")
+
+
+_active: list[LeakChecker] = []
+
+
+def record_group(pgid: int) -> None:
+    """Tell every active checker that `pgid` (a process group or session id) belongs to the test."""
+    for checker in _active:
+        checker.record_group(pgid)
+
+
+@dataclass
+class LeakChecker:
+    """Baseline at `start()`, sample while running, `check()` (sync) or `acheck()` at the end.
+
+    Also usable as a context manager: `with LeakChecker() as lc: ...` checks on clean exit.
+    """
+
+    check_fds: bool = True
+    check_threads: bool = True
+    groups: set[int] = field(default_factory=set[int])
+    _base_fds: dict[int, str] = field(default_factory=dict[int, str])
+    _base_threads: dict[int, str] = field(default_factory=dict[int, str])
+    _base_procs: set[tuple[int, int]] = field(default_factory=set[tuple[int, int]])
+    _base_groups: set[int] = field(default_factory=set[int])
+    _seen: dict[tuple[int, int], ProcInfo] = field(default_factory=dict[tuple[int, int], ProcInfo])
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _sampler: threading.Thread | None = None
+
+    def start(self) -> LeakChecker:
+        gc.collect()
+        self._base_fds = open_fds()
+        self._base_threads = _threads()
+        me = os.getpid()
+        for info in _descendants(process_table(), me):
+            self._base_procs.add((info.pid, info.start))
+            self._base_groups.update((info.pgid, info.sid))
+        self._base_groups.update((os.getpgrp(), os.getsid(0)))
+        self._sampler = threading.Thread(target=self._sample_loop, name="leak-sampler", daemon=True)
+        self._sampler.start()
+        _active.append(self)
+        return self
+
+    def record_group(self, pgid: int) -> None:
+        with self._lock:
+            self.groups.add(pgid)
+
+    def sample(self) -> None:
+        """Record our current descendants and their groups; also called by the sampler thread."""
+        found = _descendants(process_table(), os.getpid())
+        with self._lock:
+            for info in found:
+                key = (info.pid, info.start)
+                if key not in self._base_procs:
+                    self._seen[key] = info
+                    self.groups.update({info.pgid, info.sid} - self._base_groups)
+
+    def _sample_loop(self) -> None:
+        while not self._stop.wait(SAMPLE_INTERVAL):
+            self.sample()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._sampler is not None:
+            self._sampler.join()
+            self._sampler = None
+        if self in _active:
+            _active.remove(self)
+        self.sample()
+
+    # --- the checks -----------------------------------------------------------------------
+
+    def problems(self) -> tuple[list[str], list[ProcInfo]]:
+        """One pass: human-readable problems, plus live processes to kill."""
+        table, me = process_table(), os.getpid()
+        with self._lock:
+            groups, seen = set(self.groups), dict(self._seen)
+        out: list[str] = []
+        live: list[ProcInfo] = []
+        for info in table.values():
+            if info.pid == me or info.zombie:
+                continue
+            in_group = info.pgid in groups or info.sid in groups
+            if in_group or (info.pid, info.start) in seen:
+                live.append(info)
+        out += [f"process alive: {p.describe()}" for p in live]
+        out += [
+            f"zombie child (never waited for): {p.describe()}"
+            for p in table.values()
+            if p.ppid == me and p.zombie and (p.pid, p.start) not in self._base_procs
+        ]
+        if self.check_fds:
+            base = self._base_fds
+            new = {fd: t for fd, t in open_fds().items() if base.get(fd) != t}
+            out += [f"fd {fd} still open -> {t}" for fd, t in sorted(new.items())]
+        if self.check_threads:
+            out += [
+                f"thread still running: {name!r}"
+                for ident, name in _threads().items()
+                if ident not in self._base_threads
+                and name != "leak-sampler"
+                and not name.startswith(_POOL_THREAD_PREFIXES)
+            ]
+        return out, live
+
+    def _finish(self, found: list[str], live: list[ProcInfo]) -> None:
+        if not found:
+            return
+        kill_and_wait(live)
+        raise LeakError("leaked after the test:\n  " + "\n  ".join(found))
+
+    def check(self, timeout: float = 2.0) -> None:
+        """Stop sampling; retry until clean or `timeout`, then kill leftovers and raise."""
+        self.stop()
+        deadline = time.monotonic() + timeout
+        while True:
+            gc.collect()
+            found, live = self.problems()
+            if not found or time.monotonic() >= deadline:
+                break
+            time.sleep(SAMPLE_INTERVAL * 2)
+        self._finish(found, live)
+
+    async def acheck(self, timeout: float = 2.0) -> None:
+        """Like `check`, but lets the event loop run (close transports, reap) between retries."""
+        self.stop()
+        deadline = time.monotonic() + timeout
+        while True:
+            gc.collect()
+            found, live = self.problems()
+            if not found or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(SAMPLE_INTERVAL * 2)
+        self._finish(found, live)
+
+    def __enter__(self) -> LeakChecker:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        if exc_type is None:
+            self.check()
+        else:
+            self.stop()
+
+
+def kill_and_wait(procs: list[ProcInfo]) -> None:
+    """SIGKILL `procs` and give them 1 s to die.
+
+    Zombie children are left for their owners (Popen, asyncio) to reap: reaping them here would
+    steal the exit status. Later checks ignore them because they are in those checks' baseline.
+    """
+    for info in procs:
+        with contextlib.suppress(OSError):
+            os.kill(info.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 1.0
+    pids = {p.pid for p in procs}
+    while time.monotonic() < deadline:
+        table = process_table()
+        if all(pid not in table or table[pid].zombie for pid in pids):
+            break
+        time.sleep(SAMPLE_INTERVAL)
