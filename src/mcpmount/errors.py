@@ -100,7 +100,9 @@ class ToolListError(ServerError):
 class NameCollisionError(ServerError):
     """Raised when a public name is already taken by another tool."""
 
-    def __init__(self, server: str, tool: str, name: str, other_server: str, other_tool: str) -> None:
+    def __init__(
+        self, server: str, tool: str, name: str, other_server: str, other_tool: str
+    ) -> None:
         self.tool = tool
         self.name = name
         self.other_server = other_server

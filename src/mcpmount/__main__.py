@@ -1,0 +1,5 @@
+import sys
+
+from mcpmount.cli import main
+
+sys.exit(main())

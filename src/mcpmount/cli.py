@@ -1,0 +1,303 @@
+"""The ``mcpmount`` command line: a thin layer over the public API.
+
+Data goes to stdout (rich tables, or ``--json``); diagnostics go to stderr. Exit codes:
+0 ok, 1 a server or call failed, 2 bad config or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.table import Table
+from rich.text import Text
+
+from mcpmount.config import HttpServer, RegistryConfig, ServerSpec, load_config
+from mcpmount.errors import ConfigError, MountError, RegistryError, ServerError
+from mcpmount.registry import Registry, open_registry
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_CONFIG = "mcpmount.toml"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (also used by ``python -m mcpmount``)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _configure_logging(args.verbose)
+    out = Console(soft_wrap=True)
+    err = Console(stderr=True)
+    try:
+        config = load_config(args.config or DEFAULT_CONFIG)
+    except ConfigError as exc:
+        err.print(Text(str(exc), style="red"))
+        return EXIT_USAGE
+    try:
+        match args.command:
+            case "check":
+                return anyio.run(_check, config, args.json, out, err)
+            case "tools":
+                return anyio.run(_tools, config, args, out)
+            case "search":
+                return anyio.run(_search, config, args, out)
+            case "call":
+                return anyio.run(_call, config, args, out, err)
+            case _:  # pragma: no cover - argparse rejects unknown commands
+                parser.error(f"unknown command {args.command!r}")
+    except MountError as exc:
+        err.print(Text(str(exc), style="red"))
+        return EXIT_FAILED
+    except RegistryError as exc:
+        err.print(Text(str(exc), style="red"))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcpmount", description="Mount many MCP servers as one namespaced tool registry."
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        return sub
+
+    def config_arg(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "config",
+            nargs="?",
+            help=f"config file (TOML or mcpServers JSON; default {DEFAULT_CONFIG})",
+        )
+
+    config_arg(command("check", "mount every server, show how each did, close them all"))
+    tools = command("tools", "list the mounted tools under their public names")
+    config_arg(tools)
+    search = command("search", "rank the mounted tools (deferred ones included) for a query")
+    search.add_argument("query", help='keywords, "select:a,b" or "+required words"')
+    config_arg(search)
+    search.add_argument("-n", "--limit", type=int, default=5, help="how many results (1-20)")
+    call = command("call", "call one tool and print its result")
+    call.add_argument("name", help="the public tool name, e.g. fs__read_file")
+    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
+    config_arg(call)
+    call.add_argument("--timeout", type=float, help="seconds to wait for the result")
+    return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = RichHandler(console=Console(stderr=True), show_path=False, markup=False)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
+    if verbosity < 2:
+        # The SDK logs every unparseable server line with a traceback; we report it ourselves.
+        logging.getLogger("mcp").setLevel(logging.ERROR)
+
+
+# -- check ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    server: str
+    spec: ServerSpec
+    seconds: float
+    tools: int = 0
+    deferred: int = 0
+    error: ServerError | None = None
+
+
+async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
+    outcomes: dict[str, _Outcome] = {}
+    began = time.perf_counter()
+    async with Registry(config.settings) as registry:
+        with err.status(f"mounting {len(config.servers)} servers...") as status:
+
+            async def mount(server: str, spec: ServerSpec) -> None:
+                start = time.perf_counter()
+                try:
+                    await registry.mount(server, spec)
+                except ServerError as exc:
+                    outcomes[server] = _Outcome(
+                        server, spec, time.perf_counter() - start, error=exc
+                    )
+                else:
+                    row = next(r for r in registry.status() if r.server == server)
+                    seconds = row.startup_seconds or time.perf_counter() - start
+                    outcomes[server] = _Outcome(server, spec, seconds, row.tools, row.deferred)
+                status.update(f"mounting servers: {len(outcomes)}/{len(config.servers)} done")
+
+            async with anyio.create_task_group() as tg:
+                for server, spec in config.servers.items():
+                    tg.start_soon(mount, server, spec)
+        mounted_in = time.perf_counter() - began
+    rows = [outcomes[server] for server in config.servers]
+    failed = [row for row in rows if row.error is not None]
+    if as_json:
+        report = {
+            "config": str(config.path) if config.path else None,
+            "ok": not failed,
+            "seconds": round(mounted_in, 3),
+            "servers": [
+                {
+                    "server": row.server,
+                    "transport": _transport(row.spec),
+                    "required": row.spec.required,
+                    "state": "failed" if row.error else "mounted",
+                    "tools": row.tools,
+                    "deferred": row.deferred,
+                    "startup_ms": round(row.seconds * 1000),
+                    "error": row.error.detail if row.error else None,
+                }
+                for row in rows
+            ],
+        }
+        out.print_json(json.dumps(report))
+    else:
+        table = Table(title=Text(f"{config.path or 'config'}: {len(rows)} servers"))
+        for column in ("server", "transport", "state", "tools", "startup"):
+            table.add_column(column, justify="right" if column in ("tools", "startup") else "left")
+        table.add_column("error", overflow="fold")
+        for row in rows:
+            state = Text("failed", style="red") if row.error else Text("mounted", style="green")
+            if row.error and not row.spec.required:
+                state = Text("skipped", style="yellow")
+            tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
+            table.add_row(
+                Text(row.server),
+                _transport(row.spec),
+                state,
+                tools,
+                f"{row.seconds * 1000:.0f} ms",
+                Text(row.error.detail if row.error else ""),
+            )
+        out.print(table)
+        total = sum(row.tools for row in rows)
+        summary = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
+        err.print(Text(summary + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _transport(spec: ServerSpec) -> str:
+    return "http" if isinstance(spec, HttpServer) else "stdio"
+
+
+# -- tools and search -------------------------------------------------------------------------
+
+
+async def _tools(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        tools = registry.mounted_tools()
+        if args.json:
+            rows = [
+                {"name": t.name, "server": t.server, "raw_name": t.raw_name, "deferred": t.deferred}
+                | {"description": t.definition.description}
+                for t in tools
+            ]
+            out.print_json(json.dumps(rows))
+            return EXIT_OK
+        table = Table(title=Text(f"{len(tools)} tools"))
+        table.add_column("name", no_wrap=True)
+        table.add_column("raw name")
+        table.add_column("deferred")
+        table.add_column("description", overflow="ellipsis", no_wrap=True, max_width=60)
+        for tool in tools:
+            table.add_row(
+                Text(tool.name),
+                Text(tool.raw_name if tool.raw_name != tool.name.split("__", 1)[-1] else ""),
+                "deferred" if tool.deferred else "",
+                Text(_first_line(tool.definition.description)),
+            )
+        out.print(table)
+    return EXIT_OK
+
+
+async def _search(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        found = registry.search(args.query, args.limit)
+    if args.json:
+        hits = [{"name": h.tool.name, "score": round(h.score, 4)} for h in found.hits]
+        out.print_json(json.dumps({"hits": hits, "hint": found.hint}))
+        return EXIT_OK
+    table = Table(title=Text(f"search: {args.query}"))
+    table.add_column("#", justify="right")
+    table.add_column("name", no_wrap=True)
+    table.add_column("score", justify="right")
+    table.add_column("deferred")
+    table.add_column("description", overflow="ellipsis", no_wrap=True, max_width=60)
+    for rank, hit in enumerate(found.hits, 1):
+        table.add_row(
+            str(rank),
+            Text(hit.tool.name),
+            f"{hit.score:.3f}",
+            "deferred" if hit.tool.deferred else "",
+            Text(_first_line(hit.tool.definition.description)),
+        )
+    out.print(table)
+    if found.hint:
+        out.print(Text(found.hint, style="yellow"))
+    return EXIT_OK
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+
+
+# -- call -------------------------------------------------------------------------------------
+
+
+async def _call(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    try:
+        arguments: Any = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
+        return EXIT_USAGE
+    if not isinstance(arguments, dict):
+        err.print(Text('arguments must be a JSON object, e.g. \'{"path": "a.txt"}\'', style="red"))
+        return EXIT_USAGE
+    async with open_registry(config) as registry:
+        result = await registry.call(args.name, arguments, timeout=args.timeout)  # pyright: ignore[reportUnknownArgumentType]
+    if args.json:
+        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+    else:
+        _print_result(result, out)
+    if result.is_error:
+        err.print(Text(f"{args.name} reported an error", style="red"))
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
+    for block in result.content:
+        match block:
+            case mcp_types.TextContent():
+                out.print(Text(block.text))
+            case mcp_types.ImageContent() | mcp_types.AudioContent():
+                out.print(
+                    Text(f"[{block.type}: {block.mime_type}, {len(block.data)} base64 chars]")
+                )
+            case _:
+                out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
+    if result.structured_content is not None and not result.content:
+        out.print_json(json.dumps(result.structured_content))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

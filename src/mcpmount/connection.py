@@ -1,0 +1,343 @@
+"""One server's connection, owned by exactly one task from connect to close.
+
+The SDK's ``Client`` holds task groups whose cancel scopes belong to the task that
+entered it, so it must be entered and exited by the same, still living task
+(SDK_NOTES.md §5). ``Connection.run`` is that task: it connects, lists and checks every
+tool, reports ``started``, then waits until it is told to stop or its server dies. Calls
+come from any task. Once started, the owner never raises into the shared task group: a
+server that dies is marked failed and its error kept, and no other server notices.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types
+from anyio.abc import TaskStatus
+from mcp import Client, MCPError
+from mcp.shared.dispatcher import ProgressFnT
+
+from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
+from mcpmount.errors import (
+    CallTimeoutError,
+    ResultTooLargeError,
+    ServerCrashedError,
+    ServerNotRunningError,
+    ServerStartError,
+    ToolListError,
+    UpstreamError,
+)
+from mcpmount.listing import check_tools, list_all_tools
+from mcpmount.stdio import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessHandle
+from mcpmount.transports import TransportState, open_transport
+
+__all__ = ["Connection", "ServerState"]
+
+logger = logging.getLogger(__name__)
+
+_CLIENT_INFO = mcp_types.Implementation(name="mcpmount", version=version("mcpmount"))
+
+_STDIO_CLOSE_BOUND = STDIN_GRACE + 2 * TERM_GRACE + SWEEP_GRACE + 2.0
+"""Worst case of a stdio close (stdin grace, TERM, KILL, sweep) plus slack."""
+
+_HTTP_CLOSE_BOUND = 3.0
+"""How long an HTTP session gets to end (DELETE) before it is cut off."""
+
+_STDERR_TAIL_CHARS = 1000
+
+_EXIT_NOTICE_WAIT = 0.5
+"""How long a failed call waits to learn that (and how) the server process exited."""
+
+
+class ServerState(enum.StrEnum):
+    """Where a server is in its life."""
+
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    CLOSED = "closed"
+
+
+@dataclass(eq=False)
+class Connection:
+    """A live connection to one server; see the module docstring for who owns what."""
+
+    server: str
+    """The server's namespace."""
+
+    spec: ServerSpec
+    settings: RegistrySettings
+
+    on_lost: Callable[[Connection], None] | None = None
+    """Called (from the owner task) when a ready server dies by itself."""
+
+    state: ServerState = ServerState.STARTING
+    error: str | None = None
+    """Why the server failed, for status and for calls that arrive afterwards."""
+
+    tools: list[mcp_types.Tool] = field(default_factory=list[mcp_types.Tool])
+    """The checked tool list (raw names), set before the owner reports started."""
+
+    startup_seconds: float | None = None
+    transport: TransportState = field(default_factory=TransportState)
+
+    _client: Client | None = None
+    _wake: anyio.Event = field(default_factory=anyio.Event)
+    _done: anyio.Event = field(default_factory=anyio.Event)
+    _scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    _stopping: bool = False
+    _lost: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The stdio server's pid, while it has one."""
+        process = self.transport.process
+        return process.pid if process is not None else None
+
+    async def run(self, *, task_status: TaskStatus[Connection] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Own the connection: connect, list, report started, wait, close.
+
+        Raises:
+            ServerStartError: Before ``started``, on any failure to come up.
+            ToolListError: Before ``started``, when the tool list is refused.
+        """
+        began = anyio.current_time()
+        deadline = began + (self.spec.startup_timeout or self.settings.startup_timeout)
+        started = False
+        try:
+            with self._scope, anyio.CancelScope(deadline=deadline) as startup:
+                async with self._client_for() as client:
+                    listed = await list_all_tools(client, self.server, self.settings)
+                    self.tools = check_tools(
+                        self.server, listed, self.settings, self.spec.invalid_names
+                    )
+                    startup.deadline = math.inf
+                    self._client = client
+                    self.state = ServerState.READY
+                    self.startup_seconds = anyio.current_time() - began
+                    started = True
+                    task_status.started(self)
+                    await self._wake.wait()
+            if not started:
+                raise ServerStartError(self.server, self._timeout_message(deadline - began))
+        except Exception as exc:
+            if not started:
+                self.state = ServerState.FAILED
+                raise self._start_error(exc, timed_out=anyio.current_time() >= deadline) from None
+            if not self._stopping:
+                self._mark_lost(_describe(exc, self.spec, self.transport))
+            else:
+                logger.debug("server %r: error while closing: %r", self.server, exc)
+        finally:
+            self._client = None
+            self._done.set()
+        if started:
+            self._finish()
+
+    def _finish(self) -> None:
+        if self._stopping and self._lost is None:
+            self.state = ServerState.CLOSED
+            return
+        self._mark_lost("the connection ended")
+        if not self._stopping and self.on_lost is not None:
+            self.on_lost(self)
+
+    def _mark_lost(self, reason: str) -> None:
+        """Record, once, that a ready server died by itself; calls fail fast from now on."""
+        if self._lost is not None:
+            return
+        self._lost = reason
+        self.state = ServerState.FAILED
+        self.error = self._with_stderr(reason)
+        logger.warning("server %r is no longer running: %s", self.server, self.error)
+
+    async def aclose(self) -> None:
+        """Close the connection and reap its transport. Idempotent, bounded, never raises."""
+        self._stopping = True
+        self._wake.set()
+        bound = _STDIO_CLOSE_BOUND if isinstance(self.spec, StdioServer) else _HTTP_CLOSE_BOUND
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(bound):
+                await self._done.wait()
+                return
+            # Past the bound: cut the owner off. The stdio shutdown is shielded and still
+            # finishes its (bounded) reaping; an HTTP DELETE that hangs is abandoned.
+            logger.warning("server %r did not close within %gs; cancelling it", self.server, bound)
+            self._scope.cancel()
+            with anyio.move_on_after(_STDIO_CLOSE_BOUND):
+                await self._done.wait()
+
+    async def call(
+        self,
+        tool: str,
+        raw_name: str,
+        arguments: Mapping[str, Any] | None,
+        timeout: float,
+        progress: ProgressFnT | None = None,
+    ) -> mcp_types.CallToolResult:
+        """Call ``raw_name``; ``tool`` is its public name, for errors.
+
+        Raises:
+            ServerNotRunningError: The server is not ready; nothing was sent.
+            CallTimeoutError: No answer within ``timeout``; the outcome is unknown.
+            ServerCrashedError: The connection was lost while the call was in flight.
+            UpstreamError: The server answered with a JSON-RPC error.
+            ResultTooLargeError: The result exceeds ``max_result_bytes``.
+        """
+        client = self._client
+        if client is None or self.state is not ServerState.READY or self._lost is not None:
+            reason = self.error or self._lost or f"it is {self.state}"
+            raise ServerNotRunningError(self.server, tool, reason)
+        result: mcp_types.CallToolResult | None = None
+        with anyio.move_on_after(timeout):
+            try:
+                result = await client.call_tool(
+                    raw_name,
+                    dict(arguments) if arguments is not None else None,
+                    progress_callback=progress,
+                )
+            except MCPError as exc:
+                if exc.code == mcp_types.CONNECTION_CLOSED:
+                    raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
+                raise UpstreamError(self.server, tool, exc.code, exc.message) from None
+            except RuntimeError as exc:  # the SDK's outputSchema check of structured content
+                raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, str(exc)) from None
+        if result is None:
+            raise CallTimeoutError(self.server, tool, timeout)
+        size = len(result.model_dump_json(by_alias=True, exclude_none=True))
+        if size > self.settings.max_result_bytes:
+            raise ResultTooLargeError(self.server, tool, size, self.settings.max_result_bytes)
+        return result
+
+    async def _loss_reason(self) -> str:
+        """Say why the connection was lost; stdout EOF may arrive just before the exit notice."""
+        process = self.transport.process
+        if process is not None:
+            with anyio.move_on_after(_EXIT_NOTICE_WAIT):
+                await process.exited.wait()
+            if process.failure is not None:
+                return process.failure
+        return self._lost or "connection closed"
+
+    def _client_for(self) -> Client:
+        return Client(
+            open_transport(self.spec, self.settings, self.transport, self._process_exited),
+            mode=self.spec.protocol,
+            cache=None,  # a registry lists once, on purpose; a stale cached list would lie
+            client_info=_CLIENT_INFO,
+        )
+
+    def _process_exited(self, handle: ProcessHandle) -> None:
+        if not self._stopping and self.state is ServerState.READY:
+            self._mark_lost(handle.failure or "the process exited")
+        self._wake.set()
+
+    def _timeout_message(self, seconds: float) -> str:
+        what = "connect, handshake and list its tools"
+        return self._with_stderr(
+            f"did not {what} within {seconds:g} s (startup_timeout); check that it is an MCP "
+            "server speaking on stdout, or raise startup_timeout"
+        )
+
+    def _start_error(self, exc: Exception, *, timed_out: bool) -> ServerStartError | ToolListError:
+        leaves = _leaves(exc)
+        for leaf in leaves:
+            if isinstance(leaf, ToolListError | ServerStartError):
+                return leaf
+        if timed_out:
+            return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
+        return ServerStartError(
+            self.server, self._with_stderr(_describe(exc, self.spec, self.transport))
+        )
+
+    def _startup_timeout(self) -> float:
+        return self.spec.startup_timeout or self.settings.startup_timeout
+
+    def _with_stderr(self, message: str) -> str:
+        process = self.transport.process
+        if process is None:
+            return message
+        tail = redact(process.stderr_tail(_STDERR_TAIL_CHARS).strip(), self.spec)
+        if process.exited.is_set() and "exited with code" not in message:
+            message += " (the process has exited)"
+        return f"{message}\n    stderr: {tail}" if tail else message
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """Flatten (nested) exception groups to their leaves, in order."""
+    if isinstance(exc, BaseExceptionGroup):
+        group: BaseExceptionGroup[BaseException] = exc  # pyright: ignore[reportUnknownVariableType]
+        return [leaf for inner in group.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _describe(exc: BaseException, spec: ServerSpec, transport: TransportState) -> str:
+    """Say what went wrong, from the most telling leaf of a (nested) exception group."""
+    leaves = [
+        leaf for leaf in _leaves(exc) if not isinstance(leaf, anyio.get_cancelled_exc_class())
+    ]
+    statuses = transport.http_statuses
+    if isinstance(spec, HttpServer) and statuses:
+        return _http_status_message(statuses[-1], spec)
+    for leaf in leaves:
+        match leaf:
+            case FileNotFoundError() if isinstance(spec, StdioServer):
+                if spec.cwd is not None and leaf.filename == spec.cwd:
+                    return f"its cwd {spec.cwd!r} does not exist"
+                return f"command {spec.command!r} was not found; check `command` and PATH"
+            case PermissionError() if isinstance(spec, StdioServer):
+                return f"command {spec.command!r} is not executable ({leaf.strerror})"
+            case httpx2.ConnectError() | httpx2.ConnectTimeout() if isinstance(spec, HttpServer):
+                url = spec.display_url()
+                return f"cannot connect to {url}: {_short(leaf)}; is the server running?"
+            case httpx2.HTTPError():
+                return f"HTTP failure talking to the server: {type(leaf).__name__}: {_short(leaf)}"
+            case MCPError() if leaf.code == mcp_types.CONNECTION_CLOSED:
+                process = transport.process
+                if process is not None and process.failure is not None:
+                    return f"{process.failure} during startup"
+                return "the server closed the connection during startup"
+            case MCPError():
+                return f"the server answered with error {leaf.code}: {leaf.message}"
+            case _:
+                pass
+    if not leaves:
+        return "cancelled"
+    leaf = leaves[0]
+    return f"{type(leaf).__name__}: {_short(leaf)}"
+
+
+def _http_status_message(status: int, spec: HttpServer) -> str:
+    url = spec.display_url()
+    match status:
+        case 401 | 403:
+            return f"HTTP {status} from {url}: the server refused the credentials; check `headers`"
+        case 404:
+            return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
+        case _:
+            return f"HTTP {status} from {url}"
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def redact(text: str, spec: ServerSpec) -> str:
+    """Replace every secret value of ``spec`` (env and header values) in ``text`` with ``***``."""
+    values = spec.env_values() if isinstance(spec, StdioServer) else spec.header_values()
+    secrets: set[str] = set()
+    for value in values.values():
+        secrets.add(value)
+        secrets.update(part for part in value.split() if len(part) >= 6)  # "Bearer <token>"
+    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

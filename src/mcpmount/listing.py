@@ -1,0 +1,135 @@
+"""Untrusted tool lists: follow every page, then check each tool against the limits.
+
+Everything a server lists is data from a third-party program. A server whose list breaks
+a rule is refused whole (all-or-nothing), with an error naming the server and the tool;
+only names that break SEP-986 may instead be skipped, when the server's policy says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+import mcp_types
+import pydantic
+from mcp import Client
+
+from mcpmount.config import RegistrySettings
+from mcpmount.errors import ToolListError
+
+__all__ = ["check_tools", "list_all_tools", "schema_depth"]
+
+logger = logging.getLogger(__name__)
+
+SEP986_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+"""Valid raw tool names (SEP-986), checked after trimming surrounding whitespace."""
+
+
+async def list_all_tools(
+    client: Client, server: str, settings: RegistrySettings
+) -> list[mcp_types.Tool]:
+    """Return every tool ``server`` lists, following ``nextCursor`` to the last page.
+
+    Raises:
+        ToolListError: If the list is invalid, too long, has too many pages, or its
+            cursor repeats (a server that would paginate forever).
+    """
+    tools: list[mcp_types.Tool] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    for _ in range(settings.max_pages):
+        try:
+            page = await client.list_tools(cursor=cursor)
+        except pydantic.ValidationError as exc:
+            raise ToolListError(
+                server, f"its tools/list answer is invalid: {_first_problem(exc)}"
+            ) from None
+        tools += page.tools
+        if len(tools) > settings.max_tools:
+            raise ToolListError(
+                server,
+                f"it lists more than {settings.max_tools} tools (max_tools); raise the limit "
+                "or split the server",
+            )
+        cursor = page.next_cursor
+        if cursor is None:
+            return tools
+        if cursor in seen:
+            raise ToolListError(server, "its tools/list cursor repeats, so its pages never end")
+        seen.add(cursor)
+    raise ToolListError(server, f"its tools/list goes past {settings.max_pages} pages (max_pages)")
+
+
+def check_tools(
+    server: str,
+    tools: Sequence[mcp_types.Tool],
+    settings: RegistrySettings,
+    invalid_names: Literal["refuse", "skip"] = "refuse",
+) -> list[mcp_types.Tool]:
+    """Return the tools that may be registered, or refuse the whole server.
+
+    Raises:
+        ToolListError: On an invalid name (unless ``invalid_names == "skip"``), a duplicate
+            name, a description over ``max_description_bytes`` or a schema nested deeper
+            than ``max_schema_depth``.
+    """
+    kept: list[mcp_types.Tool] = []
+    names: set[str] = set()
+    for tool in tools:
+        name = tool.name
+        if not SEP986_NAME.match(name.strip()):
+            reason = "its name is not 1-128 characters of A-Z a-z 0-9 . _ - (SEP-986)"
+            if invalid_names == "skip":
+                logger.warning("server %r: skipping tool %r: %s", server, name, reason)
+                continue
+            raise ToolListError(
+                server, f'{reason}; set invalid_names = "skip" to drop such tools', tool=name
+            )
+        if name in names:
+            raise ToolListError(server, "it is listed twice", tool=name)
+        names.add(name)
+        size = len((tool.description or "").encode("utf-8", "surrogatepass"))
+        if size > settings.max_description_bytes:
+            raise ToolListError(
+                server,
+                f"its description is {size} bytes, over max_description_bytes "
+                f"({settings.max_description_bytes})",
+                tool=name,
+            )
+        depth = max(schema_depth(tool.input_schema), schema_depth(tool.output_schema))
+        if depth > settings.max_schema_depth:
+            raise ToolListError(
+                server,
+                f"its schema is nested {depth} levels deep, over max_schema_depth "
+                f"({settings.max_schema_depth})",
+                tool=name,
+            )
+        kept.append(tool)
+    return kept
+
+
+def schema_depth(value: object) -> int:
+    """Return how deeply JSON containers nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children: list[object]
+        if isinstance(item, dict):
+            children = list(item.values())  # pyright: ignore[reportUnknownArgumentType]
+        elif isinstance(item, list):
+            children = list(item)  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _first_problem(exc: pydantic.ValidationError) -> str:
+    first = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = exc.error_count() - 1
+    return f"{where}: {first['msg']}" + (f" (and {more} more problems)" if more else "")
