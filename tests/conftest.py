@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from http_fixture import build_http_fixture_server, serve_http
-from leaks import LeakChecker, assert_no_extra_tasks, task_snapshot
+from leaks import LeakChecker, LeakError, assert_no_extra_tasks, task_snapshot
 
 FIXTURE_SERVER = Path(__file__).parent / "servers" / "fixture_server.py"
 
@@ -40,8 +40,14 @@ async def no_leaks_fixture(anyio_backend: str) -> AsyncIterator[LeakChecker]:
         yield checker
     finally:
         checker.stop()
-    await assert_no_extra_tasks(tasks)
-    await checker.acheck()
+    failures: list[str] = []
+    for check in (assert_no_extra_tasks(tasks), checker.acheck()):
+        try:  # run both: acheck also kills leaked processes so they cannot poison later tests
+            await check
+        except LeakError as exc:
+            failures.append(str(exc))
+    if failures:
+        raise LeakError("\n".join(failures))
 
 
 @pytest.fixture(name="http_server")
