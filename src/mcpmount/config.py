@@ -424,12 +424,13 @@ def load_config(
     """
     environ = os.environ if environ is None else environ
     file = Path(path)
+    is_json = file.suffix.lower() == ".json"
     problems: list[str] = []
-    document = _read(file, problems)
+    document = _read(file, problems, json_file=is_json)
     if document is None:
         raise ConfigError(str(path), problems)
-    loader = _Loader(file.absolute().parent, environ, problems)
-    if file.suffix.lower() == ".json":
+    loader = _Loader(file.absolute().parent, environ, problems, json=is_json)
+    if is_json:
         registry, servers = loader.host_file(document)
     else:
         registry, servers = loader.toml_file(document)
@@ -448,10 +449,10 @@ class _JsonObject(list[tuple[str, object]]):
     """A JSON object as its key-value pairs, so duplicate keys can be found and named."""
 
 
-def _read(file: Path, problems: list[str]) -> _Table | None:
+def _read(file: Path, problems: list[str], *, json_file: bool) -> _Table | None:
     """Return the file's top-level table, or None after adding the problem."""
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # tolerate the BOM some editors write
     except FileNotFoundError:
         problems.append("file not found")
         return None
@@ -464,7 +465,7 @@ def _read(file: Path, problems: list[str]) -> _Table | None:
     except OSError as exc:
         problems.append(f"cannot be read: {exc.strerror}")
         return None
-    if file.suffix.lower() != ".json":
+    if not json_file:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -580,7 +581,7 @@ def _message(error: ErrorDetails, table: str) -> str:
     """Return the problem in ``error`` in our words; pydantic's ``msg`` carries no input."""
     kind, loc = error["type"], error["loc"]
     if kind == "dict_type":
-        return f"must be a {table}"
+        return f"must be {table}"
     if kind == "list_type" and loc == ("args",):
         return "must be a list of strings (a single string is never split into arguments)"
     if (describe := _MESSAGES.get(kind)) is not None:
@@ -650,7 +651,7 @@ def _build_settings(
             _validation_problems(
                 exc,
                 prefix,
-                table="table",
+                table="a table",
                 unknown=lambda key: _unknown_key(key, RegistrySettings.model_fields),
                 rename=rename,
             )
@@ -689,10 +690,13 @@ def _derive_namespace(name: str) -> str:
 class _Loader:
     """Turns a parsed document into settings and servers, adding every problem it finds."""
 
-    def __init__(self, base: Path, environ: Mapping[str, str], problems: list[str]) -> None:
+    def __init__(
+        self, base: Path, environ: Mapping[str, str], problems: list[str], *, json: bool
+    ) -> None:
         self.base = base
         self.environ = environ
         self.problems = problems
+        self.table = "an object" if json else "a table"  # what a mapping is called in the file
 
     def toml_file(self, document: _Table) -> tuple[RegistrySettings | None, dict[str, ServerSpec]]:
         for key in document:
@@ -748,7 +752,7 @@ class _Loader:
     def _table(self, value: object, loc: _Loc) -> _Table | None:
         if isinstance(value, dict):
             return cast("_Table", value)
-        self.problems.append(f"{_format_loc(loc)}: must be a table")
+        self.problems.append(f"{_format_loc(loc)}: must be {self.table}")
         return None
 
     def _from_host(self, entry: _Table, loc: _Loc) -> _Table | None:
@@ -802,7 +806,7 @@ class _Loader:
                 _validation_problems(
                     exc,
                     loc,
-                    table="table" if tag == "transport" else "object",
+                    table=self.table,
                     unknown=unknown,
                     skip=skip,
                 )
