@@ -260,7 +260,12 @@ def stem(word: str) -> str:
     ``stopped``/``stop``) and leaves short words, digits and unknown shapes alone. Stems
     are index keys, not words: ``create`` becomes ``creat``.
     """
-    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+    if not word.isascii() or not word.isalpha():
+        return word
+    if len(word) <= 3:
+        # Plurals of acronyms: vms, prs, dbs (but not ids, gas, bus).
+        if len(word) == 3 and word[2] == "s" and not _VOWELS.intersection(word[:2]):
+            return word[:2]
         return word
     w = word
     # Plurals and third person.
@@ -270,6 +275,10 @@ def stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
+    if w.endswith("ly") and len(w) >= 6:
+        w = w[:-2]  # recursively -> recursive
+    elif w.endswith("ship") and len(w) >= 8:
+        w = w[:-4]  # relationship -> relation
     # Verb and noun suffixes; the stem left must keep a vowel and three letters.
     for suffix in ("ment", "ing", "ion", "ed"):
         if w.endswith(suffix):
@@ -294,17 +303,23 @@ def stem(word: str) -> str:
     return w
 
 
-_STEMS: dict[str, str] = {}
-_STEM_CACHE_MAX = 200_000
+_TERMS: dict[str, str] = {}
+"""Word as it appears in text -> its term, or "" for a dropped word (a cache)."""
+_TERMS_MAX = 200_000
 
 
-def _stem_cached(word: str) -> str:
-    s = _STEMS.get(word)
-    if s is None:
-        s = stem(word)
-        if len(_STEMS) < _STEM_CACHE_MAX:  # bounded: tool text is untrusted
-            _STEMS[word] = s
-    return s
+def _term(word: str) -> str:
+    """Return the index term of one word, or "" if the word is dropped."""
+    term = _TERMS.get(word)
+    if term is None:
+        lowered = word.lower()
+        if (len(lowered) == 1 and not lowered.isdigit()) or lowered in STOP_WORDS:
+            term = ""
+        else:
+            term = stem(lowered)
+        if len(_TERMS) < _TERMS_MAX:  # bounded: tool text is untrusted
+            _TERMS[word] = term
+    return term
 
 
 def tokenize(text: str) -> list[str]:
@@ -313,12 +328,14 @@ def tokenize(text: str) -> list[str]:
     Splits on anything not a letter or digit, on ``camelCase`` humps and between letters
     and digits. Single letters are dropped (they are mostly noise such as hash suffixes).
     """
+    terms = _TERMS
     out: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group().lower()
-        if (len(word) == 1 and not word.isdigit()) or word in STOP_WORDS:
-            continue
-        out.append(_stem_cached(word))
+    for word in _WORD.findall(text):
+        term = terms.get(word)
+        if term is None:
+            term = _term(word)
+        if term:
+            out.append(term)
     return out
 
 
@@ -327,18 +344,21 @@ def tokenize(text: str) -> list[str]:
 SYNONYMS: Final[tuple[tuple[str, ...], ...]] = (
     # Verbs tools are named with, and the words people use for them.
     ("stop", "halt", "terminate", "shutdown", "shut", "kill", "poweroff"),
-    ("start", "launch", "boot", "spin", "resume", "poweron"),
+    ("start", "launch", "boot", "resume", "poweron"),
     ("restart", "reboot", "reset", "bounce", "cycle"),
     ("get", "fetch", "read", "retrieve", "obtain", "load", "view", "open"),
     ("list", "enumerate", "show", "browse", "ls", "all"),
+    ("show", "display", "see", "view", "print"),
     ("create", "make", "new", "add", "generate", "init", "initialize"),
-    ("delete", "remove", "erase", "destroy", "drop", "rm", "purge", "discard"),
+    ("delete", "remove", "erase", "destroy", "drop", "rm", "purge", "discard", "forget"),
     ("search", "find", "query", "lookup", "look", "locate", "grep", "filter"),
     ("run", "execute", "exec", "invoke", "perform"),
     ("write", "save", "store", "persist", "put"),
     ("update", "edit", "modify", "change", "alter", "patch", "amend", "replace"),
     ("move", "rename", "mv", "relocate"),
-    ("copy", "duplicate", "clone", "cp"),
+    ("copy", "duplicate", "clone", "cp", "fork"),
+    ("fill", "type", "enter", "input"),
+    ("diff", "difference", "change", "compare", "delta"),
     ("send", "post", "publish", "notify"),
     ("reply", "respond", "answer"),
     ("convert", "translate", "transform"),
@@ -360,7 +380,10 @@ SYNONYMS: Final[tuple[tuple[str, ...], ...]] = (
     ("time", "clock", "date", "hour"),
     ("timezone", "zone", "tz"),
     ("picture", "image", "screenshot", "photo", "capture"),
-    ("size", "dimension", "capacity"),
+    ("size", "dimension", "capacity", "big", "large"),
+    ("multiple", "several", "many"),
+    ("relation", "relationship", "link", "connection", "association"),
+    ("schema", "column", "structure"),
     ("emoji", "reaction", "react"),
     ("history", "log", "past", "previous"),
 )
@@ -370,13 +393,13 @@ A query word also matches the other words of its groups at `_SYNONYM_WEIGHT`. Ke
 general vocabulary of tools (verbs of CRUD and control, common nouns), never entries made
 for one query or one tool."""
 
-_SYNONYM_WEIGHT = 0.6
+_SYNONYM_WEIGHT = 0.75
 
 
 def _synonym_map(groups: Iterable[Iterable[str]]) -> dict[str, frozenset[str]]:
     related: dict[str, set[str]] = {}
     for group in groups:
-        stems = {_stem_cached(w) for w in group}
+        stems = {_term(w) for w in group} - {""}
         for s in stems:
             related.setdefault(s, set()).update(stems - {s})
     return {s: frozenset(others) for s, others in related.items() if others}
@@ -391,7 +414,7 @@ _RELATED: Final = _synonym_map(SYNONYMS)
 # signal and is short, so it weighs most and is barely length-normalized.
 _NAME, _TITLE, _PARAMS, _DESCRIPTION, _PARAM_TEXT = range(5)
 _FIELD_WEIGHT = (3.0, 2.0, 1.5, 1.0, 0.5)
-_FIELD_B = (0.3, 0.5, 0.5, 0.75, 0.75)
+_FIELD_B = (0.3, 0.5, 0.5, 0.5, 0.5)
 _K1 = 1.2
 _MAX_SCHEMA_DEPTH = 2
 
@@ -439,17 +462,10 @@ def _fields(tool: MountedTool) -> tuple[list[str], ...]:
 @dataclass(slots=True)
 class _Doc:
     tool: MountedTool
-    counts: tuple[dict[str, int], ...]
-    """Per field, term -> occurrences."""
-    lengths: tuple[int, ...]
-    """Per field, number of terms."""
-
-
-def _count(terms: list[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for t in terms:
-        counts[t] = counts.get(t, 0) + 1
-    return counts
+    fields: tuple[list[str], ...]
+    """Per field, its terms in order (repeats count)."""
+    terms: frozenset[str]
+    """Every term of every field."""
 
 
 def _is_identifier_like(query: str) -> bool:
@@ -507,14 +523,18 @@ class SearchIndex:
             if tool.name in self._ids:
                 self._drop(tool.name)
             fields = _fields(tool)
-            doc = _Doc(tool, tuple(_count(f) for f in fields), tuple(len(f) for f in fields))
+            doc = _Doc(tool, fields, frozenset[str]().union(*fields))
             doc_id = self._next_id
             self._next_id += 1
             self._docs[doc_id] = doc
             self._ids[tool.name] = doc_id
-            for counts in doc.counts:
-                for term in counts:
-                    self._postings.setdefault(term, set()).add(doc_id)
+            postings = self._postings
+            for term in doc.terms:
+                ids = postings.get(term)
+                if ids is None:
+                    postings[term] = {doc_id}
+                else:
+                    ids.add(doc_id)
             self._dirty = True
 
     def remove(self, names: Iterable[str]) -> None:
@@ -527,13 +547,12 @@ class SearchIndex:
     def _drop(self, name: str) -> None:
         doc_id = self._ids.pop(name)
         doc = self._docs.pop(doc_id)
-        for counts in doc.counts:
-            for term in counts:
-                ids = self._postings.get(term)
-                if ids is not None:
-                    ids.discard(doc_id)
-                    if not ids:
-                        del self._postings[term]
+        for term in doc.terms:
+            ids = self._postings.get(term)
+            if ids is not None:
+                ids.discard(doc_id)
+                if not ids:
+                    del self._postings[term]
 
     def _refresh(self) -> None:
         """Re-derive impacts from the docs; depends only on the set of docs, not history."""
@@ -551,8 +570,8 @@ class SearchIndex:
         # Integer totals keep the averages, and so every score, independent of add order.
         totals = [0] * len(_FIELD_WEIGHT)
         for doc in self._docs.values():
-            for f, length in enumerate(doc.lengths):
-                totals[f] += length
+            for f, terms in enumerate(doc.fields):
+                totals[f] += len(terms)
         averages = [max(total / n, 1.0) for total in totals]
         idf = {
             term: math.log(1.0 + (n - len(ids) + 0.5) / (len(ids) + 0.5))
@@ -561,13 +580,14 @@ class SearchIndex:
         k1 = _K1
         for doc_id, doc in self._docs.items():
             weighted: dict[str, float] = {}
-            for f, counts in enumerate(doc.counts):
-                if not counts:
+            for f, terms in enumerate(doc.fields):
+                if not terms:
                     continue
                 b = _FIELD_B[f]
-                norm = _FIELD_WEIGHT[f] / (1.0 - b + b * doc.lengths[f] / averages[f])
-                for term, tf in counts.items():
-                    weighted[term] = weighted.get(term, 0.0) + tf * norm
+                norm = _FIELD_WEIGHT[f] / (1.0 - b + b * len(terms) / averages[f])
+                get = weighted.get
+                for term in terms:
+                    weighted[term] = get(term, 0.0) + norm
             for term, tfw in weighted.items():
                 posting = impacts.get(term)
                 if posting is None:
