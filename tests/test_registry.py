@@ -7,7 +7,6 @@ spawned is alive, and no file descriptor, thread or task is left over.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 import time
@@ -23,7 +22,6 @@ from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioS
 from mcpmount.errors import (
     CallTimeoutError,
     MountError,
-    NameCollisionError,
     ResultTooLargeError,
     ServerCrashedError,
     ServerNotRunningError,
@@ -103,7 +101,8 @@ class TestMount:
             assert caught.value.server == "broken"
             assert "exited with code 1" in str(caught.value)
             assert "fatal: bad config" in str(caught.value)
-            assert registry.tools() == [] and registry.status() == []
+            assert registry.tools() == []
+            assert registry.status() == []
 
     async def test_a_missing_command_is_named_in_the_error(self) -> None:
         """A command that does not exist fails at once with a hint."""
@@ -125,7 +124,8 @@ class TestMount:
         async with Registry() as registry:
             with pytest.raises(ToolListError) as caught:
                 await registry.mount("dup", fixture("--names", json.dumps(["a", "b", "a"])))
-            assert caught.value.server == "dup" and caught.value.tool == "a"
+            assert caught.value.server == "dup"
+            assert caught.value.tool == "a"
             assert registry.mounted_tools() == []
 
     async def test_a_name_breaking_sep986_is_refused_or_skipped_by_policy(self) -> None:
@@ -223,7 +223,8 @@ class TestClose:
                 tg.start_soon(close)
                 tg.start_soon(close)
             await close()
-            assert registry.tools() == [] and registry.status() == []
+            assert registry.tools() == []
+            assert registry.status() == []
             assert group_members(pid) == []
             with pytest.raises(UnknownToolError):
                 await registry.call("one__echo", {"text": "x"})
@@ -244,11 +245,15 @@ class TestClose:
         """An exception in the body still reaps every server."""
         pids: list[int] = []
         config = RegistryConfig.from_servers({"a": fixture(), "b": fixture()})
-        with pytest.raises(RuntimeError, match="agent failed"):
+
+        async def agent() -> None:
             async with open_registry(config) as registry:
                 record_pids(registry)
-                pids += [row.pid for row in registry.status() if row.pid is not None]
+                pids.extend(row.pid for row in registry.status() if row.pid is not None)
                 raise RuntimeError("agent failed")
+
+        with pytest.raises(RuntimeError, match="agent failed"):
+            await agent()
         assert len(pids) == 2
         assert all(group_members(pid) == [] for pid in pids)
 
@@ -267,7 +272,8 @@ class TestCall:
             await registry.mount("one", fixture())
             record_pids(registry)
             result = await registry.call("one__fail", {"message": "disk full"})
-            assert result.is_error and "disk full" in text_of(result)
+            assert result.is_error
+            assert "disk full" in text_of(result)
 
     async def test_an_unknown_tool_suggests_close_names(self) -> None:
         """A typo gets the nearest real names."""
@@ -284,7 +290,8 @@ class TestCall:
             record_pids(registry)
             with pytest.raises(CallTimeoutError, match="outcome is unknown") as caught:
                 await registry.call("one__sleep", {"seconds": 10}, timeout=0.3)
-            assert caught.value.server == "one" and caught.value.tool == "one__sleep"
+            assert caught.value.server == "one"
+            assert caught.value.tool == "one__sleep"
             assert text_of(await registry.call("one__echo", {"text": "ok"})) == "ok"
 
     async def test_a_result_over_the_limit_is_refused_not_truncated(self) -> None:
@@ -386,8 +393,9 @@ class TestHttp:
                     await anyio.sleep(0.2)
                     with pytest.raises((ServerCrashedError, ServerNotRunningError)):
                         await registry.call("web__crash", {})
-                assert done and done[0].startswith("slept")
+                assert done
+                assert done[0].startswith("slept")
                 assert text_of(await registry.call("local__echo", {"text": "fine"})) == "fine"
-            web.kill() if web.returncode is None else None
+            if web.returncode is None:
+                web.kill()
             await web.wait()
-        assert os.getpid() > 0
