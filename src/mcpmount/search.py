@@ -464,8 +464,6 @@ class _Doc:
     tool: MountedTool
     fields: tuple[list[str], ...]
     """Per field, its terms in order (repeats count)."""
-    terms: frozenset[str]
-    """Every term of every field."""
 
 
 def _is_identifier_like(query: str) -> bool:
@@ -490,7 +488,6 @@ class SearchIndex:
         "_ids",
         "_impacts",
         "_next_id",
-        "_postings",
         "_prefix_keys",
     )
 
@@ -499,8 +496,6 @@ class SearchIndex:
         self._ids: dict[str, int] = {}
         """Public name -> doc id."""
         self._next_id = 0
-        self._postings: dict[str, set[int]] = {}
-        """Term -> ids of the docs that contain it (kept up to date by add/remove)."""
         self._impacts: dict[str, dict[int, float]] = {}
         """Term -> doc id -> BM25F contribution; derived lazily from the docs."""
         self._expanded: dict[str, dict[int, float]] = {}
@@ -523,18 +518,11 @@ class SearchIndex:
             if tool.name in self._ids:
                 self._drop(tool.name)
             fields = _fields(tool)
-            doc = _Doc(tool, fields, frozenset[str]().union(*fields))
+            doc = _Doc(tool, fields)
             doc_id = self._next_id
             self._next_id += 1
             self._docs[doc_id] = doc
             self._ids[tool.name] = doc_id
-            postings = self._postings
-            for term in doc.terms:
-                ids = postings.get(term)
-                if ids is None:
-                    postings[term] = {doc_id}
-                else:
-                    ids.add(doc_id)
             self._dirty = True
 
     def remove(self, names: Iterable[str]) -> None:
@@ -546,13 +534,7 @@ class SearchIndex:
 
     def _drop(self, name: str) -> None:
         doc_id = self._ids.pop(name)
-        doc = self._docs.pop(doc_id)
-        for term in doc.terms:
-            ids = self._postings.get(term)
-            if ids is not None:
-                ids.discard(doc_id)
-                if not ids:
-                    del self._postings[term]
+        del self._docs[doc_id]
 
     def _refresh(self) -> None:
         """Re-derive impacts from the docs; depends only on the set of docs, not history."""
@@ -573,26 +555,29 @@ class SearchIndex:
             for f, terms in enumerate(doc.fields):
                 totals[f] += len(terms)
         averages = [max(total / n, 1.0) for total in totals]
-        idf = {
-            term: math.log(1.0 + (n - len(ids) + 0.5) / (len(ids) + 0.5))
-            for term, ids in self._postings.items()
-        }
-        k1 = _K1
+        # Pass 1: per doc, the field-weighted, length-normalized term frequency.
+        weights: dict[str, dict[int, float]] = {}
         for doc_id, doc in self._docs.items():
             weighted: dict[str, float] = {}
+            get = weighted.get
             for f, terms in enumerate(doc.fields):
-                if not terms:
-                    continue
-                b = _FIELD_B[f]
-                norm = _FIELD_WEIGHT[f] / (1.0 - b + b * len(terms) / averages[f])
-                get = weighted.get
-                for term in terms:
-                    weighted[term] = get(term, 0.0) + norm
+                if terms:
+                    b = _FIELD_B[f]
+                    norm = _FIELD_WEIGHT[f] / (1.0 - b + b * len(terms) / averages[f])
+                    for term in terms:
+                        weighted[term] = get(term, 0.0) + norm
             for term, tfw in weighted.items():
-                posting = impacts.get(term)
-                if posting is None:
-                    posting = impacts[term] = {}
-                posting[doc_id] = idf[term] * tfw * (k1 + 1.0) / (tfw + k1)
+                row = weights.get(term)
+                if row is None:
+                    weights[term] = {doc_id: tfw}
+                else:
+                    row[doc_id] = tfw
+        # Pass 2: BM25 saturation times idf, once the document frequencies are known.
+        k1 = _K1
+        for term, row in weights.items():
+            df = len(row)
+            scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+            impacts[term] = {doc_id: scale * tfw / (tfw + k1) for doc_id, tfw in row.items()}
 
     def _term_impacts(self, term: str) -> dict[int, float]:
         """Impacts of ``term``, each doc scored by the best of the term and its synonyms."""
@@ -659,12 +644,12 @@ class SearchIndex:
         candidates: set[int] | None = None
         if required:
             for term in dict.fromkeys(required):
-                ids = self._postings.get(term)
+                ids = self._impacts.get(term)
                 if not ids:
                     return SearchResult(
                         (), f"no tool contains the required word {term!r}; drop the '+'"
                     )
-                candidates = set(ids) if candidates is None else candidates & ids
+                candidates = set(ids) if candidates is None else candidates & ids.keys()
             if not candidates:
                 return SearchResult((), "no tool contains all the '+' words together")
             exact = [i for i in exact if i in candidates]
