@@ -36,8 +36,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (also used by ``python -m mcpmount``)."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if (
+        args.command == "call"
+        and args.config is None
+        and not args.arguments.lstrip().startswith("{")
+    ):
+        args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
     _configure_logging(args.verbose)
-    out = Console(soft_wrap=True)
+    # Piped output keeps whole rows (a terminal's width is unknown there); --json is for scripts.
+    out = Console() if sys.stdout.isatty() else Console(width=200)
     err = Console(stderr=True)
     try:
         config = load_config(args.config or DEFAULT_CONFIG)
@@ -211,11 +218,16 @@ async def _tools(config: RegistryConfig, args: argparse.Namespace, out: Console)
             ]
             out.print_json(json.dumps(rows))
             return EXIT_OK
+        raws = [t.raw_name for t in tools if t.raw_name != t.name.split("__", 1)[-1]]
         table = Table(title=Text(f"{len(tools)} tools"))
-        table.add_column("name", no_wrap=True)
-        table.add_column("raw name")
-        table.add_column("deferred")
-        table.add_column("description", overflow="ellipsis", no_wrap=True, max_width=60)
+        table.add_column(
+            "name", no_wrap=True, min_width=len(max((t.name for t in tools), default=""))
+        )
+        table.add_column("raw name", no_wrap=True, min_width=len(max(raws, default="")))
+        table.add_column("deferred", no_wrap=True, min_width=8)
+        table.add_column(
+            "description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60
+        )
         for tool in tools:
             table.add_row(
                 Text(tool.name),
@@ -235,11 +247,12 @@ async def _search(config: RegistryConfig, args: argparse.Namespace, out: Console
         out.print_json(json.dumps({"hits": hits, "hint": found.hint}))
         return EXIT_OK
     table = Table(title=Text(f"search: {args.query}"))
-    table.add_column("#", justify="right")
-    table.add_column("name", no_wrap=True)
-    table.add_column("score", justify="right")
-    table.add_column("deferred")
-    table.add_column("description", overflow="ellipsis", no_wrap=True, max_width=60)
+    names = [hit.tool.name for hit in found.hits]
+    table.add_column("#", justify="right", no_wrap=True, min_width=2)
+    table.add_column("name", no_wrap=True, min_width=len(max(names, default="")))
+    table.add_column("score", justify="right", no_wrap=True, min_width=6)
+    table.add_column("deferred", no_wrap=True, min_width=8)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
     for rank, hit in enumerate(found.hits, 1):
         table.add_row(
             str(rank),
