@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,16 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    # The demo config runs `python3` from PATH: make it this interpreter, as an active venv does.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     return subprocess.run(
-        [*args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False
+        [*args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+        env={**os.environ, "PATH": path},
     )
 
 
