@@ -42,6 +42,7 @@ def test_the_public_names_are_the_documented_ones() -> None:
         "MountError",
         "MountedTool",
         "Registry",
+        "RegistryChange",
         "RegistryConfig",
         "RegistryError",
         "RegistrySettings",

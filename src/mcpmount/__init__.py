@@ -18,7 +18,14 @@ from mcpmount.errors import (
     ServerError,
     UnknownToolError,
 )
-from mcpmount.registry import Closer, Registry, ServerStatus, View, open_registry
+from mcpmount.registry import (
+    Closer,
+    Registry,
+    RegistryChange,
+    ServerStatus,
+    View,
+    open_registry,
+)
 from mcpmount.search import SearchResult
 from mcpmount.tool import MountedTool
 
@@ -32,6 +39,7 @@ __all__ = [
     "MountError",
     "MountedTool",
     "Registry",
+    "RegistryChange",
     "RegistryConfig",
     "RegistryError",
     "RegistrySettings",

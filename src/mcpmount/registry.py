@@ -13,7 +13,7 @@ import difflib
 import json
 import logging
 import os
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,7 @@ from mcpmount.errors import (
 from mcpmount.search import TOOL_SEARCH_NAME, SearchIndex, SearchResult, tool_search_definition
 from mcpmount.tool import MountedTool
 
-__all__ = ["Closer", "Registry", "ServerStatus", "View", "open_registry"]
+__all__ = ["Closer", "Registry", "RegistryChange", "ServerStatus", "View", "open_registry"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,22 @@ class ServerStatus:
     pid: int | None = None
     startup_seconds: float | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryChange:
+    """What one change did to the name table; listeners get one per change."""
+
+    server: str
+    added: tuple[str, ...] = ()
+    """Public names that appeared."""
+    removed: tuple[str, ...] = ()
+    """Public names that disappeared."""
+    changed: tuple[str, ...] = ()
+    """Public names whose definition changed."""
+
+
+Listener = Callable[[RegistryChange], None]
 
 
 class Closer:
@@ -94,6 +110,7 @@ class Registry:
         self._failures: dict[str, ServerError] = {}
         self._index = SearchIndex()
         self._manifest: list[mcp_types.Tool] | None = None
+        self._listeners: list[Listener] = []
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
@@ -226,7 +243,7 @@ class Registry:
             self._tools[entry.name] = entry
         self._connections[server] = connection
         self._index.add(entries)
-        self._manifest = None
+        self._changed(RegistryChange(server, added=tuple(e.name for e in entries)))
 
     def _forget(self, connection: Connection) -> None:
         """Drop a server's names, synchronously; a no-op if it is already gone."""
@@ -237,7 +254,31 @@ class Registry:
         for name in names:
             del self._tools[name]
         self._index.remove(names)
+        self._changed(RegistryChange(connection.server, removed=tuple(names)))
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` after every change of the name table; returns the unsubscriber.
+
+        Listeners run synchronously, right after the change: keep them short (set an event,
+        put on a queue). One that raises is logged and kept.
+        """
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _changed(self, change: RegistryChange) -> None:
         self._manifest = None
+        for listener in list(self._listeners):
+            try:
+                listener(change)
+            except Exception:
+                logger.exception(
+                    "a registry listener failed on a change of server %r", change.server
+                )
 
     def _lost(self, connection: Connection) -> None:
         # The names stay, so calls get "server not running (why)" instead of "unknown tool".
