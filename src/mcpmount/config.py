@@ -175,6 +175,13 @@ class ServerBase(BaseModel):
     protocol: Literal["auto", "legacy"] = "auto"
     """The MCP handshake: ``auto`` probes ``server/discover`` first, ``legacy`` does not."""
 
+    restart: Literal["never", "on-failure"] = "never"
+    """Whether a server that dies after mounting is started again (with backoff)."""
+
+    on_change: Literal["refuse", "warn", "accept"] = "refuse"
+    """With a lock file: refuse, or accept with a warning, or accept tool definitions that
+    differ from the pinned ones."""
+
     @field_validator("defer", mode="before")
     @classmethod
     def _check_defer(cls, value: object) -> object:
