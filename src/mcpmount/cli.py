@@ -61,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return anyio.run(_search, config, args, out)
             case "call":
                 return anyio.run(_call, config, args, out, err)
+            case "serve":
+                return anyio.run(_serve, config, args, err)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
     except MountError as exc:
@@ -68,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except RegistryError as exc:
         err.print(Text(str(exc), style="red"))
+        return EXIT_FAILED
+    except OSError as exc:  # serve: the HTTP address cannot be bound
+        err.print(Text(f"cannot serve: {exc}", style="red"))
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
@@ -104,6 +109,21 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
     config_arg(call)
     call.add_argument("--timeout", type=float, help="seconds to wait for the result")
+    serve = commands.add_parser(
+        "serve",
+        help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",
+        description="Serve every mounted tool as one MCP server. Answers at once, mounts the "
+        "servers in the background, tells clients when the tool list changes, and closes "
+        "every server on SIGINT, SIGTERM or (stdio) stdin EOF.",
+    )
+    config_arg(serve)
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP: port (0: the OS picks)")
+    serve.add_argument(
+        "--stateless", action="store_true", help="HTTP: no sessions (behind a load balancer)"
+    )
+    serve.add_argument("--portfile", help="HTTP: write the bound port to this file once serving")
     return parser
 
 
@@ -310,6 +330,28 @@ def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
                 out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
     if result.structured_content is not None and not result.content:
         out.print_json(json.dumps(result.structured_content))
+
+
+# -- serve ------------------------------------------------------------------------------------
+
+
+async def _serve(config: RegistryConfig, args: argparse.Namespace, err: Console) -> int:
+    from mcpmount.serve import serve, write_portfile  # uvicorn only when serving
+
+    def ready(url: str) -> None:
+        err.print(Text(f"mcpmount: serving MCP at {url}"))
+        if args.portfile:
+            write_portfile(args.portfile, url)
+
+    await serve(
+        config,
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        stateless=args.stateless,
+        on_ready=ready,
+    )
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover
