@@ -1,0 +1,491 @@
+"""mcpmount against the raw MCP SDK used at its best, side by side in one run.
+
+The SDK side is the pattern of SDK_NOTES.md §5: one owner task per server, all started
+concurrently, each entering ``Client(stdio_client(params, errlog=devnull))``, listing every
+page of ``tools/list``, then waiting for its stop event; closing sets every stop event at
+once. The mcpmount side is ``open_registry(RegistryConfig.from_servers(...))`` (config
+validation and naming included) and ``registry.call``. Both spawn the same server,
+``tests/bench/echo_server.py``.
+
+Measured:
+
+1. mount (connect + list) and close of 1, 10 and 30 stdio servers, each repeated and
+   alternated (SDK first, then mcpmount first), reported as medians;
+2. p50/p99 latency of a trivial ``echo`` call over stdio and over streamable HTTP (both
+   clients open at once, calls interleaved in blocks);
+3. 16-way throughput: 16 tasks making sequential calls on one connection.
+
+Run it from the repository root:
+
+    python tests/bench/bench_registry.py            # about 2 minutes on 2 cores
+    python tests/bench/bench_registry.py --quick    # about 40 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import TextIO
+
+import anyio
+import mcp_types
+from anyio.abc import TaskStatus
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from rich.console import Console
+from rich.table import Table
+
+from mcpmount.config import HttpServer, RegistryConfig, ServerSpec, StdioServer
+from mcpmount.registry import Registry, open_registry
+
+ECHO_SERVER = Path(__file__).resolve().with_name("echo_server.py")
+SERVER_COUNTS = (1, 10, 30)
+CALL_ARGS = {"text": "x"}
+BLOCK = 50
+"""Latency samples are taken in interleaved blocks of this many calls per side."""
+
+CallFn = Callable[[], Awaitable[object]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    reps: dict[int, int]
+    """Mount-and-close repetitions per server count (a 30-server round costs about 14 s)."""
+
+    calls: dict[str, int]
+    """Sequential calls per side for the latency figures, per transport."""
+
+    throughput_calls: dict[str, int]
+    """Calls per side (split over ``concurrency`` tasks) for throughput, per transport."""
+
+    warmup: int = 20
+    concurrency: int = 16
+
+
+# Over HTTP every call costs about 45 ms on both sides (the floor of the SDK's streamable
+# HTTP round trip on this machine), hence fewer of them.
+FULL = Plan(
+    reps={1: 4, 10: 3, 30: 2},
+    calls={"stdio": 500, "http": 200},
+    throughput_calls={"stdio": 1600, "http": 640},
+    warmup=50,
+)
+QUICK = Plan(
+    reps={1: 2, 10: 1, 30: 1},
+    calls={"stdio": 200, "http": 60},
+    throughput_calls={"stdio": 480, "http": 320},
+)
+
+
+@dataclass
+class Row:
+    """One line of the report: a measurement for the SDK and for mcpmount."""
+
+    section: str
+    what: str
+    sdk: float
+    mcpmount: float
+    unit: str
+    target: float | None = None
+    higher_is_better: bool = False
+    note: str = ""
+
+    @property
+    def met(self) -> bool | None:
+        """Whether the ratio, as printed (3 decimals), meets the target; None if no target."""
+        return None if self.target is None else round(self.ratio, 3) <= self.target
+
+    @property
+    def ratio(self) -> float:
+        """mcpmount over SDK for times; SDK over mcpmount for rates (so < 1 is always better)."""
+        if self.higher_is_better:
+            return self.sdk / self.mcpmount
+        return self.mcpmount / self.sdk
+
+
+@dataclass
+class Report:
+    rows: list[Row] = field(default_factory=list[Row])
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row)
+        print(
+            f"  {row.section:<10} {row.what:<14} sdk {row.sdk:10.2f} {row.unit:<7} "
+            f"mcpmount {row.mcpmount:10.2f} {row.unit:<7} ratio {row.ratio:.3f}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+# -- the SDK at its best ----------------------------------------------------------------------
+
+
+async def sdk_list_all(client: Client) -> list[mcp_types.Tool]:
+    tools: list[mcp_types.Tool] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools += page.tools
+        cursor = page.next_cursor
+        if cursor is None:
+            return tools
+
+
+async def sdk_owner(client: Client, *, task_status: TaskStatus[tuple[Client, anyio.Event]]) -> None:
+    """Own one SDK client: enter, list every page, report started, wait, exit."""
+    stop = anyio.Event()
+    async with client:
+        await sdk_list_all(client)
+        task_status.started((client, stop))
+        await stop.wait()
+
+
+@contextlib.asynccontextmanager
+async def sdk_clients(clients: list[Client]) -> AsyncGenerator[list[tuple[Client, anyio.Event]]]:
+    """Start one owner task per client, all concurrently; on exit stop them all at once."""
+    started: list[tuple[Client, anyio.Event]] = []
+    async with anyio.create_task_group() as owners:
+
+        async def start(client: Client) -> None:
+            started.append(await owners.start(sdk_owner, client))
+
+        async with anyio.create_task_group() as starters:
+            for client in clients:
+                starters.start_soon(start, client)
+        try:
+            yield started
+        finally:
+            for _, stop in started:
+                stop.set()
+
+
+def stdio_client_for(devnull: TextIO) -> Client:
+    params = StdioServerParameters(command=sys.executable, args=[str(ECHO_SERVER)])
+    return Client(stdio_client(params, errlog=devnull))
+
+
+# -- mcpmount ---------------------------------------------------------------------------------
+
+
+def stdio_config(n: int) -> RegistryConfig:
+    servers: dict[str, ServerSpec] = {
+        f"s{i}": StdioServer(command=sys.executable, args=[str(ECHO_SERVER)]) for i in range(n)
+    }
+    return RegistryConfig.from_servers(servers)
+
+
+# -- 1. mount and close -----------------------------------------------------------------------
+
+
+async def time_sdk_mount(n: int, devnull: TextIO) -> tuple[float, float]:
+    began = time.perf_counter()
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [stdio_client_for(devnull) for _ in range(n)]
+        started = await stack.enter_async_context(sdk_clients(clients))
+        assert len(started) == n
+        mounted = time.perf_counter()
+    closed = time.perf_counter()
+    return mounted - began, closed - mounted
+
+
+async def time_mcpmount_mount(n: int) -> tuple[float, float]:
+    began = time.perf_counter()
+    async with contextlib.AsyncExitStack() as stack:
+        registry = await stack.enter_async_context(open_registry(stdio_config(n)))
+        assert len(registry.mounted_tools()) == n
+        mounted = time.perf_counter()
+    closed = time.perf_counter()
+    return mounted - began, closed - mounted
+
+
+async def bench_mount(plan: Plan, report: Report, devnull: TextIO) -> None:
+    # Warm the page cache and both code paths once; not measured.
+    await time_sdk_mount(1, devnull)
+    await time_mcpmount_mount(1)
+    for n in SERVER_COUNTS:
+        sdk: list[tuple[float, float]] = []
+        ours: list[tuple[float, float]] = []
+        reps = plan.reps[n]
+        for rep in range(reps):
+            if rep % 2 == 0:
+                sdk.append(await time_sdk_mount(n, devnull))
+                ours.append(await time_mcpmount_mount(n))
+            else:
+                ours.append(await time_mcpmount_mount(n))
+                sdk.append(await time_sdk_mount(n, devnull))
+        label = f"{n} server{'s' if n > 1 else ''}"
+        report.add(
+            Row(
+                "mount",
+                label,
+                statistics.median(t for t, _ in sdk) * 1e3,
+                statistics.median(t for t, _ in ours) * 1e3,
+                "ms",
+                target=1.05,
+                note=f"median of {reps}",
+            )
+        )
+        report.add(
+            Row(
+                "close",
+                label,
+                statistics.median(t for _, t in sdk) * 1e3,
+                statistics.median(t for _, t in ours) * 1e3,
+                "ms",
+                target=1.1 if n == 30 else None,
+                note=f"median of {reps}",
+            )
+        )
+
+
+# -- 2 and 3. calls ---------------------------------------------------------------------------
+
+
+async def latencies(
+    sdk_call: CallFn, our_call: CallFn, calls: int, warmup: int
+) -> tuple[list[float], list[float]]:
+    """Interleave blocks of calls so that drift hits both sides alike; return seconds."""
+    for _ in range(warmup):
+        await sdk_call()
+        await our_call()
+    samples: tuple[list[float], list[float]] = ([], [])
+    for block in range(0, calls, BLOCK):
+        sides = [(sdk_call, samples[0]), (our_call, samples[1])]
+        if block // BLOCK % 2:
+            sides.reverse()
+        for call, out in sides:
+            for _ in range(min(BLOCK, calls - block)):
+                began = time.perf_counter()
+                await call()
+                out.append(time.perf_counter() - began)
+    return samples
+
+
+async def throughput(call: CallFn, total: int, concurrency: int) -> float:
+    """Calls per second of ``concurrency`` tasks making sequential calls, ``total`` in all."""
+    per_task = total // concurrency
+
+    async def worker() -> None:
+        for _ in range(per_task):
+            await call()
+
+    began = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for _ in range(concurrency):
+            tg.start_soon(worker)
+    return per_task * concurrency / (time.perf_counter() - began)
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def bench_calls(
+    transport: str, sdk_client: Client, registry: Registry, plan: Plan, report: Report
+) -> None:
+    async def sdk_call() -> object:
+        result = await sdk_client.call_tool("echo", CALL_ARGS)
+        assert not result.is_error
+        return result
+
+    async def our_call() -> object:
+        result = await registry.call("s0__echo", CALL_ARGS)
+        assert not result.is_error
+        return result
+
+    calls = plan.calls[transport]
+    sdk, ours = await latencies(sdk_call, our_call, calls, plan.warmup)
+    note = f"{calls} sequential calls"
+    report.add(
+        Row(
+            "call",
+            f"{transport} p50",
+            percentile(sdk, 0.5) * 1e3,
+            percentile(ours, 0.5) * 1e3,
+            "ms",
+            target=1.0,
+            note=note,
+        )
+    )
+    report.add(
+        Row(
+            "call",
+            f"{transport} p99",
+            percentile(sdk, 0.99) * 1e3,
+            percentile(ours, 0.99) * 1e3,
+            "ms",
+            note=note,
+        )
+    )
+    # Two rounds in alternating order; the better round of each side counts.
+    total = plan.throughput_calls[transport]
+    rates: tuple[list[float], list[float]] = ([], [])
+    for first_sdk in (True, False):
+        order = [(sdk_call, rates[0]), (our_call, rates[1])]
+        if not first_sdk:
+            order.reverse()
+        for call, out in order:
+            out.append(await throughput(call, total, plan.concurrency))
+    report.add(
+        Row(
+            "throughput",
+            f"{transport} {plan.concurrency}-way",
+            max(rates[0]),
+            max(rates[1]),
+            "calls/s",
+            higher_is_better=True,
+            note=f"{total} calls, best of 2",
+        )
+    )
+
+
+async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None:
+    async with (
+        sdk_clients([stdio_client_for(devnull)]) as started,
+        open_registry(stdio_config(1)) as registry,
+    ):
+        await bench_calls("stdio", started[0][0], registry, plan, report)
+
+
+@contextlib.contextmanager
+def http_server() -> Generator[str]:
+    """Run the echo server over streamable HTTP in a subprocess; kill it on the way out."""
+    with tempfile.TemporaryDirectory(prefix="mcpmount-bench-") as tmp:
+        portfile = Path(tmp) / "port"
+        process = subprocess.Popen(
+            [sys.executable, str(ECHO_SERVER), "--http", "--portfile", str(portfile)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 20
+            while not portfile.exists():
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the HTTP echo server did not start")
+                time.sleep(0.02)
+            yield f"http://127.0.0.1:{int(portfile.read_text())}/mcp"
+        finally:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+async def bench_http_calls(plan: Plan, report: Report) -> None:
+    with http_server() as url:
+        config = RegistryConfig.from_servers({"s0": HttpServer(url=url)})
+        async with (
+            sdk_clients([Client(url)]) as started,
+            open_registry(config) as registry,
+        ):
+            await bench_calls("http", started[0][0], registry, plan, report)
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def machine_info() -> str:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return (
+        f"nproc {len(os.sched_getaffinity(0))} ({cpu}) | Python {platform.python_version()} "
+        f"| mcp {version('mcp')} | anyio {version('anyio')} | mcpmount {version('mcpmount')} "
+        f"| {platform.system()} {platform.release()}"
+    )
+
+
+def render(report: Report, plan: Plan, elapsed: float) -> None:
+    table = Table(
+        title="mcpmount vs raw MCP SDK (owner task per server, all concurrent)",
+        caption=(
+            "ratio = mcpmount/SDK for times, SDK/mcpmount for throughput: below 1 means mcpmount "
+            f"is faster | {'--quick' if plan is QUICK else 'full'} run, {elapsed:.0f} s"
+        ),
+    )
+    for name, justify in [
+        ("section", "left"),
+        ("measure", "left"),
+        ("SDK", "right"),
+        ("mcpmount", "right"),
+        ("unit", "left"),
+        ("ratio", "right"),
+        ("target", "right"),
+        ("", "left"),
+        ("how", "left"),
+    ]:
+        table.add_column(name, justify=justify)  # pyright: ignore[reportArgumentType]
+    for row in report.rows:
+        verdict = ""
+        if row.met is not None:
+            verdict = "[green]ok[/]" if row.met else "[red]MISSED[/]"
+        table.add_row(
+            row.section,
+            row.what,
+            f"{row.sdk:.2f}",
+            f"{row.mcpmount:.2f}",
+            row.unit,
+            f"{row.ratio:.3f}",
+            f"≤ {row.target:.2f}" if row.target is not None else "",
+            verdict,
+            row.note,
+        )
+    console = Console(width=130)
+    console.print(machine_info())
+    console.print(table)
+
+
+async def main(plan: Plan, sections: set[str], devnull: TextIO) -> None:
+    report = Report()
+    began = time.perf_counter()
+    if "mount" in sections:
+        await bench_mount(plan, report, devnull)
+    if "stdio" in sections:
+        await bench_stdio_calls(plan, report, devnull)
+    if "http" in sections:
+        await bench_http_calls(plan, report)
+    render(report, plan, time.perf_counter() - began)
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Plan, set[str]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions and calls")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=["mount", "stdio", "http"],
+        help="run only these sections (repeatable); default: all",
+    )
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    sections: set[str] = set(args.only or ["mount", "stdio", "http"])
+    return plan, sections
+
+
+def run(argv: list[str] | None = None) -> None:
+    plan, sections = parse_args(argv)
+    with open(os.devnull, "w") as devnull:  # the SDK servers' stderr
+        anyio.run(main, plan, sections, devnull)
+
+
+if __name__ == "__main__":
+    run()
