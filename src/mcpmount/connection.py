@@ -23,11 +23,15 @@ import httpx2
 import mcp_types
 from anyio.abc import TaskStatus
 from mcp import Client, MCPError
+from mcp.client.session import IncomingMessage
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost, ToolsListChanged
 from mcp.shared.dispatcher import ProgressFnT
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.errors import (
     CallTimeoutError,
+    RegistryError,
     ResultTooLargeError,
     ServerCrashedError,
     ServerNotRunningError,
@@ -53,6 +57,9 @@ _HTTP_CLOSE_BOUND = 3.0
 
 _STDERR_TAIL_CHARS = 1000
 
+_RELIST_DEBOUNCE = 0.1
+"""Seconds to wait after a list-change notice for more of them, before re-listing once."""
+
 _EXIT_NOTICE_WAIT = 0.5
 """How long a failed call waits to learn that (and how) the server process exited."""
 
@@ -62,6 +69,7 @@ class ServerState(enum.StrEnum):
 
     STARTING = "starting"
     READY = "ready"
+    RESTARTING = "restarting"
     FAILED = "failed"
     CLOSED = "closed"
 
@@ -79,6 +87,10 @@ class Connection:
     on_lost: Callable[[Connection], None] | None = None
     """Called (from the owner task) when a ready server dies by itself."""
 
+    on_tools: Callable[[Connection, list[mcp_types.Tool]], None] | None = None
+    """Called (from the owner task) with the checked list after a re-list on a list change.
+    It applies the list or raises to refuse it; either way the connection stays up."""
+
     state: ServerState = ServerState.STARTING
     error: str | None = None
     """Why the server failed, for status and for calls that arrive afterwards."""
@@ -88,6 +100,9 @@ class Connection:
 
     startup_seconds: float | None = None
     transport: TransportState = field(default_factory=TransportState)
+
+    relist_error: str | None = None
+    """Why the last re-list on a list change was not applied, if it was not."""
 
     _client: Client | None = None
     _wake: anyio.Event = field(default_factory=anyio.Event)
@@ -125,7 +140,7 @@ class Connection:
                     self.startup_seconds = anyio.current_time() - began
                     started = True
                     task_status.started(self)
-                    await self._wake.wait()
+                    await self._serve(client)
             if not started:
                 raise ServerStartError(self.server, self._timeout_message(deadline - began))
         except Exception as exc:
@@ -141,6 +156,52 @@ class Connection:
             self._done.set()
         if started:
             self._finish()
+
+    async def _serve(self, client: Client) -> None:
+        """Wait until stopped or lost; re-list the tools whenever the server says they changed."""
+        async with anyio.create_task_group() as watchers:
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS and _lists_changes(client):
+                watchers.start_soon(self._listen, client)
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()  # whoever wakes us next sets the new one
+                if self._stopping or self._lost is not None:
+                    break
+                await anyio.sleep(_RELIST_DEBOUNCE)  # one re-list for a burst of notices
+                await self._relist(client)
+            watchers.cancel_scope.cancel()
+
+    async def _relist(self, client: Client) -> None:
+        """List every page again and hand it to ``on_tools``; on any error keep the old list."""
+        try:
+            with anyio.fail_after(self.spec.startup_timeout or self.settings.startup_timeout):
+                listed = await list_all_tools(client, self.server, self.settings)
+            tools = check_tools(self.server, listed, self.settings, self.spec.invalid_names)
+            if self.on_tools is not None:
+                self.on_tools(self, tools)
+            self.tools = tools
+        except (RegistryError, MCPError, TimeoutError) as exc:
+            logger.warning("server %r: its changed tool list was not applied: %s", self.server, exc)
+            self.relist_error = str(exc)
+        else:
+            self.relist_error = None
+
+    async def _listen(self, client: Client) -> None:
+        """Hold a 2026-07-28 ``subscriptions/listen`` stream open, so list changes arrive."""
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ToolsListChanged):
+                        self._notice_list_changed()
+        except (MCPError, SubscriptionLost, ListenNotSupportedError, TimeoutError) as exc:
+            logger.info("server %r: no live tool-list changes (%s)", self.server, exc)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self._notice_list_changed()
+
+    def _notice_list_changed(self) -> None:
+        self._wake.set()
 
     def _finish(self) -> None:
         if self._stopping and self._lost is None:
@@ -163,6 +224,8 @@ class Connection:
         """Close the connection and reap its transport. Idempotent, bounded, never raises."""
         self._stopping = True
         self._wake.set()
+        if self.state is ServerState.STARTING:
+            self._scope.cancel()  # nothing to wind down yet; the transport's reap is shielded
         bound = _STDIO_CLOSE_BOUND if isinstance(self.spec, StdioServer) else _HTTP_CLOSE_BOUND
         with anyio.CancelScope(shield=True):
             with anyio.move_on_after(bound):
@@ -231,8 +294,9 @@ class Connection:
         return Client(
             open_transport(self.spec, self.settings, self.transport, self._process_exited),
             mode=self.spec.protocol,
-            cache=None,  # a registry lists once, on purpose; a stale cached list would lie
+            cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
+            message_handler=self._on_message,
         )
 
     def _process_exited(self, handle: ProcessHandle) -> None:
@@ -269,6 +333,11 @@ class Connection:
         if process.exited.is_set() and "exited with code" not in message:
             message += " (the process has exited)"
         return f"{message}\n    stderr: {tail}" if tail else message
+
+
+def _lists_changes(client: Client) -> bool:
+    tools = client.server_capabilities.tools
+    return tools is not None and bool(tools.list_changed)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

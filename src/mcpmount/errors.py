@@ -9,6 +9,7 @@ The tree::
     └── ServerError                   a failure that belongs to one server (``.server``)
         ├── ServerStartError          spawn, connect, handshake or listing failed or timed out
         ├── ToolListError             the server's tool list was refused by a limit or rule
+        │   └── DefinitionChangedError  its tools differ from the lock file's pins
         ├── NameCollisionError        a public name is already taken
         ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
         └── CallError                 a call failed (``.tool``)
@@ -29,6 +30,7 @@ __all__ = [
     "CallError",
     "CallTimeoutError",
     "ConfigError",
+    "DefinitionChangedError",
     "MountError",
     "NameCollisionError",
     "RegistryError",
@@ -95,6 +97,22 @@ class ToolListError(ServerError):
         self.tool = tool
         where = f"tool {tool!r}: " if tool is not None else ""
         super().__init__(server, f"{where}{message}")
+
+
+class DefinitionChangedError(ToolListError):
+    """Raised when a server's tools differ from its pinned definitions and its policy refuses.
+
+    ``summary`` says what was added, removed and changed; ``details`` holds the diff.
+    """
+
+    def __init__(self, server: str, summary: str, details: str = "") -> None:
+        self.summary = summary
+        self.details = details
+        message = (
+            f"its tools differ from the lock file: {summary}; review the change, then run "
+            "`mcpmount lock` to accept it (or set on_change)"
+        )
+        super().__init__(server, message + (f"\n{details}" if details else ""))
 
 
 class NameCollisionError(ServerError):

@@ -13,8 +13,9 @@ import difflib
 import json
 import logging
 import os
+from collections import deque
 from collections.abc import AsyncGenerator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -27,17 +28,28 @@ from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, Server
 from mcpmount.connection import Connection, ServerState
 from mcpmount.errors import (
     ConfigError,
+    DefinitionChangedError,
     MountError,
     NameCollisionError,
     RegistryError,
     ServerError,
+    ServerNotRunningError,
     ServerStartError,
     UnknownToolError,
 )
+from mcpmount.pins import Pins, diff_tools, lock_path, tool_hash
 from mcpmount.search import TOOL_SEARCH_NAME, SearchIndex, SearchResult, tool_search_definition
 from mcpmount.tool import MountedTool
 
-__all__ = ["Closer", "Registry", "RegistryChange", "ServerStatus", "View", "open_registry"]
+__all__ = [
+    "Closer",
+    "Registry",
+    "RegistryChange",
+    "ServerStatus",
+    "View",
+    "open_registry",
+    "read_pins",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +68,14 @@ class ServerStatus:
     required: bool
     pid: int | None = None
     startup_seconds: float | None = None
+    restarts: int = 0
+    """How many times the server was started again after dying."""
+    calls: int = 0
+    """Calls answered (results, including tool errors) since it was mounted."""
+    p50_ms: float | None = None
+    """Median latency of the last answered calls, in milliseconds."""
     error: str | None = None
+    """Why it failed, or why its last restart or tool-list change was not applied."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,27 +90,75 @@ class RegistryChange:
     changed: tuple[str, ...] = ()
     """Public names whose definition changed."""
 
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
 
 Listener = Callable[[RegistryChange], None]
+
+_RESTART_BACKOFF = 0.5
+"""Seconds before the first restart; doubled after each failed attempt."""
+
+_RESTART_BACKOFF_CAP = 30.0
+_RESTART_ATTEMPTS = 10
+"""Consecutive failed restarts after which a server is left failed."""
+
+_LATENCY_WINDOW = 256
+
+
+@dataclass(eq=False)
+class _Mounted:
+    """One mounted server across its connections: the first, and any restarts."""
+
+    server: str
+    spec: ServerSpec
+    connection: Connection
+    restarts: int = 0
+    restarting: bool = False
+    closing: bool = False
+    error: str | None = None
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    """Set while a connection is up; replaced by a fresh one while restarting."""
+    stopped: anyio.Event = field(default_factory=anyio.Event)
+    pending: Connection | None = None
+    """A restart's connection that is still starting."""
+    latencies: deque[float] = field(default_factory=lambda: deque[float](maxlen=_LATENCY_WINDOW))
+    calls: int = 0
+
+    @property
+    def state(self) -> ServerState:
+        if self.closing:
+            return ServerState.CLOSED
+        if self.restarting:
+            return ServerState.RESTARTING
+        return self.connection.state
 
 
 class Closer:
     """Unmounts one server. Idempotent, callable from any task, never raises, bounded."""
 
-    __slots__ = ("_connection", "_registry")
+    __slots__ = ("_mounted", "_registry")
 
-    def __init__(self, registry: Registry, connection: Connection) -> None:
+    def __init__(self, registry: Registry, mounted: _Mounted) -> None:
         self._registry = registry
-        self._connection = connection
+        self._mounted = mounted
 
     @property
     def server(self) -> str:
         """The namespace of the server this closes."""
-        return self._connection.server
+        return self._mounted.server
 
     async def __call__(self) -> None:
-        self._registry._forget(self._connection)  # pyright: ignore[reportPrivateUsage]
-        await self._connection.aclose()
+        mounted = self._mounted
+        mounted.closing = True
+        mounted.stopped.set()
+        mounted.ready.set()  # calls waiting out a restart stop waiting
+        self._registry._forget(mounted)  # pyright: ignore[reportPrivateUsage]
+        connections = [mounted.connection, *([mounted.pending] if mounted.pending else [])]
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in connections:
+                    tg.start_soon(connection.aclose)
 
 
 class Registry:
@@ -100,12 +167,20 @@ class Registry:
     Enter it (``async with Registry(settings) as registry``) from the task that will also
     leave it; mount, call and close from any task. Leaving it closes every server
     concurrently, even when the body raised or was cancelled.
+
+    Args:
+        settings: Names, timeouts and limits; defaults (and ``MCPMOUNT_*``) if omitted.
+        pins: Pinned tool hashes from a lock file. With pins, a server whose definitions
+            differ is handled by its ``on_change`` policy, at mount and at every re-list.
     """
 
-    def __init__(self, settings: RegistrySettings | None = None) -> None:
+    def __init__(
+        self, settings: RegistrySettings | None = None, *, pins: Pins | None = None
+    ) -> None:
         self.settings = settings if settings is not None else RegistrySettings()
+        self.pins = pins
         self._tools: dict[str, MountedTool] = {}
-        self._connections: dict[str, Connection] = {}
+        self._servers: dict[str, _Mounted] = {}
         self._mounting: set[str] = set()
         self._failures: dict[str, ServerError] = {}
         self._index = SearchIndex()
@@ -116,7 +191,7 @@ class Registry:
         self._closed = False
 
     def __repr__(self) -> str:
-        return f"<Registry servers={len(self._connections)} tools={len(self._tools)}>"
+        return f"<Registry servers={len(self._servers)} tools={len(self._tools)}>"
 
     async def __aenter__(self) -> Registry:
         if self._exit_stack is not None or self._closed:
@@ -142,28 +217,41 @@ class Registry:
         Raises:
             ServerStartError: It could not be spawned, connected, handshaken or listed in
                 time; its transport was reaped first.
-            ToolListError: Its tool list broke a rule or a limit; it was reaped first.
+            ToolListError: Its tool list broke a rule or a limit, or (with pins) differs
+                from the lock file under ``on_change = "refuse"``; it was reaped first.
             NameCollisionError: One of its public names is taken; it was reaped first.
         """
-        tg = self._task_group()
         if (problem := naming.namespace_problem(server)) is not None:
             raise ConfigError("<mount>", [f"servers.{server}: {problem}"])
-        if server in self._connections or server in self._mounting:
+        if server in self._servers or server in self._mounting:
             raise ServerStartError(server, "a server with this namespace is already mounted")
         self._mounting.add(server)
         try:
-            connection = Connection(server, spec, self.settings, on_lost=self._lost)
-            await tg.start(connection.run)
+            connection = await self._connect(server, spec)
             try:
-                self._register(connection)
+                mounted = _Mounted(server, spec, connection)
+                self._apply(mounted, connection.tools, first=True)
             except RegistryError:
                 await connection.aclose()
                 raise
         finally:
             self._mounting.discard(server)
+        mounted.ready.set()
         self._failures.pop(server, None)
         logger.info("mounted server %r with %d tools", server, len(connection.tools))
-        return Closer(self, connection)
+        return Closer(self, mounted)
+
+    async def _connect(
+        self, server: str, spec: ServerSpec, restarting: _Mounted | None = None
+    ) -> Connection:
+        """Start one connection in the registry's task group and wait until it is ready."""
+        connection = Connection(
+            server, spec, self.settings, on_lost=self._lost, on_tools=self._relisted
+        )
+        if restarting is not None:
+            restarting.pending = connection  # so that closing the server closes this too
+        await self._task_group().start(connection.run)
+        return connection
 
     async def mount_all(self, servers: Mapping[str, ServerSpec], *, fail_fast: bool = True) -> None:
         """Mount ``servers`` concurrently; startup takes about as long as the slowest one.
@@ -199,62 +287,114 @@ class Registry:
 
     async def unmount(self, server: str) -> None:
         """Close one server and drop its tools; does nothing if it is not mounted."""
-        connection = self._connections.get(server)
-        if connection is not None:
-            await Closer(self, connection)()
+        mounted = self._servers.get(server)
+        if mounted is not None:
+            await Closer(self, mounted)()
 
     async def aclose(self) -> None:
         """Close every server concurrently. Idempotent; never raises."""
         self._closed = True
-        connections = list(self._connections.values())
-        for connection in connections:
-            self._forget(connection)
-        await _close_all([Closer(self, c) for c in connections])
+        await _close_all([Closer(self, mounted) for mounted in list(self._servers.values())])
 
-    def _register(self, connection: Connection) -> None:
-        """Publish a started server's tools; synchronous, so nothing interleaves.
+    def _apply(self, mounted: _Mounted, tools: list[mcp_types.Tool], *, first: bool) -> None:
+        """Publish a server's (new) tool list; synchronous, so nothing interleaves.
 
         Raises:
-            NameCollisionError: A name is taken; nothing was published.
+            ServerStartError: The registry is closed, or two of its tools share a name.
+            NameCollisionError: A name is taken by another server; nothing was published.
+            DefinitionChangedError: The list differs from the pins and the policy refuses.
         """
-        server = connection.server
-        if self._closed:
-            raise ServerStartError(server, "the registry is closed")
-        raw_names = [tool.name for tool in connection.tools]
+        server, spec = mounted.server, mounted.spec
+        if self._closed or mounted.closing:
+            raise ServerStartError(server, "the registry or the server is closing")
         try:
-            names = naming.assign(server, raw_names, self.settings.max_name_length)
+            names = naming.assign(
+                server, [tool.name for tool in tools], self.settings.max_name_length
+            )
         except ValueError as exc:
             raise ServerStartError(server, str(exc)) from None
-        by_raw = {raw: name for name, raw in names.items()}
         for name, raw in names.items():
-            if (other := self._tools.get(name)) is not None:
+            other = self._tools.get(name)
+            if other is not None and other.server != server:
                 raise NameCollisionError(server, raw, name, other.server, other.raw_name)
+        old = {e.raw_name: e for e in self._tools.values() if e.server == server}
+        self._check_pins(mounted, tools, {raw: e.definition for raw, e in old.items()})
+        by_raw = {raw: name for name, raw in names.items()}
         entries = [
             MountedTool(
                 name=by_raw[tool.name],
                 server=server,
                 raw_name=tool.name,
                 definition=tool,
-                deferred=connection.spec.is_deferred(tool.name, self.settings.defer_all),
+                deferred=spec.is_deferred(tool.name, self.settings.defer_all),
             )
-            for tool in connection.tools
+            for tool in tools
         ]
+        diff = diff_tools({raw: tool_hash(e.definition) for raw, e in old.items()}, tools)
+        if not first and not diff:
+            return
+        for entry in old.values():
+            del self._tools[entry.name]
         for entry in entries:
             self._tools[entry.name] = entry
-        self._connections[server] = connection
+        self._servers[server] = mounted
+        self._index.remove(e.name for e in old.values())
         self._index.add(entries)
-        self._changed(RegistryChange(server, added=tuple(e.name for e in entries)))
+        change = RegistryChange(
+            server,
+            added=tuple(by_raw[raw] for raw in diff.added),
+            removed=tuple(old[raw].name for raw in diff.removed),
+            changed=tuple(by_raw[raw] for raw in diff.changed),
+        )
+        if not first:
+            logger.info("server %r changed its tools: %s", server, diff.summary())
+        self._changed(change)
 
-    def _forget(self, connection: Connection) -> None:
-        """Drop a server's names, synchronously; a no-op if it is already gone."""
-        if self._connections.get(connection.server) is not connection:
+    def _check_pins(
+        self,
+        mounted: _Mounted,
+        tools: list[mcp_types.Tool],
+        old: Mapping[str, mcp_types.Tool],
+    ) -> None:
+        """Hold a tool list against the lock file's pins, per the server's ``on_change``."""
+        if self.pins is None or mounted.spec.on_change == "accept":
             return
-        del self._connections[connection.server]
-        names = [name for name, entry in self._tools.items() if entry.server == connection.server]
+        pinned = self.pins.servers.get(mounted.server, {})
+        diff = diff_tools(pinned, tools, old)
+        if not diff:
+            return
+        if mounted.spec.on_change == "refuse":
+            raise DefinitionChangedError(mounted.server, diff.summary(), diff.details)
+        logger.warning(
+            "server %r: tools differ from the lock file (%s); accepted because on_change = "
+            '"warn"\n%s',
+            mounted.server,
+            diff.summary(),
+            diff.details,
+        )
+
+    def _relisted(self, connection: Connection, tools: list[mcp_types.Tool]) -> None:
+        """Apply a re-listed tool list (the server said it changed); raise to keep the old."""
+        mounted = self._servers.get(connection.server)
+        if mounted is None or mounted.connection is not connection:
+            return
+        try:
+            self._apply(mounted, tools, first=False)
+        except RegistryError as exc:
+            mounted.error = str(exc)
+            raise
+        mounted.error = None
+
+    def _forget(self, mounted: _Mounted) -> None:
+        """Drop a server's names, synchronously; a no-op if it is already gone."""
+        if self._servers.get(mounted.server) is not mounted:
+            return
+        del self._servers[mounted.server]
+        names = [name for name, entry in self._tools.items() if entry.server == mounted.server]
         for name in names:
             del self._tools[name]
         self._index.remove(names)
-        self._changed(RegistryChange(connection.server, removed=tuple(names)))
+        self._changed(RegistryChange(mounted.server, removed=tuple(names)))
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` after every change of the name table; returns the unsubscriber.
@@ -281,13 +421,66 @@ class Registry:
                 )
 
     def _lost(self, connection: Connection) -> None:
-        # The names stay, so calls get "server not running (why)" instead of "unknown tool".
-        logger.warning("server %r stopped: %s", connection.server, connection.error)
+        """A ready server died by itself. Its names stay: calls get "not running (why)"."""
+        mounted = self._servers.get(connection.server)
+        if mounted is None or mounted.connection is not connection or mounted.closing:
+            return
+        mounted.error = connection.error
+        if mounted.spec.restart != "on-failure" or self._closed:
+            return
+        mounted.restarting = True
+        mounted.ready = anyio.Event()
+        self._task_group().start_soon(self._restart, mounted)
+
+    async def _restart(self, mounted: _Mounted) -> None:
+        """Start a died server again, with exponential backoff, up to a number of attempts."""
+        delay = _RESTART_BACKOFF
+        try:
+            for attempt in range(1, _RESTART_ATTEMPTS + 1):
+                with anyio.move_on_after(delay):
+                    await mounted.stopped.wait()
+                if mounted.closing:
+                    return
+                delay = min(delay * 2, _RESTART_BACKOFF_CAP)
+                logger.info("restarting server %r (attempt %d)", mounted.server, attempt)
+                try:
+                    connection = await self._connect(mounted.server, mounted.spec, mounted)
+                    try:
+                        self._apply(mounted, connection.tools, first=False)
+                    except RegistryError:
+                        await connection.aclose()
+                        raise
+                except RegistryError as exc:
+                    mounted.error = str(exc)
+                    logger.warning("server %r did not restart: %s", mounted.server, exc)
+                    continue
+                finally:
+                    mounted.pending = None
+                mounted.connection = connection
+                mounted.restarts += 1
+                mounted.error = None
+                logger.info("server %r restarted (%d restarts)", mounted.server, mounted.restarts)
+                return
+            logger.warning(
+                "server %r stays failed after %d restart attempts",
+                mounted.server,
+                _RESTART_ATTEMPTS,
+            )
+        finally:
+            mounted.restarting = False
+            mounted.ready.set()
 
     def _task_group(self) -> TaskGroup:
         if self._tg is None or self._closed:
             raise RuntimeError("the registry is not open; use `async with Registry(...)`")
         return self._tg
+
+    def lock(self) -> Pins:
+        """Return the pins of every mounted tool (for ``mcpmount lock``)."""
+        servers: dict[str, dict[str, str]] = {}
+        for entry in self._tools.values():
+            servers.setdefault(entry.server, {})[entry.raw_name] = tool_hash(entry.definition)
+        return Pins(servers)
 
     # -- what the model sees ----------------------------------------------------------------
 
@@ -331,21 +524,26 @@ class Registry:
         return dict(self._failures)
 
     def status(self) -> list[ServerStatus]:
-        """Return one row per mounted or failed server, sorted by namespace."""
+        """Return one row per mounted server, sorted by namespace."""
         rows: list[ServerStatus] = []
-        for server, connection in self._connections.items():
+        for server, mounted in self._servers.items():
             tools = [e for e in self._tools.values() if e.server == server]
+            connection = mounted.connection
+            latencies = sorted(mounted.latencies)
             rows.append(
                 ServerStatus(
                     server=server,
-                    transport=_transport_name(connection.spec),
-                    state=connection.state,
+                    transport=_transport_name(mounted.spec),
+                    state=mounted.state,
                     tools=len(tools),
                     deferred=sum(e.deferred for e in tools),
-                    required=connection.spec.required,
-                    pid=connection.pid,
+                    required=mounted.spec.required,
+                    pid=connection.pid if connection.state is ServerState.READY else None,
                     startup_seconds=connection.startup_seconds,
-                    error=connection.error,
+                    restarts=mounted.restarts,
+                    calls=mounted.calls,
+                    p50_ms=latencies[len(latencies) // 2] * 1000 if latencies else None,
+                    error=mounted.error or connection.error or connection.relist_error,
                 )
             )
         return sorted(rows, key=lambda row: row.server)
@@ -381,10 +579,22 @@ class Registry:
         if name == TOOL_SEARCH_NAME:
             return self._tool_search(arguments)[0]
         entry = self.get(name)
-        connection = self._connections[entry.server]
+        mounted = self._servers[entry.server]
         if timeout is None:
-            timeout = connection.spec.call_timeout or self.settings.call_timeout
-        return await connection.call(name, entry.raw_name, arguments, timeout, progress)
+            timeout = mounted.spec.call_timeout or self.settings.call_timeout
+        began = anyio.current_time()
+        if not mounted.ready.is_set():  # restarting: wait for it, within the call's timeout
+            with anyio.move_on_after(timeout):
+                await mounted.ready.wait()
+        remaining = timeout - (anyio.current_time() - began)
+        if mounted.restarting or remaining <= 0:
+            raise ServerNotRunningError(
+                entry.server, name, f"it is restarting and was not back within {timeout:g} s"
+            )
+        result = await mounted.connection.call(name, entry.raw_name, arguments, remaining, progress)
+        mounted.calls += 1
+        mounted.latencies.append(anyio.current_time() - began)
+        return result
 
     def _tool_search(
         self, arguments: Mapping[str, Any] | None
@@ -451,23 +661,46 @@ class View:
 
 @contextlib.asynccontextmanager
 async def open_registry(
-    config: RegistryConfig | str | os.PathLike[str], *, fail_fast: bool = True
+    config: RegistryConfig | str | os.PathLike[str],
+    *,
+    fail_fast: bool = True,
+    use_lock: bool = True,
 ) -> AsyncGenerator[Registry]:
     """Mount every server of ``config`` concurrently; close them all on the way out.
+
+    If a lock file lies beside the config file (``x.toml`` -> ``x.lock``, written by
+    ``mcpmount lock``), its pins are held against every server's tools.
 
     Args:
         config: A loaded config, or the path of a TOML (or ``mcpServers`` JSON) file.
         fail_fast: Cancel the other mounts as soon as a required server fails.
+        use_lock: Hold the tools against the lock file, if there is one.
 
     Raises:
-        ConfigError: The config file is invalid.
+        ConfigError: The config file (or its lock file) is invalid.
         MountError: A required server failed; every server started was closed first.
     """
     if not isinstance(config, RegistryConfig):
         config = load_config(config)
-    async with Registry(config.settings) as registry:
+    pins = read_pins(config) if use_lock else None
+    async with Registry(config.settings, pins=pins) as registry:
         await registry.mount_all(config.servers, fail_fast=fail_fast)
         yield registry
+
+
+def read_pins(config: RegistryConfig) -> Pins | None:
+    """Return the pins of the lock file beside ``config``'s file, if there is one.
+
+    Raises:
+        ConfigError: The lock file exists but cannot be read.
+    """
+    if config.path is None:
+        return None
+    path = lock_path(config.path)
+    try:
+        return Pins.read(path)
+    except ValueError as exc:
+        raise ConfigError(str(path), [str(exc)]) from None
 
 
 async def _close_all(closers: list[Closer]) -> None:

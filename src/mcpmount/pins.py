@@ -1,0 +1,163 @@
+"""Pinned tool definitions: hashes, the lock file, and diffs between two versions of a list.
+
+A server's tool list is untrusted and can change under a running agent (a rug pull: a
+definition the user approved is swapped for another). ``mcpmount lock`` writes the hash of
+every mounted tool's definition to a lock file beside the config; with a lock file present,
+each server's ``on_change`` policy decides what happens to a definition that differs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import mcp_types
+import xxhash
+
+__all__ = ["LOCK_VERSION", "Pins", "ToolDiff", "diff_tools", "lock_path", "tool_hash"]
+
+LOCK_VERSION = 1
+
+_DIFF_LINES = 40
+"""The most lines of unified diff one changed tool contributes to a message."""
+
+
+def _canonical(tool: mcp_types.Tool) -> str:
+    """The parts of a definition a model reads, as canonical JSON."""
+    wire = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    keep = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+    return json.dumps({k: wire[k] for k in keep if k in wire}, sort_keys=True, indent=1)
+
+
+def tool_hash(tool: mcp_types.Tool) -> str:
+    """Return the xxh3-64 hex digest of a tool's definition (name, text, schemas, annotations)."""
+    return xxhash.xxh3_64_hexdigest(_canonical(tool).encode("utf-8", "surrogatepass"))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDiff:
+    """How one server's tool list differs from another version of it (raw names)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    details: str = ""
+    """A readable diff of the changed definitions (when both versions are known)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    def summary(self) -> str:
+        """One line: what was added, removed and changed."""
+        parts = [
+            f"{label} {', '.join(repr(n) for n in names)}"
+            for label, names in (
+                ("added", self.added),
+                ("removed", self.removed),
+                ("changed", self.changed),
+            )
+            if names
+        ]
+        return "; ".join(parts) or "no change"
+
+
+def diff_tools(
+    before: Mapping[str, str],
+    after: Iterable[mcp_types.Tool],
+    old_tools: Mapping[str, mcp_types.Tool] | None = None,
+) -> ToolDiff:
+    """Compare hashes ``before`` (raw name -> hash) with the tools ``after``.
+
+    ``old_tools``, when given, supplies the old definitions for a line-by-line diff.
+    """
+    now = {tool.name: tool for tool in after}
+    added = tuple(sorted(name for name in now if name not in before))
+    removed = tuple(sorted(name for name in before if name not in now))
+    changed = tuple(
+        sorted(
+            name for name, tool in now.items() if name in before and tool_hash(tool) != before[name]
+        )
+    )
+    details: list[str] = []
+    for name in changed:
+        old = (old_tools or {}).get(name)
+        if old is None:
+            details.append(
+                f"{name}: definition changed (hash {before[name]} -> {tool_hash(now[name])})"
+            )
+            continue
+        lines = list(
+            difflib.unified_diff(
+                _canonical(old).splitlines(),
+                _canonical(now[name]).splitlines(),
+                f"{name} (before)",
+                f"{name} (now)",
+                lineterm="",
+                n=1,
+            )
+        )
+        if len(lines) > _DIFF_LINES:
+            lines = [*lines[:_DIFF_LINES], f"... ({len(lines) - _DIFF_LINES} more lines)"]
+        details.append("\n".join(lines))
+    return ToolDiff(added, removed, changed, "\n".join(details))
+
+
+def lock_path(config_path: str | os.PathLike[str]) -> Path:
+    """Return the lock file that belongs beside a config file (``x.toml`` -> ``x.lock``)."""
+    return Path(config_path).with_suffix(".lock")
+
+
+@dataclass(frozen=True, slots=True)
+class Pins:
+    """The pinned hashes of a lock file: namespace -> raw tool name -> hash."""
+
+    servers: Mapping[str, Mapping[str, str]]
+    path: Path | None = None
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> Pins | None:
+        """Read a lock file; None if there is none.
+
+        Raises:
+            ValueError: The file exists but is not a valid lock file.
+        """
+        file = Path(path)
+        try:
+            data: object = json.loads(file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{file}: not a readable lock file ({exc})") from None
+        top = cast("dict[str, object]", data) if isinstance(data, dict) else {}
+        listed = top.get("servers")
+        if top.get("version") != LOCK_VERSION or not isinstance(listed, dict):
+            raise ValueError(f"{file}: not a version-{LOCK_VERSION} mcpmount lock file")
+        servers: dict[str, dict[str, str]] = {}
+        for namespace, tools in cast("dict[object, object]", listed).items():
+            pinned = cast("dict[object, object]", tools) if isinstance(tools, dict) else None
+            if (
+                not isinstance(namespace, str)
+                or pinned is None
+                or not all(isinstance(k, str) and isinstance(v, str) for k, v in pinned.items())
+            ):
+                raise ValueError(f"{file}: servers.{namespace} must map tool names to hashes")
+            servers[namespace] = cast("dict[str, str]", pinned)
+        return cls(servers, file)
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write the lock file atomically."""
+        file = Path(path)
+        body = {
+            "version": LOCK_VERSION,
+            "servers": {
+                ns: dict(sorted(tools.items())) for ns, tools in sorted(self.servers.items())
+            },
+        }
+        tmp = file.with_name(file.name + ".tmp")
+        tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(file)
