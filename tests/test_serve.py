@@ -13,12 +13,13 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Generator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import IO
+from typing import TextIO, cast
 
 import anyio
+import anyio.abc
 import httpx2
 import mcp_types
 import pytest
@@ -91,6 +92,16 @@ def names(result: mcp_types.ListToolsResult) -> list[str]:
     return [tool.name for tool in result.tools]
 
 
+def text_of(result: mcp_types.CallToolResult) -> str:
+    return "".join(b.text for b in result.content if isinstance(b, mcp_types.TextContent))
+
+
+def found(result: mcp_types.CallToolResult) -> list[str]:
+    """The names a tool_search result holds."""
+    payload = cast("dict[str, list[dict[str, str]]]", result.structured_content)
+    return [tool["name"] for tool in payload["tools"]]
+
+
 def serve_command(config: str, *flags: str) -> list[str]:
     return [sys.executable, "-m", "mcpmount", "serve", config, *flags]
 
@@ -98,7 +109,7 @@ def serve_command(config: str, *flags: str) -> list[str]:
 @asynccontextmanager
 async def served_stdio(
     config: str,
-    errlog: IO[str],
+    errlog: TextIO,
     *,
     mode: str = "legacy",
     on_message: Callable[[object], None] | None = None,
@@ -126,15 +137,22 @@ async def wait_for_tool(client: Client, name: str, changed: anyio.Event | None =
             await changed.wait()
 
 
+@pytest.fixture(name="errlog")
+def errlog_fixture(tmp_path: Path) -> Generator[TextIO]:
+    """A real file for the served process's stderr (the SDK hands it to the child)."""
+    with open(tmp_path / "serve.log", "w") as f:
+        yield f
+
+
 class TestStdio:
     async def test_a_stock_client_lists_searches_and_calls_deferred_and_visible_tools(
-        self, tmp_path: Path
+        self, tmp_path: Path, errlog: TextIO
     ) -> None:
         """The manifest is namespaced; search finds a deferred tool; both servers answer."""
         config = write_config(
             tmp_path, fixture("one"), fixture("two", "--name", "two", extra="defer = true")
         )
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog) as client:
                 await wait_for_tool(client, "tool_search")
                 await wait_for_tool(client, "one__echo")
@@ -142,11 +160,9 @@ class TestStdio:
                 assert "one__add" in listed
                 assert not any(name.startswith("two__") for name in listed)
 
-                found = await client.call_tool("tool_search", {"query": "add two integers"})
-                assert not found.is_error
-                assert isinstance(found.structured_content, dict)
-                hits = [tool["name"] for tool in found.structured_content["tools"]]
-                assert "two__add" in hits
+                searched = await client.call_tool("tool_search", {"query": "add two integers"})
+                assert not searched.is_error
+                assert "two__add" in found(searched)
                 # This session's list now holds what its search found.
                 assert "two__add" in names(await client.list_tools())
 
@@ -155,47 +171,51 @@ class TestStdio:
                 echoed = await client.call_tool("one__echo", {"text": "hi"})
                 assert echoed.content == [mcp_types.TextContent(type="text", text="hi")]
 
-    async def test_an_upstream_error_result_stays_an_error_result(self, tmp_path: Path) -> None:
+    async def test_an_upstream_error_result_stays_an_error_result(
+        self, tmp_path: Path, errlog: TextIO
+    ) -> None:
         """isError passes through; an unknown tool is a JSON-RPC invalid-params error."""
         config = write_config(tmp_path, fixture("one"))
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog) as client:
                 await wait_for_tool(client, "one__fail")
                 failed = await client.call_tool("one__fail", {"message": "disk full"})
                 assert failed.is_error
-                assert "disk full" in failed.content[0].text  # pyright: ignore[reportAttributeAccessIssue]
+                assert "disk full" in text_of(failed)
                 with pytest.raises(MCPError) as caught:
                     await client.call_tool("one__ecko", {})
                 assert caught.value.code == mcp_types.INVALID_PARAMS
                 assert "one__echo" in caught.value.message
 
     async def test_a_crash_mid_call_is_an_error_result_naming_server_and_tool(
-        self, tmp_path: Path
+        self, tmp_path: Path, errlog: TextIO
     ) -> None:
         """The registry's own failure reaches the model as an isError result."""
         config = write_config(tmp_path, fixture("one"))
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog) as client:
                 await wait_for_tool(client, "one__crash")
                 result = await client.call_tool("one__crash", {})
                 assert result.is_error
-                text = result.content[0].text  # pyright: ignore[reportAttributeAccessIssue]
+                text = text_of(result)
                 assert "'one'" in text
                 assert "one__crash" in text
 
-    async def test_progress_and_every_content_block_pass_through(self, tmp_path: Path) -> None:
+    async def test_progress_and_every_content_block_pass_through(
+        self, tmp_path: Path, errlog: TextIO
+    ) -> None:
         """Upstream progress reaches the caller; blocks, structured content and _meta survive."""
         config = write_config(tmp_path, rich(tmp_path))
         seen: list[tuple[float, float | None, str | None]] = []
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            seen.append((value, total, message))
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, total, message))
 
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog) as client:
                 await wait_for_tool(client, "rich__blocks")
                 done = await client.call_tool("rich__steps", {"n": 3}, progress_callback=progress)
-                assert done.content[0].text == "done"  # pyright: ignore[reportAttributeAccessIssue]
+                assert text_of(done) == "done"
                 assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
                 result = await client.call_tool("rich__blocks", {})
         kinds = [block.type for block in result.content]
@@ -205,7 +225,7 @@ class TestStdio:
         assert result.meta["example.com/trace"] == "t-1"
 
     async def test_a_server_coming_up_late_is_announced_as_a_list_change_legacy_era(
-        self, tmp_path: Path
+        self, tmp_path: Path, errlog: TextIO
     ) -> None:
         """serve answers at once; the slow server's tools arrive with list_changed."""
         config = write_config(tmp_path, fixture("one"), fixture("slow", "--startup-delay", "2"))
@@ -217,7 +237,7 @@ class TestStdio:
                 notices.append(message)
                 changed.set()
 
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog, on_message=on_message) as client:
                 assert client.protocol_version == "2025-11-25"
                 assert "slow__echo" not in names(await client.list_tools())
@@ -227,11 +247,11 @@ class TestStdio:
         assert notices
 
     async def test_a_server_coming_up_late_is_announced_on_the_listen_stream_2026_era(
-        self, tmp_path: Path
+        self, tmp_path: Path, errlog: TextIO
     ) -> None:
         """In the 2026-07-28 era the change arrives through subscriptions/listen."""
         config = write_config(tmp_path, fixture("slow", "--startup-delay", "2"))
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog, mode="2026-07-28") as client:
                 assert client.protocol_version == "2026-07-28"
                 async with client.listen(tools_list_changed=True) as events:
@@ -241,16 +261,17 @@ class TestStdio:
                         if "slow__echo" in names(await client.list_tools()):
                             break
 
-    async def test_stdin_eof_closes_every_upstream_server(self, tmp_path: Path) -> None:
+    async def test_stdin_eof_closes_every_upstream_server(
+        self, tmp_path: Path, errlog: TextIO
+    ) -> None:
         """When the host goes away, serve reaps what it started and exits."""
         pidfile = tmp_path / "one.pid"
         config = write_config(tmp_path, fixture("one", "--pidfile", str(pidfile)))
-        with anyio.fail_after(30), open(tmp_path / "serve.log", "w") as errlog:
+        with anyio.fail_after(30):
             async with served_stdio(config, errlog) as client:
                 await wait_for_tool(client, "one__pid")
                 upstream = (await client.call_tool("one__pid", {})).structured_content
-        assert isinstance(upstream, dict)
-        assert not _alive(int(upstream["result"]))
+        assert not _alive(cast("dict[str, int]", upstream)["result"])
 
 
 def _alive(pid: int) -> bool:
@@ -271,29 +292,30 @@ def _state(pid: int) -> str:
 @asynccontextmanager
 async def served_http(
     config: str, tmp_path: Path, *flags: str
-) -> AsyncGenerator[tuple[str, subprocess.Popen[bytes]]]:
+) -> AsyncGenerator[tuple[str, anyio.abc.Process]]:
     """Run `mcpmount serve CONFIG --transport http --port 0`; yield its URL and process."""
     portfile = tmp_path / "port"
     command = serve_command(
         config, "--transport", "http", "--port", "0", "--portfile", str(portfile)
     )
-    with open(tmp_path / "serve.log", "w") as errlog:
-        process = subprocess.Popen(
+    log = tmp_path / "serve.log"
+    with log.open("w") as errlog:
+        process = await anyio.open_process(
             [*command, *flags], stdout=subprocess.DEVNULL, stderr=errlog, start_new_session=True
         )
     record_group(process.pid)
-    try:
-        with anyio.fail_after(15):
-            while not portfile.exists():
-                assert process.poll() is None, (tmp_path / "serve.log").read_text()
-                await anyio.sleep(0.02)
-        yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp", process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-        with anyio.fail_after(15):
-            while process.poll() is None:
-                await anyio.sleep(0.02)
+    async with process:
+        try:
+            with anyio.fail_after(15):
+                while not portfile.exists():
+                    assert process.returncode is None, log.read_text()
+                    await anyio.sleep(0.02)
+            yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp", process
+        finally:
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+            with anyio.fail_after(15):
+                await process.wait()
 
 
 class TestHttp:
@@ -308,13 +330,12 @@ class TestHttp:
             async with served_http(config, tmp_path) as (url, _), Client(url) as client:
                 await wait_for_tool(client, "tool_search")
                 await wait_for_tool(client, "one__add")
-                found = await client.call_tool("tool_search", {"query": "add two integers"})
-                assert isinstance(found.structured_content, dict)
-                assert "two__add" in [t["name"] for t in found.structured_content["tools"]]
+                searched = await client.call_tool("tool_search", {"query": "add two integers"})
+                assert "two__add" in found(searched)
                 added = await client.call_tool("two__add", {"a": 20, "b": 22})
                 assert added.structured_content == {"result": 42}
                 echoed = await client.call_tool("one__echo", {"text": "over http"})
-                assert echoed.content[0].text == "over http"  # pyright: ignore[reportAttributeAccessIssue]
+                assert text_of(echoed) == "over http"
                 failed = await client.call_tool("one__fail", {"message": "nope"})
                 assert failed.is_error
 
@@ -348,17 +369,18 @@ class TestHttp:
         """--stateless: every request stands alone, calls still route (load-balancer mode)."""
         config = write_config(tmp_path, fixture("one"))
         with anyio.fail_after(30):
-            async with served_http(config, tmp_path, "--stateless") as (url, _):
-                async with Client(url) as client:
-                    await wait_for_tool(client, "one__add")
-                    added = await client.call_tool("one__add", {"a": 1, "b": 1})
-                    assert added.structured_content == {"result": 2}
+            async with served_http(config, tmp_path, "--stateless") as (url, _), Client(url) as c:
+                await wait_for_tool(c, "one__add")
+                added = await c.call_tool("one__add", {"a": 1, "b": 1})
+                assert added.structured_content == {"result": 2}
 
     async def test_a_foreign_host_header_is_refused(self, tmp_path: Path) -> None:
         """DNS-rebinding protection stays on: a request for another Host is refused."""
         config = write_config(tmp_path, fixture("one"))
         with anyio.fail_after(30):
             async with served_http(config, tmp_path) as (url, _):
+                async with Client(url) as client:  # mounted: the shutdown is then quick
+                    await wait_for_tool(client, "one__echo")
                 async with httpx2.AsyncClient() as http:
                     response = await http.post(
                         url,
@@ -373,14 +395,13 @@ class TestHttp:
         config = write_config(
             tmp_path,
             fixture("a", "--pidfile", str(pidfiles[0])),
-            fixture("b", "--pidfile", str(pidfiles[1]), "--spawn-helper", "--helper-close-fds"),
+            fixture("b", "--pidfile", str(pidfiles[1])),
         )
         with anyio.fail_after(30):
-            async with served_http(config, tmp_path) as (_, process):
-                with anyio.fail_after(15):
-                    while not all(p.exists() for p in pidfiles):
-                        await anyio.sleep(0.05)
-                await anyio.sleep(0.3)  # let the mounts finish
+            async with served_http(config, tmp_path) as (url, process):
+                async with Client(url) as client:
+                    await wait_for_tool(client, "a__pid")
+                    await wait_for_tool(client, "b__pid")
                 pids = [
                     int(line.split()[1])
                     for p in pidfiles
@@ -389,15 +410,14 @@ class TestHttp:
                 ]
                 assert all(_alive(pid) for pid in pids)
                 process.send_signal(signal.SIGTERM)
-                while process.poll() is None:
-                    await anyio.sleep(0.02)
+                await process.wait()
         assert process.returncode == 0, (tmp_path / "serve.log").read_text()
         assert not [pid for pid in pids if _alive(pid)]
 
 
 def test_a_required_server_failing_stops_serve_with_exit_1(tmp_path: Path) -> None:
     """The error names the server on stderr; exit 1; nothing keeps running."""
-    config = write_config(tmp_path, fixture("good"), fixture("bad", "--crash-on-start"))
+    config = write_config(tmp_path, fixture("bad", "--crash-on-start"))
     done = subprocess.run(
         serve_command(config, "--transport", "http", "--port", "0"),
         capture_output=True,

@@ -7,8 +7,8 @@
   ``tool_search`` calls found join *its* list, and it is told so (see below).
 - ``tools/call`` routes every registered name, deferred ones included, through the view.
   The upstream result goes back as it came: every content block type, structured
-  content, ``_meta`` (less the upstream's ``serverInfo`` stamp) and ``isError``. Upstream progress is forwarded to the downstream
-  request's progress token.
+  content, ``_meta`` (less the upstream's ``serverInfo`` stamp) and ``isError``.
+  Upstream progress is forwarded to the downstream request's progress token.
 - Registry errors map to what the client can act on:
 
   ============================  ===========================================================
