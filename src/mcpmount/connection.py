@@ -111,6 +111,9 @@ class Connection:
     _stopping: bool = False
     _lost: str | None = None
 
+    def __post_init__(self) -> None:
+        self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
+
     @property
     def pid(self) -> int | None:
         """The stdio server's pid, while it has one."""
@@ -129,7 +132,12 @@ class Connection:
         started = False
         try:
             with self._scope, anyio.CancelScope(deadline=deadline) as startup:
-                async with self._client_for() as client:
+                async with self._client_for() as client, anyio.create_task_group() as watchers:
+                    if client.protocol_version in MODERN_PROTOCOL_VERSIONS and _lists_changes(
+                        client
+                    ):
+                        # Subscribe before listing, so no change falls between the two.
+                        await watchers.start(self._listen, client)
                     listed = await list_all_tools(client, self.server, self.settings)
                     self.tools = check_tools(
                         self.server, listed, self.settings, self.spec.invalid_names
@@ -141,6 +149,7 @@ class Connection:
                     started = True
                     task_status.started(self)
                     await self._serve(client)
+                    watchers.cancel_scope.cancel()
             if not started:
                 raise ServerStartError(self.server, self._timeout_message(deadline - began))
         except Exception as exc:
@@ -159,17 +168,13 @@ class Connection:
 
     async def _serve(self, client: Client) -> None:
         """Wait until stopped or lost; re-list the tools whenever the server says they changed."""
-        async with anyio.create_task_group() as watchers:
-            if client.protocol_version in MODERN_PROTOCOL_VERSIONS and _lists_changes(client):
-                watchers.start_soon(self._listen, client)
-            while True:
-                await self._wake.wait()
-                self._wake = anyio.Event()  # whoever wakes us next sets the new one
-                if self._stopping or self._lost is not None:
-                    break
-                await anyio.sleep(_RELIST_DEBOUNCE)  # one re-list for a burst of notices
-                await self._relist(client)
-            watchers.cancel_scope.cancel()
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()  # whoever wakes us next sets the new one
+            if self._stopping or self._lost is not None:
+                return
+            await anyio.sleep(_RELIST_DEBOUNCE)  # one re-list for a burst of notices
+            await self._relist(client)
 
     async def _relist(self, client: Client) -> None:
         """List every page again and hand it to ``on_tools``; on any error keep the old list."""
@@ -186,15 +191,25 @@ class Connection:
         else:
             self.relist_error = None
 
-    async def _listen(self, client: Client) -> None:
-        """Hold a 2026-07-28 ``subscriptions/listen`` stream open, so list changes arrive."""
+    async def _listen(
+        self, client: Client, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Hold a 2026-07-28 ``subscriptions/listen`` stream open, so list changes arrive.
+
+        Reports started once the server acknowledged the stream (or refused it).
+        """
+        started = False
         try:
             async with client.listen(tools_list_changed=True) as subscription:
+                task_status.started()
+                started = True
                 async for event in subscription:
                     if isinstance(event, ToolsListChanged):
                         self._notice_list_changed()
         except (MCPError, SubscriptionLost, ListenNotSupportedError, TimeoutError) as exc:
             logger.info("server %r: no live tool-list changes (%s)", self.server, exc)
+        if not started:
+            task_status.started()
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
@@ -217,7 +232,7 @@ class Connection:
             return
         self._lost = reason
         self.state = ServerState.FAILED
-        self.error = self._with_stderr(reason)
+        self.error = self._with_stderr(redact(reason, self.spec))
         logger.warning("server %r is no longer running: %s", self.server, self.error)
 
     async def aclose(self) -> None:
@@ -270,7 +285,9 @@ class Connection:
             except MCPError as exc:
                 if exc.code == mcp_types.CONNECTION_CLOSED:
                     raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
-                raise UpstreamError(self.server, tool, exc.code, exc.message) from None
+                raise UpstreamError(
+                    self.server, tool, exc.code, redact(exc.message, self.spec)
+                ) from None
             except RuntimeError as exc:  # the SDK's outputSchema check of structured content
                 raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, str(exc)) from None
         if result is None:
@@ -319,7 +336,8 @@ class Connection:
         if timed_out:
             return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
         return ServerStartError(
-            self.server, self._with_stderr(_describe(exc, self.spec, self.transport))
+            self.server,
+            self._with_stderr(redact(_describe(exc, self.spec, self.transport), self.spec)),
         )
 
     def _startup_timeout(self) -> float:
