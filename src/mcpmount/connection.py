@@ -27,6 +27,7 @@ from mcp.client.session import IncomingMessage
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost, ToolsListChanged
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic_core import to_json
 
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.errors import (
@@ -59,6 +60,9 @@ _STDERR_TAIL_CHARS = 1000
 
 _RELIST_DEBOUNCE = 0.1
 """Seconds to wait after a list-change notice for more of them, before re-listing once."""
+
+_OPAQUE_PAYLOAD = 1 << 62
+"""Counts a block of unknown size (e.g. an embedded resource) as "measure it"."""
 
 _EXIT_NOTICE_WAIT = 0.5
 """How long a failed call waits to learn that (and how) the server process exited."""
@@ -292,9 +296,13 @@ class Connection:
                 raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, str(exc)) from None
         if result is None:
             raise CallTimeoutError(self.server, tool, timeout)
-        size = len(result.model_dump_json(by_alias=True, exclude_none=True))
-        if size > self.settings.max_result_bytes:
-            raise ResultTooLargeError(self.server, tool, size, self.settings.max_result_bytes)
+        limit = self.settings.max_result_bytes
+        # Serializing every result again would cost more than the rest of the call path; the
+        # payload estimate is exact enough far from the limit, so only near it do we measure.
+        if _payload_size(result) * 2 > limit:
+            size = len(result.model_dump_json(by_alias=True, exclude_none=True))
+            if size > limit:
+                raise ResultTooLargeError(self.server, tool, size, limit)
         return result
 
     async def _loss_reason(self) -> str:
@@ -351,6 +359,20 @@ class Connection:
         if process.exited.is_set() and "exited with code" not in message:
             message += " (the process has exited)"
         return f"{message}\n    stderr: {tail}" if tail else message
+
+
+def _payload_size(result: mcp_types.CallToolResult) -> int:
+    """Estimate a result's size from its text and binary payloads (a lower bound)."""
+    size = 0 if result.structured_content is None else len(to_json(result.structured_content))
+    for block in result.content:
+        match block:
+            case mcp_types.TextContent():
+                size += len(block.text)
+            case mcp_types.ImageContent() | mcp_types.AudioContent():
+                size += len(block.data)
+            case _:
+                size += _OPAQUE_PAYLOAD
+    return size
 
 
 def _lists_changes(client: Client) -> bool:
