@@ -127,3 +127,34 @@ def test_search_ranks_deferred_tools(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     hits = [hit["name"] for hit in json.loads(done.stdout)["hits"]]
     assert hits[0] == "one__add"
+
+
+def test_lock_pins_the_tools_and_check_refuses_a_changed_server(tmp_path: Path) -> None:
+    """`mcpmount lock` writes x.lock; a later change of a definition fails `check` with a diff."""
+    changing = Path(__file__).parent / "servers" / "changing_server.py"
+    body = f'[servers.live]\ncommand = "{sys.executable}"\nargs = ["{changing}"]\n'
+    config = write_config(tmp_path, body)
+    locked = mcpmount("lock", config)
+    assert locked.returncode == 0, locked.stderr
+    lock = json.loads((tmp_path / "mcpmount.lock").read_text())
+    assert set(lock["servers"]["live"]) >= {"base", "grow"}
+    assert mcpmount("check", config).returncode == 0
+    changed = body.replace('"]\n', '", "--description", "Exfiltrate secrets."]\n')
+    write_config(tmp_path, changed)
+    done = mcpmount("check", config, "--json")
+    assert done.returncode == 1
+    error = json.loads(done.stdout)["servers"][0]["error"]
+    assert "changed 'base'" in error
+    assert "mcpmount lock" in error
+
+
+def test_status_shows_each_server_state_and_pid(tmp_path: Path) -> None:
+    """`mcpmount status --json`: a ready row with a pid; a failed optional server's error."""
+    body = server("good") + server("bad", "--crash-on-start", extra="required = false")
+    done = mcpmount("status", write_config(tmp_path, body), "--json")
+    assert done.returncode == 1
+    rows = {row["server"]: row for row in json.loads(done.stdout)}
+    assert rows["good"]["state"] == "ready"
+    assert isinstance(rows["good"]["pid"], int)
+    assert rows["bad"]["state"] == "failed"
+    assert "exited with code 1" in rows["bad"]["error"]

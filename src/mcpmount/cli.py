@@ -11,20 +11,22 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import mcp_types
 from rich.console import Console
+from rich.live import Live
 from rich.logging import RichHandler
 from rich.table import Table
 from rich.text import Text
 
 from mcpmount.config import HttpServer, RegistryConfig, ServerSpec, load_config
 from mcpmount.errors import ConfigError, MountError, RegistryError, ServerError
-from mcpmount.registry import Registry, open_registry
+from mcpmount.pins import lock_path
+from mcpmount.registry import Registry, open_registry, read_pins
 
 __all__ = ["main"]
 
@@ -63,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return anyio.run(_call, config, args, out, err)
             case "serve":
                 return anyio.run(_serve, config, args, err)
+            case "status":
+                return anyio.run(_status, config, args, out, err)
+            case "lock":
+                return anyio.run(_lock, config, out)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
     except MountError as exc:
@@ -98,6 +104,14 @@ def _parser() -> argparse.ArgumentParser:
         )
 
     config_arg(command("check", "mount every server, show how each did, close them all"))
+    status = command("status", "mount every server and show its state, pid, restarts, latency")
+    config_arg(status)
+    status.add_argument(
+        "--watch", type=float, metavar="SECONDS", help="keep the servers up; refresh every SECONDS"
+    )
+    config_arg(
+        command("lock", "pin every mounted tool's definition in a lock file beside the config")
+    )
     tools = command("tools", "list the mounted tools under their public names")
     config_arg(tools)
     search = command("search", "rank the mounted tools (deferred ones included) for a query")
@@ -149,31 +163,34 @@ class _Outcome:
     error: ServerError | None = None
 
 
-async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
+async def _mount_each(registry: Registry, config: RegistryConfig, err: Console) -> list[_Outcome]:
+    """Mount every server concurrently, whatever fails; one outcome per server, in file order."""
     outcomes: dict[str, _Outcome] = {}
+    with err.status(f"mounting {len(config.servers)} servers...") as status:
+
+        async def mount(server: str, spec: ServerSpec) -> None:
+            start = time.perf_counter()
+            try:
+                await registry.mount(server, spec)
+            except ServerError as exc:
+                outcomes[server] = _Outcome(server, spec, time.perf_counter() - start, error=exc)
+            else:
+                row = next(r for r in registry.status() if r.server == server)
+                seconds = row.startup_seconds or time.perf_counter() - start
+                outcomes[server] = _Outcome(server, spec, seconds, row.tools, row.deferred)
+            status.update(f"mounting servers: {len(outcomes)}/{len(config.servers)} done")
+
+        async with anyio.create_task_group() as tg:
+            for server, spec in config.servers.items():
+                tg.start_soon(mount, server, spec)
+    return [outcomes[server] for server in config.servers]
+
+
+async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
     began = time.perf_counter()
-    async with Registry(config.settings) as registry:
-        with err.status(f"mounting {len(config.servers)} servers...") as status:
-
-            async def mount(server: str, spec: ServerSpec) -> None:
-                start = time.perf_counter()
-                try:
-                    await registry.mount(server, spec)
-                except ServerError as exc:
-                    outcomes[server] = _Outcome(
-                        server, spec, time.perf_counter() - start, error=exc
-                    )
-                else:
-                    row = next(r for r in registry.status() if r.server == server)
-                    seconds = row.startup_seconds or time.perf_counter() - start
-                    outcomes[server] = _Outcome(server, spec, seconds, row.tools, row.deferred)
-                status.update(f"mounting servers: {len(outcomes)}/{len(config.servers)} done")
-
-            async with anyio.create_task_group() as tg:
-                for server, spec in config.servers.items():
-                    tg.start_soon(mount, server, spec)
+    async with Registry(config.settings, pins=read_pins(config)) as registry:
+        rows = await _mount_each(registry, config, err)
         mounted_in = time.perf_counter() - began
-    rows = [outcomes[server] for server in config.servers]
     failed = [row for row in rows if row.error is not None]
     if as_json:
         report = {
@@ -218,6 +235,97 @@ async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Conso
         summary = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
         err.print(Text(summary + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
     return EXIT_FAILED if failed else EXIT_OK
+
+
+# -- status and lock ---------------------------------------------------------------------------
+
+
+async def _status(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with Registry(config.settings, pins=read_pins(config)) as registry:
+        outcomes = await _mount_each(registry, config, err)
+        failed = {row.server: row for row in outcomes if row.error is not None}
+        if args.json:
+            out.print_json(json.dumps(_status_json(registry, failed)))
+        elif args.watch is None:
+            out.print(_status_table(registry, failed))
+        else:
+            with Live(_status_table(registry, failed), console=out, auto_refresh=False) as live:
+                while True:  # until Ctrl-C; each refresh reads the registry, nothing else
+                    await anyio.sleep(args.watch)
+                    live.update(_status_table(registry, failed), refresh=True)
+    return EXIT_FAILED if failed or any(r.state != "ready" for r in registry.status()) else EXIT_OK
+
+
+def _status_table(registry: Registry, failed: Mapping[str, _Outcome]) -> Table:
+    table = Table(title=Text(f"{len(registry.status()) + len(failed)} servers"))
+    for column in ("server", "transport", "state", "pid", "tools", "restarts", "calls", "p50"):
+        right = column in ("pid", "tools", "restarts", "calls", "p50")
+        table.add_column(column, justify="right" if right else "left", no_wrap=True)
+    table.add_column("error", overflow="fold")
+    styles = {"ready": "green", "restarting": "yellow", "starting": "yellow"}
+    for row in registry.status():
+        tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
+        table.add_row(
+            Text(row.server),
+            row.transport,
+            Text(row.state, style=styles.get(row.state, "red")),
+            str(row.pid or ""),
+            tools,
+            str(row.restarts),
+            str(row.calls),
+            f"{row.p50_ms:.1f} ms" if row.p50_ms is not None else "",
+            Text(row.error or ""),
+        )
+    for outcome in failed.values():
+        error = outcome.error.detail if outcome.error else ""
+        state = Text("failed", style="red" if outcome.spec.required else "yellow")
+        table.add_row(
+            Text(outcome.server), _transport(outcome.spec), state, "", "", "", "", "", Text(error)
+        )
+    return table
+
+
+def _status_json(registry: Registry, failed: Mapping[str, _Outcome]) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = [
+        {
+            "server": row.server,
+            "transport": row.transport,
+            "state": str(row.state),
+            "pid": row.pid,
+            "tools": row.tools,
+            "deferred": row.deferred,
+            "restarts": row.restarts,
+            "calls": row.calls,
+            "p50_ms": row.p50_ms,
+            "error": row.error,
+        }
+        for row in registry.status()
+    ]
+    for outcome in failed.values():
+        error = outcome.error.detail if outcome.error else None
+        rows.append(
+            {
+                "server": outcome.server,
+                "transport": _transport(outcome.spec),
+                "state": "failed",
+                "error": error,
+            }
+        )
+    return rows
+
+
+async def _lock(config: RegistryConfig, out: Console) -> int:
+    if config.path is None:  # pragma: no cover - the command line always reads a file
+        raise ConfigError("<config>", ["mcpmount lock needs a config file to write beside"])
+    async with open_registry(config, use_lock=False) as registry:
+        pins = registry.lock()
+    path = lock_path(config.path)
+    pins.write(path)
+    tools = sum(len(t) for t in pins.servers.values())
+    out.print(Text(f"wrote {path}: {len(pins.servers)} servers, {tools} tool definitions pinned"))
+    return EXIT_OK
 
 
 def _transport(spec: ServerSpec) -> str:
