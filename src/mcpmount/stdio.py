@@ -9,7 +9,14 @@ four things it does not give (SDK_NOTES.md §4, FAILURE_MODES.md §3):
 - notice of the leader's death at once, even when a helper still holds the stdout pipe,
   so pending calls fail fast instead of hanging;
 - bounded reads: a cap on one message's size (read in linear time), and stderr drained
-  into a small tail instead of a pipe that can fill up and stall the server.
+  into a small tail instead of a pipe that can fill up and stall the server;
+- no request left hanging on an answer it cannot parse: invalid UTF-8 is replaced (like
+  the SDK's ``encoding_error_handler="replace"``), and an answer pydantic cannot parse
+  (a lone surrogate, nesting past its recursion limit) fails its request at once.
+
+Out of reach, by design of process groups: a helper that calls ``setsid()`` (a daemon)
+leaves the group and survives the sweep. Closing logs a warning naming it, so it is never
+silent; only a cgroup or a container would catch it.
 
 Shutdown follows the MCP spec (close stdin, wait, SIGTERM, SIGKILL) inside a shield with
 every wait bounded, so a cancelled caller can neither leak a process nor hang on one.
@@ -18,6 +25,7 @@ every wait bounded, so a cancelled caller can neither leak a process nor hang on
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -29,6 +37,7 @@ from subprocess import PIPE
 
 import anyio
 import mcp_types
+import pydantic
 from anyio.abc import Process
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
@@ -69,8 +78,9 @@ class ProcessHandle:
     failure: str | None = None
     """Why the transport gave up on the server (e.g. an oversized message), if it did."""
 
-    _stderr: deque[bytes] = field(default_factory=lambda: deque[bytes]())
-    _stderr_size: int = 0
+    # Never in a repr: the server may have written a secret to stderr.
+    _stderr: deque[bytes] = field(default_factory=lambda: deque[bytes](), repr=False)
+    _stderr_size: int = field(default=0, repr=False)
 
     @property
     def pgid(self) -> int:
@@ -147,10 +157,24 @@ async def stdio_transport(
                     try:
                         message = _parse(line)
                     except ValueError as exc:
-                        parse_errors += 1
-                        log = logger.warning if parse_errors <= _PARSE_WARNINGS else logger.debug
-                        log("server pid %d wrote a non-MCP line to stdout: %s", handle.pid, exc)
-                        continue
+                        message = _unparseable_answer(line, exc)
+                        if message is None:
+                            parse_errors += 1
+                            log = (
+                                logger.warning if parse_errors <= _PARSE_WARNINGS else logger.debug
+                            )
+                            log(
+                                "server pid %d wrote a non-MCP line to stdout (%d bytes): %s",
+                                handle.pid,
+                                len(line),
+                                _problem(exc),
+                            )
+                            continue
+                        logger.warning(
+                            "server pid %d sent an answer that cannot be parsed: %s",
+                            handle.pid,
+                            _problem(exc),
+                        )
                     # After the session is gone, keep draining so the server never blocks.
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                         await read_send.send(SessionMessage(message))
@@ -228,14 +252,28 @@ async def _wait_exit(process: Process) -> None:
         await anyio.sleep(_POLL_INTERVAL)
 
 
+async def _exit_of(process: Process, handle: ProcessHandle) -> None:
+    """Wait until the leader has exited and been reaped, and set ``handle.exited``.
+
+    The transport's own watcher may be gone: a caller's cancellation (a startup deadline)
+    cancels it along with the other transport tasks, so this waits by itself.
+    """
+    if not handle.exited.is_set():
+        await _wait_exit(process)
+        handle.exited.set()
+    while process.returncode is None:
+        await anyio.sleep(_POLL_INTERVAL)
+
+
 async def _stop(process: Process, handle: ProcessHandle) -> None:
     """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group."""
     assert process.stdin is not None
+    escaped = _escaped_descendants(handle.pid)
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     pgid = handle.pgid
     with anyio.move_on_after(STDIN_GRACE):
-        await handle.exited.wait()
+        await _exit_of(process, handle)
     if not handle.exited.is_set():
         logger.info("server pid %d ignored stdin EOF for %gs; sending SIGTERM", pgid, STDIN_GRACE)
         await _terminate_group(pgid, TERM_GRACE)
@@ -244,11 +282,17 @@ async def _stop(process: Process, handle: ProcessHandle) -> None:
     if group_members(pgid):
         await _terminate_group(pgid, SWEEP_GRACE)
     with anyio.move_on_after(TERM_GRACE):
-        await handle.exited.wait()
-        while process.returncode is None:
-            await anyio.sleep(_POLL_INTERVAL)
+        await _exit_of(process, handle)
     if process.returncode is None:
         logger.warning("server pid %d survived SIGKILL; abandoning it", pgid)
+    for pid, start in escaped:
+        if _started_at(pid) == start:
+            logger.warning(
+                "server pid %d: its descendant pid %d left the process group (setsid or "
+                "setpgid), so closing the server cannot reap it; it is still running",
+                pgid,
+                pid,
+            )
     for stream in (process.stdout, process.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -320,6 +364,45 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+def _proc_stat(pid: int | str) -> list[bytes] | None:
+    """Return the fields of ``/proc/<pid>/stat`` after the command (state ppid pgrp ...)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def _started_at(pid: int) -> int | None:
+    """Return the start time of live process ``pid`` (clock ticks), or None if it is gone."""
+    fields = _proc_stat(pid)
+    if fields is None or len(fields) < 20 or fields[0] == b"Z":
+        return None
+    return int(fields[19])
+
+
+def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
+    """Return (pid, start time) of the leader's live descendants outside its process group."""
+    try:
+        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    children: dict[int, list[tuple[int, list[bytes]]]] = {}
+    for pid in entries:
+        fields = _proc_stat(pid)
+        if fields is not None and len(fields) >= 20:
+            children.setdefault(int(fields[1]), []).append((pid, fields))
+    escaped: list[tuple[int, int]] = []
+    stack = [leader]
+    while stack:
+        for pid, fields in children.get(stack.pop(), []):
+            stack.append(pid)
+            if int(fields[2]) != leader and fields[0] != b"Z":
+                escaped.append((pid, int(fields[19])))
+    return escaped
+
+
 def _close_subprocess_transport(process: Process) -> None:
     """Close asyncio's subprocess transport, which stays open while a pipe end survives.
 
@@ -334,5 +417,45 @@ def _close_subprocess_transport(process: Process) -> None:
 
 
 def _parse(line: bytes) -> mcp_types.JSONRPCMessage:
-    """Parse one stdout line; invalid UTF-8 or JSON raises ``ValueError``."""
-    return mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    """Parse one stdout line; invalid UTF-8 becomes U+FFFD, invalid JSON raises ``ValueError``."""
+    adapter = mcp_types.jsonrpc_message_adapter
+    try:
+        return adapter.validate_json(line, by_name=False)
+    except ValueError:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return adapter.validate_json(line.decode("utf-8", "replace"), by_name=False)
+        raise
+
+
+def _unparseable_answer(line: bytes, exc: ValueError) -> mcp_types.JSONRPCError | None:
+    """Return an error answer for a line that answers a request but cannot be parsed.
+
+    pydantic drops such a line whole (a lone surrogate, nesting past its recursion limit),
+    and the request would wait for its timeout; the standard library can still read the
+    ``id``, so the request fails at once, saying why.
+    """
+    try:
+        data = json.loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or "method" in data:
+        return None
+    request_id = data.get("id")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        return None
+    error = mcp_types.ErrorData(
+        code=mcp_types.PARSE_ERROR,
+        message=f"mcpmount could not parse the server's answer: {_problem(exc)}",
+    )
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def _problem(exc: ValueError) -> str:
+    """Describe a parse failure without quoting the input (it may hold a secret)."""
+    if isinstance(exc, pydantic.ValidationError):
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    return type(exc).__name__
