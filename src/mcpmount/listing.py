@@ -12,14 +12,16 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+import jsonschema
 import mcp_types
 import pydantic
+from jsonschema.validators import validator_for
 from mcp import Client
 
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError
 
-__all__ = ["check_tools", "list_all_tools", "schema_depth"]
+__all__ = ["check_tools", "list_all_tools", "schema_depth", "schema_problem"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,8 +74,8 @@ def check_tools(
 
     Raises:
         ToolListError: On an invalid name (unless ``invalid_names == "skip"``), a duplicate
-            name, a description over ``max_description_bytes`` or a schema nested deeper
-            than ``max_schema_depth``.
+            name, a description over ``max_description_bytes``, a schema nested deeper
+            than ``max_schema_depth`` or a schema that is not a valid JSON Schema.
     """
     kept: list[mcp_types.Tool] = []
     names: set[str] = set()
@@ -106,8 +108,27 @@ def check_tools(
                 f"({settings.max_schema_depth})",
                 tool=name,
             )
+        if (problem := schema_problem(tool)) is not None:
+            raise ToolListError(server, problem, tool=name)
         kept.append(tool)
     return kept
+
+
+def schema_problem(tool: mcp_types.Tool) -> str | None:
+    """Return why the tool's input or output schema is not a valid JSON Schema, if it is not."""
+    for key, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
+        if schema is None:
+            continue
+        try:
+            validator_for(schema).check_schema(schema)  # pyright: ignore[reportUnknownMemberType]
+        except jsonschema.SchemaError as exc:
+            where = "/".join(str(part) for part in exc.path) or "the top level"
+            return f"its {key} is not a valid JSON Schema (at {where}: {_short(exc.message)})"
+    return None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def schema_depth(value: object) -> int:
