@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import json
+import logging
 import os
 import re
 import tomllib
@@ -68,6 +69,8 @@ __all__ = [
     "StdioServer",
     "load_config",
 ]
+
+logger = logging.getLogger(__name__)
 
 _ENV_PREFIX = "MCPMOUNT_"  # registry settings are also read from MCPMOUNT_<KEY>, any case
 
@@ -126,6 +129,17 @@ _EnvValue = Annotated[SecretStr, AfterValidator(_secret_without_nul)]
 _HeaderName = Annotated[str, AfterValidator(_header_name)]
 _HeaderValue = Annotated[SecretStr, AfterValidator(_secret_on_one_line)]
 _Timeout = Annotated[float | None, Field(gt=0, allow_inf_nan=False)]
+_Limit = Annotated[int | None, Field(gt=0)]
+
+LIMIT_KEYS = (
+    "max_tools",
+    "max_pages",
+    "max_description_bytes",
+    "max_schema_depth",
+    "max_result_bytes",
+    "max_message_bytes",
+)
+"""Registry limits that one server may override (``[servers.x] max_tools = 50``)."""
 
 
 def _is_loopback(host: str) -> bool:
@@ -174,6 +188,20 @@ class ServerBase(BaseModel):
 
     protocol: Literal["auto", "legacy"] = "auto"
     """The MCP handshake: ``auto`` probes ``server/discover`` first, ``legacy`` does not."""
+
+    max_tools: _Limit = None
+    """This server's ``max_tools``; None uses the registry's (so do the keys below)."""
+
+    max_pages: _Limit = None
+    max_description_bytes: _Limit = None
+    max_schema_depth: _Limit = None
+    max_result_bytes: _Limit = None
+    max_message_bytes: _Limit = None
+
+    def limits(self, settings: RegistrySettings) -> RegistrySettings:
+        """Return ``settings`` with this server's limit overrides applied."""
+        overrides = {key: value for key in LIMIT_KEYS if (value := getattr(self, key)) is not None}
+        return settings.model_copy(update=overrides) if overrides else settings
 
     restart: Literal["never", "on-failure"] = "never"
     """Whether a server that dies after mounting is started again (with backoff)."""
@@ -538,6 +566,26 @@ def _expand(value: str, where: str, environ: Mapping[str, str], problems: list[s
     return _REFERENCE.sub(replace, value)
 
 
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|API_?KEY|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def _warn_secret_arg(arg: object, where: str) -> None:
+    """Warn when an argument expands a variable that looks like a secret.
+
+    Arguments are world-readable in ``/proc/<pid>/cmdline``; ``env`` is not.
+    """
+    if not isinstance(arg, str):
+        return
+    for match in _REFERENCE.finditer(arg):
+        if match["name"] and _SECRET_NAME.search(match["name"]):
+            logger.warning(
+                "%s: passes ${%s} on the command line, where every local user can read it "
+                "(/proc/<pid>/cmdline); pass it in env instead",
+                where,
+                match["name"],
+            )
+
+
 # --- error lines ---------------------------------------------------------------------------
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -838,6 +886,8 @@ class _Loader:
                 data[key] = expand(data[key], (key,))
         if isinstance(args := data.get("args"), list):
             items = cast("list[object]", args)
+            for i, arg in enumerate(items):
+                _warn_secret_arg(arg, _format_loc((*loc, "args", i)))
             data["args"] = [expand(arg, ("args", i)) for i, arg in enumerate(items)]
         for key in _EXPANDED_TABLES:
             if isinstance(table := data.get(key), dict):
