@@ -3,7 +3,11 @@
 Run it as `python tests/servers/fixture_server.py [flags]` (stdio by default). The default is an
 `MCPServer` named "fixture" with echo/add/sleep/fail/big/pid/crash. `--lowlevel` swaps in a
 low-level `Server` that lists arbitrary raw tool dicts (hostile names, bad schemas, pagination).
+`--raw` swaps in a hand-rolled JSON-RPC loop (no SDK) that sends `--list-json` bytes verbatim
+as the tools/list result (lone surrogates, invalid UTF-8, nesting pydantic cannot parse) and
+can ignore `server/discover` like a server that predates it.
 Pre-serve faults (garbage, floods, helpers, delays) run in the order the flags are listed below.
+The SDK is imported only when it is needed, so the fault modes start fast.
 """
 
 from __future__ import annotations
@@ -19,16 +23,13 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import anyio
-import mcp_types as types
-import uvicorn
-from mcp.server import Server, ServerRequestContext
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.stdio import stdio_server
-from starlette.applications import Starlette
+if TYPE_CHECKING:
+    import mcp_types as types
+    from mcp.server import Server, ServerRequestContext
+    from mcp.server.mcpserver import MCPServer
+    from starlette.applications import Starlette
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -36,6 +37,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--name", default="fixture", help="server name reported in serverInfo")
     p.add_argument("--tools", type=int, default=0, metavar="N", help="add tool_0..tool_{N-1}")
     p.add_argument("--crash-on-start", action="store_true", help="stderr reason, exit 1")
+    p.add_argument(
+        "--echo-env",
+        metavar="NAME",
+        help="print $NAME on stderr and stdout first; --raw also puts it in error answers",
+    )
     p.add_argument(
         "--garbage",
         type=int,
@@ -86,6 +92,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--page-size", type=int, default=0, metavar="K", help="paginate tools/list")
     p.add_argument("--loop-cursor", action="store_true", help="nextCursor never changes")
+    p.add_argument("--raw", action="store_true", help="hand-rolled JSON-RPC loop, no SDK")
+    p.add_argument(
+        "--list-json",
+        metavar="JSON_OR_FILE",
+        help="--raw: the tools/list result, sent verbatim (a file is read as bytes)",
+    )
+    p.add_argument("--no-discover", action="store_true", help="--raw: never answer discover")
+    p.add_argument(
+        "--init-error", action="store_true", help="--raw: answer initialize with an error"
+    )
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 = OS-chosen (see --portfile)")
@@ -111,6 +127,10 @@ def load_json(value: str) -> Any:
 
 
 def build_mcpserver(name: str = "fixture", extra_tools: int = 0) -> MCPServer:
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
     server = MCPServer(name, version="0.1.0", instructions="Test fixture server.")
 
     @server.tool()
@@ -166,6 +186,8 @@ def build_mcpserver(name: str = "fixture", extra_tools: int = 0) -> MCPServer:
 
 def raw_tool(d: dict[str, Any]) -> types.Tool:
     """Validate when possible; otherwise send the dict as is (missing or non-dict schema)."""
+    import mcp_types as types
+
     try:
         return types.Tool.model_validate(d)
     except ValueError:
@@ -173,6 +195,9 @@ def raw_tool(d: dict[str, Any]) -> types.Tool:
 
 
 def build_lowlevel(args: argparse.Namespace) -> Server[Any]:
+    import mcp_types as types
+    from mcp.server import Server
+
     raw: list[dict[str, Any]] = load_json(args.raw_tools) if args.raw_tools else []
     if args.names:
         names: list[str] = load_json(args.names)
@@ -224,6 +249,11 @@ def spawn_helper(args: argparse.Namespace) -> int:
 
 
 def pre_serve(args: argparse.Namespace) -> None:
+    if args.echo_env:
+        value = os.environ.get(args.echo_env, "")
+        sys.stderr.write(f"fixture: {args.echo_env}={value}\n")
+        sys.stderr.flush()
+        write_all(1, f"fixture: using token {value}\n".encode())
     if args.crash_on_start:
         sys.stderr.write("fixture: fatal: bad config\n")
         sys.stderr.flush()
@@ -267,6 +297,9 @@ def read_stdin_forever(args: argparse.Namespace) -> None:
 
 
 async def serve_stdio(server: MCPServer | Server[Any]) -> None:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.stdio import stdio_server
+
     if isinstance(server, MCPServer):
         await server.run_stdio_async()
         return
@@ -275,6 +308,8 @@ async def serve_stdio(server: MCPServer | Server[Any]) -> None:
 
 
 def serve_http(app: Starlette, args: argparse.Namespace) -> None:
+    import uvicorn
+
     # Bind and listen before announcing the port: early connects queue in the backlog.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -288,6 +323,60 @@ def serve_http(app: Starlette, args: argparse.Namespace) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
+# --- raw JSON-RPC (no SDK) ------------------------------------------------------------------
+
+
+def serve_raw(args: argparse.Namespace) -> None:
+    """Answer initialize, tools/list and tools/call by hand, one JSON line each."""
+    listing = b'{"tools": []}'
+    if args.list_json:
+        text: str = args.list_json
+        listing = text.encode() if text.lstrip()[:1] in "[{" else Path(text).read_bytes()
+    secret = os.environ.get(args.echo_env, "") if args.echo_env else ""
+
+    def answer(request_id: object, body: bytes) -> None:
+        write_all(
+            1,
+            b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode() + b", " + body + b"}\n",
+        )
+
+    def error(request_id: object, code: int, message: str) -> None:
+        answer(request_id, b'"error": ' + json.dumps({"code": code, "message": message}).encode())
+
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:
+            continue  # a notification
+        if method == "server/discover":
+            if not args.no_discover:
+                error(request_id, -32601, "Method not found")
+        elif method == "initialize":
+            if args.init_error:
+                error(request_id, -32603, f"cannot start: token {secret} was rejected")
+                continue
+            result: dict[str, object] = {
+                "protocolVersion": message["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": args.name, "version": "0.1.0"},
+            }
+            answer(request_id, b'"result": ' + json.dumps(result).encode())
+        elif method == "tools/list":
+            answer(request_id, b'"result": ' + listing)
+        elif method == "tools/call" and secret:
+            error(request_id, -32602, f"bad arguments for token {secret}")
+        elif method == "tools/call":
+            text = json.dumps(message["params"].get("arguments") or {})
+            result = {"content": [{"type": "text", "text": text}]}
+            answer(request_id, b'"result": ' + json.dumps(result).encode())
+        elif method == "ping":
+            answer(request_id, b'"result": {}')
+        else:
+            error(request_id, -32601, "Method not found")
+    if args.ignore_eof:
+        sleep_forever()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     warnings.simplefilter("ignore")  # hostile tools make pydantic warn on every list
@@ -295,6 +384,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.no_init:
         read_stdin_forever(args)
         return
+    if args.raw:
+        serve_raw(args)
+        return
+    import anyio
+
     server = build_lowlevel(args) if args.lowlevel else build_mcpserver(args.name, args.tools)
     if args.http:
         serve_http(server.streamable_http_app(host=args.host), args)
