@@ -30,11 +30,13 @@ touches only the posting lists of its words.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import heapq
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -466,6 +468,24 @@ class _Doc:
     """Per field, its terms in order (repeats count)."""
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Generator[None]:
+    """Pause the cyclic garbage collector while building the index.
+
+    A build allocates hundreds of thousands of small containers and no cycles; each
+    collection it triggers walks everything alive, which cost a third of the build time at
+    10,000 tools. Reference counting still frees memory as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _is_identifier_like(query: str) -> bool:
     return (
         len(query) >= 3
@@ -514,6 +534,10 @@ class SearchIndex:
 
     def add(self, tools: Iterable[MountedTool]) -> None:
         """Index ``tools``; a tool whose public name is already indexed replaces it."""
+        with _gc_paused():
+            self._add(tools)
+
+    def _add(self, tools: Iterable[MountedTool]) -> None:
         for tool in tools:
             if tool.name in self._ids:
                 self._drop(tool.name)
@@ -614,7 +638,8 @@ class SearchIndex:
     def _search(self, query: str, limit: int) -> SearchResult:
         limit = max(1, min(int(limit), MAX_LIMIT))
         if self._dirty:
-            self._refresh()
+            with _gc_paused():
+                self._refresh()
         text = query[:_MAX_QUERY_CHARS].strip()
         if not text:
             return SearchResult((), "empty query: give keywords such as 'stop instance'")
