@@ -399,3 +399,20 @@ class TestHttp:
             if web.returncode is None:
                 web.kill()
             await web.wait()
+
+
+async def test_leaving_the_registry_cuts_a_mount_in_progress_short() -> None:
+    """A server still starting when the registry closes is reaped at once, not awaited."""
+    began = 0.0
+    async with Registry() as registry:
+
+        async def slow_mount() -> None:
+            with pytest.raises(ServerStartError):
+                await registry.mount("slow", fixture("--startup-delay", "20"))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(slow_mount)
+            await anyio.sleep(0.5)
+            began = time.perf_counter()
+            await registry.aclose()
+    assert time.perf_counter() - began < 5

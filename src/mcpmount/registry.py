@@ -182,6 +182,7 @@ class Registry:
         self._tools: dict[str, MountedTool] = {}
         self._servers: dict[str, _Mounted] = {}
         self._mounting: set[str] = set()
+        self._starting: set[Connection] = set()
         self._failures: dict[str, ServerError] = {}
         self._index = SearchIndex()
         self._manifest: list[mcp_types.Tool] | None = None
@@ -250,7 +251,11 @@ class Registry:
         )
         if restarting is not None:
             restarting.pending = connection  # so that closing the server closes this too
-        await self._task_group().start(connection.run)
+        self._starting.add(connection)  # so that closing the registry cuts the start short
+        try:
+            await self._task_group().start(connection.run)
+        finally:
+            self._starting.discard(connection)
         return connection
 
     async def mount_all(self, servers: Mapping[str, ServerSpec], *, fail_fast: bool = True) -> None:
@@ -294,7 +299,11 @@ class Registry:
     async def aclose(self) -> None:
         """Close every server concurrently. Idempotent; never raises."""
         self._closed = True
-        await _close_all([Closer(self, mounted) for mounted in list(self._servers.values())])
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in list(self._starting):
+                    tg.start_soon(connection.aclose)
+                tg.start_soon(_close_all, [Closer(self, m) for m in list(self._servers.values())])
 
     def _apply(self, mounted: _Mounted, tools: list[mcp_types.Tool], *, first: bool) -> None:
         """Publish a server's (new) tool list; synchronous, so nothing interleaves.
