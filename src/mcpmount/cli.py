@@ -71,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return anyio.run(_lock, config, out)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
+    except ConfigError as exc:  # e.g. an unreadable lock file
+        err.print(Text(str(exc), style="red"))
+        return EXIT_USAGE
     except MountError as exc:
         err.print(Text(str(exc), style="red"))
         return EXIT_FAILED
