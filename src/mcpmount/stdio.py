@@ -263,6 +263,8 @@ async def _exit_of(process: Process, handle: ProcessHandle) -> None:
         handle.exited.set()
     while process.returncode is None:
         await anyio.sleep(_POLL_INTERVAL)
+    if handle.failure is None:  # the watcher may be gone; keep the exit code for errors
+        handle.failure = f"the process exited with code {process.returncode}"
 
 
 async def _stop(process: Process, handle: ProcessHandle) -> None:
