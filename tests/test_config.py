@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -857,3 +858,32 @@ def test_config_objects_are_frozen(write: Write) -> None:
         config.settings.max_tools = 1  # pyright: ignore[reportAttributeAccessIssue]
     with pytest.raises(TypeError):
         config.servers["other"] = StdioServer(command="y")  # pyright: ignore[reportIndexIssue]
+
+
+def test_per_server_limits_override_the_registry_and_are_range_checked(tmp_path: Path) -> None:
+    """`[servers.x] max_tools = 50` overrides the registry's limit for that server only."""
+    path = tmp_path / "servers.toml"
+    path.write_text(
+        '[registry]\nmax_tools = 200\n\n[servers.small]\ncommand = "srv"\nmax_tools = 50\n'
+        'max_message_bytes = 1024\n\n[servers.other]\ncommand = "srv"\n'
+    )
+    config = load_config(path, environ={})
+    small = config.servers["small"].limits(config.settings)
+    assert (small.max_tools, small.max_message_bytes) == (50, 1024)
+    assert config.servers["other"].limits(config.settings).max_tools == 200
+    path.write_text('[servers.bad]\ncommand = "srv"\nmax_pages = 0\n')
+    with pytest.raises(ConfigError, match=r"servers\.bad\.max_pages: must be greater than 0"):
+        load_config(path, environ={})
+
+
+def test_a_secret_looking_variable_in_args_is_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`${GITHUB_TOKEN}` in args is readable in /proc/<pid>/cmdline: a warning names the key."""
+    path = tmp_path / "servers.toml"
+    path.write_text('[servers.gh]\ncommand = "srv"\nargs = ["--token", "${GITHUB_TOKEN}"]\n')
+    with caplog.at_level(logging.WARNING, logger="mcpmount.config"):
+        load_config(path, environ={"GITHUB_TOKEN": "ghp_secretvalue123"})
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("servers.gh.args[1]" in m and "GITHUB_TOKEN" in m for m in messages)
+    assert not any("ghp_secretvalue123" in m for m in messages)
