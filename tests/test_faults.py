@@ -1,7 +1,8 @@
 """The fault catalogue (FAILURE_MODES.md §4) against real servers: one test per fault.
 
-Entries already proved in test_registry.py are not repeated here; the table in
-docs/faults.md maps every entry to its test. Every test requests ``no_leaks``: after
+Entries already proved in test_registry.py are not repeated here (P2, P3, P7, P9, P18,
+H1 refused, H2 404, H5, the mount-cancel half of P17). Untestable here: P11 (no Docker
+daemon); P16 belongs to issue 6. Every test requests ``no_leaks``: after
 it, nothing the test spawned is alive and no fd, thread or task is left over.
 """
 
@@ -524,7 +525,7 @@ class TestCancel:
         record_group(rude_pid)
         try:
             await wait_dead(polite_pid, 3)
-            assert alive(rude_pid)  # documented gap: no watchdog; see docs/faults.md P19
+            assert alive(rude_pid)  # documented gap (FAILURE_MODES P19): no watchdog
         finally:
             os.killpg(rude_pid, signal.SIGKILL)
             await wait_dead(rude_pid, 3)
