@@ -8,6 +8,7 @@ it, nothing the test spawned is alive and no fd, thread or task is left over.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -496,7 +497,12 @@ class TestCancel:
     async def test_an_eof_respecting_server_exits_when_the_host_is_killed(
         self, tmp_path: Path
     ) -> None:
-        """P19 (documented): on host SIGKILL an EOF-honouring server exits; an EOF-ignorer lives."""
+        """P19: on host SIGKILL an EOF-honouring server exits by itself.
+
+        An EOF-ignoring one may live on (FAILURE_MODES P19, no watchdog): whether it does
+        depends on whether it next writes to its now reader-less stderr pipe, so this test
+        only reaps it.
+        """
         polite, rude = tmp_path / "polite", tmp_path / "rude"
         host = textwrap.dedent(
             f"""
@@ -525,9 +531,9 @@ class TestCancel:
         record_group(rude_pid)
         try:
             await wait_dead(polite_pid, 3)
-            assert alive(rude_pid)  # documented gap (FAILURE_MODES P19): no watchdog
         finally:
-            os.killpg(rude_pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(rude_pid, signal.SIGKILL)
             await wait_dead(rude_pid, 3)
 
 
