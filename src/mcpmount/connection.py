@@ -356,8 +356,6 @@ class Connection:
         if process is None:
             return message
         tail = redact(process.stderr_tail(_STDERR_TAIL_CHARS).strip(), self.spec)
-        if process.exited.is_set() and "exited with code" not in message:
-            message += " (the process has exited)"
         return f"{message}\n    stderr: {tail}" if tail else message
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from subprocess import PIPE
 
 import anyio
+import anyio.to_thread
 import mcp_types
 import pydantic
 from anyio.abc import Process
@@ -270,7 +271,7 @@ async def _exit_of(process: Process, handle: ProcessHandle) -> None:
 async def _stop(process: Process, handle: ProcessHandle) -> None:
     """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group."""
     assert process.stdin is not None
-    escaped = _escaped_descendants(handle.pid)
+    escaped = await _escaped_descendants(handle.pid)
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     pgid = handle.pgid
@@ -278,11 +279,11 @@ async def _stop(process: Process, handle: ProcessHandle) -> None:
         await _exit_of(process, handle)
     if not handle.exited.is_set():
         logger.info("server pid %d ignored stdin EOF for %gs; sending SIGTERM", pgid, STDIN_GRACE)
-        await _terminate_group(pgid, TERM_GRACE)
+        await _terminate_group(pgid, TERM_GRACE, process, handle)
     # The leader is gone (or was killed); helpers it forked into its group must not outlive
     # it. The SDK skips this when the leader exits in time, and leaks them (SDK_NOTES §4).
-    if group_members(pgid):
-        await _terminate_group(pgid, SWEEP_GRACE)
+    if await _group_members(pgid):
+        await _terminate_group(pgid, SWEEP_GRACE, process, handle)
     with anyio.move_on_after(TERM_GRACE):
         await _exit_of(process, handle)
     if process.returncode is None:
@@ -302,25 +303,45 @@ async def _stop(process: Process, handle: ProcessHandle) -> None:
     _close_subprocess_transport(process)
 
 
-async def _terminate_group(pgid: int, grace: float) -> None:
+async def _terminate_group(
+    pgid: int, grace: float, process: Process, handle: ProcessHandle
+) -> None:
     """SIGTERM the group, wait up to ``grace`` for it to empty, then SIGKILL what is left."""
     if not _signal_group(pgid, signal.SIGTERM):
         return
-    if await _wait_group_empty(pgid, grace):
+    if await _wait_group_empty(pgid, grace, process, handle):
         return
     logger.info("process group %d outlived SIGTERM by %gs; sending SIGKILL", pgid, grace)
     _signal_group(pgid, signal.SIGKILL)
-    if not await _wait_group_empty(pgid, grace):
-        logger.warning("process group %d survived SIGKILL: %s", pgid, group_members(pgid))
+    if not await _wait_group_empty(pgid, grace, process, handle):
+        logger.warning("process group %d survived SIGKILL: %s", pgid, await _group_members(pgid))
 
 
-async def _wait_group_empty(pgid: int, timeout: float) -> bool:
-    """Return whether every live member of the group is gone within ``timeout``."""
+async def _wait_group_empty(
+    pgid: int, timeout: float, process: Process, handle: ProcessHandle
+) -> bool:
+    """Return whether every live member of the group is gone within ``timeout``.
+
+    The leader's exit is awaited first (a pidfd, no polling): while it lives the group is
+    certainly not empty, and scanning /proc for 30 servers at once would stall the loop.
+    """
     with anyio.move_on_after(timeout):
-        while group_members(pgid):
+        await _exit_of(process, handle)
+        while await _group_members(pgid):
             await anyio.sleep(_GROUP_POLL_INTERVAL)
         return True
     return False
+
+
+async def _group_members(pgid: int) -> list[int]:
+    """`group_members`, with the /proc scan (if one is needed) off the event loop."""
+    try:
+        os.killpg(pgid, 0)  # cheap: most groups are simply gone
+    except ProcessLookupError:
+        return []
+    except PermissionError:
+        pass
+    return await anyio.to_thread.run_sync(group_members, pgid)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> bool:
@@ -384,8 +405,32 @@ def _started_at(pid: int) -> int | None:
     return int(fields[19])
 
 
-def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
+async def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
     """Return (pid, start time) of the leader's live descendants outside its process group."""
+    if not _has_children(leader):
+        return []  # the common case: no /proc scan at all
+    return await anyio.to_thread.run_sync(_scan_escaped_descendants, leader)
+
+
+def _has_children(pid: int) -> bool:
+    """Whether ``pid`` has child processes (True when the kernel cannot tell us)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False  # the leader is gone: its orphans were reparented, out of our view
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                if f.read().strip():
+                    return True
+        except FileNotFoundError:
+            continue  # the thread ended
+        except OSError:
+            return True  # no CONFIG_PROC_CHILDREN: scan to be sure
+    return False
+
+
+def _scan_escaped_descendants(leader: int) -> list[tuple[int, int]]:
     try:
         entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
     except OSError:
