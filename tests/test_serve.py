@@ -29,7 +29,8 @@ from mcp.shared.subscriptions import ToolsListChanged
 
 from leaks import record_group
 
-FIXTURE = Path(__file__).parent / "servers" / "fixture_server.py"
+SERVERS = Path(__file__).parent / "servers"
+FIXTURE = SERVERS / "fixture_server.py"
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -74,6 +75,12 @@ if __name__ == "__main__":
 def fixture(name: str, *flags: str, extra: str = "") -> str:
     args = json.dumps([str(FIXTURE), *flags])
     return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+
+
+def changing(name: str) -> str:
+    """A server whose tools change at run time (tests/servers/changing_server.py)."""
+    script = json.dumps([str(SERVERS / "changing_server.py")])
+    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {script}\n'
 
 
 def write_config(tmp_path: Path, *servers: str) -> str:
@@ -224,11 +231,22 @@ class TestStdio:
         assert result.meta is not None
         assert result.meta["example.com/trace"] == "t-1"
 
-    async def test_a_server_coming_up_late_is_announced_as_a_list_change_legacy_era(
+    async def test_the_first_list_waits_for_every_server_to_mount(
         self, tmp_path: Path, errlog: TextIO
     ) -> None:
-        """serve answers at once; the slow server's tools arrive with list_changed."""
+        """A client that lists once (most do) sees a slow server's tools in that list."""
         config = write_config(tmp_path, fixture("one"), fixture("slow", "--startup-delay", "2"))
+        with anyio.fail_after(30):
+            async with served_stdio(config, errlog) as client:
+                listed = names(await client.list_tools())
+        assert "one__echo" in listed
+        assert "slow__echo" in listed
+
+    async def test_an_upstream_list_change_is_announced_downstream_legacy_era(
+        self, tmp_path: Path, errlog: TextIO
+    ) -> None:
+        """An upstream adds a tool: serve re-lists it and sends list_changed downstream."""
+        config = write_config(tmp_path, changing("live"))
         changed = anyio.Event()
         notices: list[object] = []
 
@@ -240,25 +258,29 @@ class TestStdio:
         with anyio.fail_after(30):
             async with served_stdio(config, errlog, on_message=on_message) as client:
                 assert client.protocol_version == "2025-11-25"
-                assert "slow__echo" not in names(await client.list_tools())
-                while "slow__echo" not in names(await client.list_tools()):
+                assert "live__extra" not in names(await client.list_tools())
+                await client.call_tool("live__grow", {"name": "extra"})
+                while "live__extra" not in names(await client.list_tools()):
                     await changed.wait()
                     changed = anyio.Event()
+                result = await client.call_tool("live__extra", {"x": 4})
+                assert text_of(result) == "extra:4"
         assert notices
 
-    async def test_a_server_coming_up_late_is_announced_on_the_listen_stream_2026_era(
+    async def test_an_upstream_list_change_is_announced_on_the_listen_stream_2026_era(
         self, tmp_path: Path, errlog: TextIO
     ) -> None:
         """In the 2026-07-28 era the change arrives through subscriptions/listen."""
-        config = write_config(tmp_path, fixture("slow", "--startup-delay", "2"))
+        config = write_config(tmp_path, changing("live"))
         with anyio.fail_after(30):
             async with served_stdio(config, errlog, mode="2026-07-28") as client:
                 assert client.protocol_version == "2026-07-28"
                 async with client.listen(tools_list_changed=True) as events:
-                    assert "slow__echo" not in names(await client.list_tools())
+                    assert "live__extra" not in names(await client.list_tools())
+                    await client.call_tool("live__grow", {"name": "extra"})
                     async for event in events:
                         assert isinstance(event, ToolsListChanged)
-                        if "slow__echo" in names(await client.list_tools()):
+                        if "live__extra" in names(await client.list_tools()):
                             break
 
     async def test_stdin_eof_closes_every_upstream_server(
@@ -343,11 +365,7 @@ class TestHttp:
         self, tmp_path: Path
     ) -> None:
         """Handshake era over HTTP: list_changed on the session; search results join its list."""
-        config = write_config(
-            tmp_path,
-            fixture("one", extra="defer = true"),
-            fixture("slow", "--startup-delay", "2"),
-        )
+        config = write_config(tmp_path, fixture("one", extra="defer = true"), changing("live"))
         changed = anyio.Event()
 
         async def on_message(message: object) -> None:
@@ -359,7 +377,8 @@ class TestHttp:
                 served_http(config, tmp_path) as (url, _),
                 Client(url, mode="legacy", message_handler=on_message) as client,
             ):
-                while "slow__echo" not in names(await client.list_tools()):
+                await client.call_tool("live__grow", {"name": "extra"})
+                while "live__extra" not in names(await client.list_tools()):
                     await changed.wait()
                     changed = anyio.Event()
                 await client.call_tool("tool_search", {"query": "select:one__add"})

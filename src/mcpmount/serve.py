@@ -33,8 +33,9 @@ session that sent a request, and ``ToolsListChanged`` on the ``subscriptions/lis
 bus for 2026-07-28 clients. Bursts (three servers mounting at once) coalesce into one
 notice. A session whose search activated new tools is told the same way, alone.
 
-Lifecycle. `serve` owns the registry: it starts answering at once, mounts the config's
-servers in the background (each appearing server is a list change), and on SIGINT,
+Lifecycle. `serve` owns the registry: it answers the handshake at once and mounts the
+config's servers in the background, but holds ``tools/list`` and ``tools/call`` until the
+first mounts are done (many clients list once and never again); on SIGINT,
 SIGTERM or stdin EOF stops the transport and closes every upstream server. A required
 server that fails to mount stops the serving and raises `MountError`. Logs go to
 stderr; while serving stdio, fd 1 is diverted to stderr so nothing but protocol
@@ -72,7 +73,7 @@ from starlette.applications import Starlette
 
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import MountError, RegistryError, UnknownToolError, UpstreamError
-from mcpmount.registry import Registry, RegistryChange, View
+from mcpmount.registry import Registry, RegistryChange, View, read_pins
 
 __all__ = ["MAX_SESSIONS", "RegistryServer", "Transport", "serve"]
 
@@ -101,8 +102,12 @@ class RegistryServer:
         name: The ``serverInfo`` name downstream clients see.
     """
 
-    def __init__(self, registry: Registry, *, name: str = "mcpmount") -> None:
+    def __init__(
+        self, registry: Registry, *, name: str = "mcpmount", mounted: anyio.Event | None = None
+    ) -> None:
         self.registry = registry
+        self.mounted = mounted
+        """Set once the initial mounts are done; ``tools/list`` and ``tools/call`` wait for it."""
         self.bus = InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
         self.listen = ListenHandler(self.bus)
@@ -170,13 +175,21 @@ class RegistryServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
+        await self._wait_mounted()
         view = self._view(ctx)
         tools = view.tools() if view is not None else self.registry.tools()
         return mcp_types.ListToolsResult(tools=tools)
 
+    async def _wait_mounted(self) -> None:
+        # Many clients list once and never again: the first list must hold every server
+        # that comes up. The wait is bounded by the servers' startup timeouts.
+        if self.mounted is not None:
+            await self.mounted.wait()
+
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
+        await self._wait_mounted()
         view = self._view(ctx)
         target = view if view is not None else self.registry
         activated = len(view.activated) if view is not None else 0
@@ -409,9 +422,11 @@ async def serve(
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
-    Answers at once and mounts the servers in the background; each server that comes up
-    is a list change the clients are told about. Returns on SIGINT, SIGTERM or (stdio)
-    stdin EOF, after closing every upstream server.
+    Answers the handshake at once and mounts the servers in the background; the first
+    ``tools/list`` waits for those mounts, and every later change (a server's tools
+    re-listed, restarted) is a list change the clients are told about. Honours the lock
+    file beside the config. Returns on SIGINT, SIGTERM or (stdio) stdin EOF, after closing
+    every upstream server.
 
     Args:
         config: The loaded config.
@@ -427,8 +442,9 @@ async def serve(
     """
     failure: MountError | None = None
     stop = anyio.Event()
-    async with Registry(config.settings) as registry:
-        served = RegistryServer(registry)
+    mounted = anyio.Event()
+    async with Registry(config.settings, pins=read_pins(config)) as registry:
+        served = RegistryServer(registry, mounted=mounted)
         async with anyio.create_task_group() as tg:
 
             async def mount() -> None:
@@ -441,6 +457,8 @@ async def serve(
                 else:
                     tools = registry.mounted_tools()
                     logger.info("serving %d tools of %d servers", len(tools), len(config.servers))
+                finally:
+                    mounted.set()
 
             async def stop_on_signal() -> None:
                 with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
