@@ -16,7 +16,12 @@ import pytest
 from leaks import record_group
 from mcpmount.config import StdioServer
 from mcpmount.connection import ServerState
-from mcpmount.errors import DefinitionChangedError, MountError, ServerNotRunningError
+from mcpmount.errors import (
+    DefinitionChangedError,
+    MountError,
+    ServerCrashedError,
+    ServerNotRunningError,
+)
 from mcpmount.pins import lock_path
 from mcpmount.registry import Registry, RegistryChange, open_registry
 
@@ -215,3 +220,16 @@ class TestPins:
 
         with pytest.raises(MountError, match="differ from the lock file"):
             await mount_changed()
+
+
+async def test_a_server_dropped_for_an_oversized_message_is_failed_and_restarted() -> None:
+    """A limit breach ends the session: the server is marked failed at once, then restarted."""
+    async with Registry() as registry:
+        spec_ = spec(FIXTURE, restart="on-failure", max_message_bytes=100_000)
+        await registry.mount("big", spec_)
+        record(registry)
+        with pytest.raises(ServerCrashedError, match="max_message_bytes"):
+            await registry.call("big__big", {"n": 200_000})
+        await wait_for(lambda: registry.status()[0].restarts == 1)
+        record(registry)
+        assert text_of(await registry.call("big__big", {"n": 10})) == "x" * 10

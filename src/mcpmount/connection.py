@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import httpx2
 import mcp_types
+import pydantic
 from anyio.abc import TaskStatus
 from mcp import Client, MCPError
 from mcp.client.session import IncomingMessage
@@ -39,6 +40,7 @@ from mcpmount.errors import (
     ServerStartError,
     ToolListError,
     UpstreamError,
+    describe_invalid,
 )
 from mcpmount.listing import check_tools, list_all_tools
 from mcpmount.stdio import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessHandle
@@ -114,6 +116,7 @@ class Connection:
     _scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     _stopping: bool = False
     _lost: str | None = None
+    _relist_scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
     def __post_init__(self) -> None:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
@@ -132,7 +135,7 @@ class Connection:
             ToolListError: Before ``started``, when the tool list is refused.
         """
         began = anyio.current_time()
-        deadline = began + (self.spec.startup_timeout or self.settings.startup_timeout)
+        deadline = began + self._startup_timeout()
         started = False
         try:
             with self._scope, anyio.CancelScope(deadline=deadline) as startup:
@@ -154,12 +157,15 @@ class Connection:
                     task_status.started(self)
                     await self._serve(client)
                     watchers.cancel_scope.cancel()
+            if not started and self._stopping:
+                raise ServerStartError(self.server, "it was closed while it was starting")
             if not started:
                 raise ServerStartError(self.server, self._timeout_message(deadline - began))
         except Exception as exc:
             if not started:
                 self.state = ServerState.FAILED
-                raise self._start_error(exc, timed_out=anyio.current_time() >= deadline) from None
+                timed_out = not self._stopping and anyio.current_time() >= deadline
+                raise self._start_error(exc, timed_out=timed_out) from None
             if not self._stopping:
                 self._mark_lost(_describe(exc, self.spec, self.transport))
             else:
@@ -177,13 +183,18 @@ class Connection:
             self._wake = anyio.Event()  # whoever wakes us next sets the new one
             if self._stopping or self._lost is not None:
                 return
-            await anyio.sleep(_RELIST_DEBOUNCE)  # one re-list for a burst of notices
-            await self._relist(client)
+            # One re-list for a burst of notices; a close cuts the wait and the re-list short.
+            with self._relist_scope:
+                await anyio.sleep(_RELIST_DEBOUNCE)
+                await self._relist(client)
+            if self._relist_scope.cancel_called:
+                return
+            self._relist_scope = anyio.CancelScope()
 
     async def _relist(self, client: Client) -> None:
         """List every page again and hand it to ``on_tools``; on any error keep the old list."""
         try:
-            with anyio.fail_after(self.spec.startup_timeout or self.settings.startup_timeout):
+            with anyio.fail_after(self._startup_timeout()):
                 listed = await list_all_tools(client, self.server, self.settings)
             tools = check_tools(self.server, listed, self.settings, self.spec.invalid_names)
             if self.on_tools is not None:
@@ -243,6 +254,7 @@ class Connection:
         """Close the connection and reap its transport. Idempotent, bounded, never raises."""
         self._stopping = True
         self._wake.set()
+        self._relist_scope.cancel()
         if self.state is ServerState.STARTING:
             self._scope.cancel()  # nothing to wind down yet; the transport's reap is shielded
         bound = _STDIO_CLOSE_BOUND if isinstance(self.spec, StdioServer) else _HTTP_CLOSE_BOUND
@@ -293,7 +305,11 @@ class Connection:
                     self.server, tool, exc.code, redact(exc.message, self.spec)
                 ) from None
             except RuntimeError as exc:  # the SDK's outputSchema check of structured content
-                raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, str(exc)) from None
+                message = redact(str(exc), self.spec)
+                raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
+            except pydantic.ValidationError as exc:  # a result that is not a CallToolResult
+                message = f"its result is invalid: {describe_invalid(exc)}"
+                raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
         if result is None:
             raise CallTimeoutError(self.server, tool, timeout)
         limit = self.settings.max_result_bytes
@@ -317,14 +333,14 @@ class Connection:
 
     def _client_for(self) -> Client:
         return Client(
-            open_transport(self.spec, self.settings, self.transport, self._process_exited),
+            open_transport(self.spec, self.settings, self.transport, self._transport_lost),
             mode=self.spec.protocol,
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
         )
 
-    def _process_exited(self, handle: ProcessHandle) -> None:
+    def _transport_lost(self, handle: ProcessHandle) -> None:
         if not self._stopping and self.state is ServerState.READY:
             self._mark_lost(handle.failure or "the process exited")
         self._wake.set()

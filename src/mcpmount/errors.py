@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pydantic
+
 __all__ = [
     "CallError",
     "CallTimeoutError",
@@ -42,6 +44,7 @@ __all__ = [
     "ToolListError",
     "UnknownToolError",
     "UpstreamError",
+    "describe_invalid",
 ]
 
 
@@ -206,3 +209,18 @@ class MountError(RegistryError):
         lines = "\n".join(f"  - {err}" for err in self.failures.values())
         noun = "server" if len(self.failures) == 1 else "servers"
         super().__init__(f"{len(self.failures)} required {noun} failed to mount:\n{lines}")
+
+
+def describe_invalid(exc: ValueError) -> str:
+    """Say what is wrong with untrusted data that failed to parse, without quoting it.
+
+    The input may hold a secret (a server can echo its environment), so only the location
+    and the rule broken are told, never the value.
+    """
+    if not isinstance(exc, pydantic.ValidationError):
+        return type(exc).__name__
+    first = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = exc.error_count() - 1
+    problem = f"{where}: {first['msg']}" if where else first["msg"]
+    return problem + (f" (and {more} more problems)" if more else "")

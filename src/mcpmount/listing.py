@@ -19,7 +19,7 @@ from jsonschema.validators import validator_for
 from mcp import Client
 
 from mcpmount.config import RegistrySettings
-from mcpmount.errors import ToolListError
+from mcpmount.errors import ToolListError, describe_invalid
 
 __all__ = ["check_tools", "list_all_tools", "schema_depth", "schema_problem"]
 
@@ -46,7 +46,7 @@ async def list_all_tools(
             page = await client.list_tools(cursor=cursor)
         except pydantic.ValidationError as exc:
             raise ToolListError(
-                server, f"its tools/list answer is invalid: {_first_problem(exc)}"
+                server, f"its tools/list answer is invalid: {describe_invalid(exc)}"
             ) from None
         tools += page.tools
         if len(tools) > settings.max_tools:
@@ -147,10 +147,3 @@ def schema_depth(value: object) -> int:
         deepest = max(deepest, depth + 1)
         stack.extend((child, depth + 1) for child in children)
     return deepest
-
-
-def _first_problem(exc: pydantic.ValidationError) -> str:
-    first = exc.errors(include_url=False, include_input=False)[0]
-    where = ".".join(str(part) for part in first["loc"])
-    more = exc.error_count() - 1
-    return f"{where}: {first['msg']}" + (f" (and {more} more problems)" if more else "")

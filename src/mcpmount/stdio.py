@@ -1,7 +1,7 @@
 """The stdio transport: one MCP server as a subprocess, reaped as a whole process group.
 
 This replaces the SDK's ``stdio_client`` (same stream contract) because a registry needs
-four things it does not give (SDK_NOTES.md §4, FAILURE_MODES.md §3):
+what it does not give (SDK_NOTES.md §4, FAILURE_MODES.md §3):
 
 - the server's pid, for status and for sweeping its process group;
 - a sweep of the group after *every* close, also when the leader exited by itself, so a
@@ -38,11 +38,12 @@ from subprocess import PIPE
 import anyio
 import anyio.to_thread
 import mcp_types
-import pydantic
 from anyio.abc import Process
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
+
+from mcpmount.errors import describe_invalid
 
 __all__ = ["ProcessHandle", "stdio_transport"]
 
@@ -62,6 +63,8 @@ _POLL_INTERVAL = 0.01
 _GROUP_POLL_INTERVAL = 0.02
 _STDERR_TAIL_BYTES = 4096
 _PARSE_WARNINGS = 3
+_EOF_EXIT_WAIT = 1.0
+"""Seconds stdout EOF waits for the exit notice before the server counts as lost by EOF."""
 _CHUNK = 65536
 _PIPE_CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 
@@ -109,13 +112,14 @@ async def stdio_transport(
     cwd: str | Path | None = None,
     max_message_bytes: int = 16 * 1024 * 1024,
     on_spawn: Callable[[ProcessHandle], None] | None = None,
-    on_exit: Callable[[ProcessHandle], None] | None = None,
+    on_lost: Callable[[ProcessHandle], None] | None = None,
 ) -> AsyncGenerator[TransportStreams]:
     """Spawn ``command`` in a new process group and speak MCP over its stdin and stdout.
 
     The child inherits only the SDK's minimal environment plus ``env``. ``on_spawn`` gets
-    the process handle as soon as the process exists; ``on_exit`` is called once the
-    leader has exited (or the transport gave up on it), from the transport's own task.
+    the process handle as soon as the process exists; ``on_lost`` is called once, from the
+    transport's own task, when it stops delivering messages: the leader exited, stdout
+    closed, or a message broke ``max_message_bytes`` (``handle.failure`` says which).
 
     Raises:
         OSError: If the process cannot be spawned (e.g. ``FileNotFoundError``).
@@ -136,10 +140,13 @@ async def stdio_transport(
     writer_done = anyio.Event()
 
     def give_up(reason: str) -> None:
-        if handle.failure is None:
+        first = handle.failure is None
+        if first:
             handle.failure = reason
         # The session sees the connection end: pending requests fail with "Connection closed".
         read_send.close()
+        if first and on_lost is not None:
+            on_lost(handle)
 
     async def read_stdout() -> None:
         assert process.stdout is not None
@@ -149,6 +156,9 @@ async def stdio_transport(
         with contextlib.suppress(*_PIPE_CLOSED):
             while True:
                 buffer += await process.stdout.receive(_CHUNK)
+                if handle.failure is not None:
+                    buffer.clear()  # given up: drain, so the server never blocks on its pipe
+                    continue
                 while (end := buffer.find(b"\n", scanned)) >= 0:
                     line = bytes(buffer[:end])
                     del buffer[: end + 1]
@@ -168,13 +178,13 @@ async def stdio_transport(
                                 "server pid %d wrote a non-MCP line to stdout (%d bytes): %s",
                                 handle.pid,
                                 len(line),
-                                _problem(exc),
+                                describe_invalid(exc),
                             )
                             continue
                         logger.warning(
                             "server pid %d sent an answer that cannot be parsed: %s",
                             handle.pid,
-                            _problem(exc),
+                            describe_invalid(exc),
                         )
                     # After the session is gone, keep draining so the server never blocks.
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -184,7 +194,11 @@ async def stdio_transport(
                     give_up(f"it sent a message over max_message_bytes ({max_message_bytes} bytes)")
                     buffer.clear()
                     scanned = 0
-        read_send.close()  # EOF: the server closed stdout
+        read_send.close()  # EOF: usually the process is exiting, and the watcher says how
+        with anyio.move_on_after(_EOF_EXIT_WAIT):
+            await handle.exited.wait()
+        if not handle.exited.is_set():
+            give_up("it closed its stdout but kept running")
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -208,8 +222,6 @@ async def stdio_transport(
         await _wait_exit(process)
         handle.exited.set()
         give_up(f"the process exited with code {process.returncode}")
-        if on_exit is not None:
-            on_exit(handle)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_stdout)
@@ -494,15 +506,6 @@ def _unparseable_answer(line: bytes, exc: ValueError) -> mcp_types.JSONRPCError 
         return None
     error = mcp_types.ErrorData(
         code=mcp_types.PARSE_ERROR,
-        message=f"mcpmount could not parse the server's answer: {_problem(exc)}",
+        message=f"mcpmount could not parse the server's answer: {describe_invalid(exc)}",
     )
     return mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-
-
-def _problem(exc: ValueError) -> str:
-    """Describe a parse failure without quoting the input (it may hold a secret)."""
-    if isinstance(exc, pydantic.ValidationError):
-        first = exc.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
-    return type(exc).__name__

@@ -47,7 +47,7 @@ def open_transport(
     spec: ServerSpec,
     settings: RegistrySettings,
     state: TransportState,
-    on_exit: Callable[[ProcessHandle], None],
+    on_lost: Callable[[ProcessHandle], None],
 ) -> Transport:
     """Return the transport for ``spec``; ``state`` is filled in as it runs."""
     settings = spec.limits(settings)
@@ -64,7 +64,7 @@ def open_transport(
                 cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
                 max_message_bytes=settings.max_message_bytes,
                 on_spawn=on_spawn,
-                on_exit=on_exit,
+                on_lost=on_lost,
             )
         case HttpServer():
             return _http_transport(spec, state)
