@@ -845,7 +845,7 @@ def test_from_servers_validates_namespaces_and_settings() -> None:
         "max_name_length: must be at least 44",
         "colour: unknown key",
         "servers.Bad: a namespace is lowercase ASCII letters, digits, '-' and single '_', "
-        "starting with a letter",
+        "starting with a letter and not ending in '_'",
     )
 
 

@@ -67,6 +67,7 @@ def test_an_empty_raw_name_still_gets_a_valid_name() -> None:
         ("my__server", "separator"),
         ("a" * 33, "at most 32"),
         ("fs.x", "lowercase ASCII"),
+        ("fs_", "not ending in '_'"),
     ],
 )
 def test_a_bad_namespace_is_refused_with_the_reason(namespace: str, problem: str) -> None:
@@ -117,3 +118,18 @@ def test_distinct_raw_names_in_one_namespace_never_share_a_name(
     """Sanitizing collisions are always separated by the suffix."""
     names = [public_name(namespace, raw, max_length) for raw in raws]
     assert len(set(names)) == len(names)
+
+
+@given(namespaces, namespaces, raw_names, raw_names)
+def test_two_namespaces_never_produce_the_same_name(
+    first: str, second: str, first_raw: str, second_raw: str
+) -> None:
+    """The separator cannot occur inside a namespace, nor be completed by a trailing `_`."""
+    if first != second:
+        assert public_name(first, first_raw) != public_name(second, second_raw)
+
+
+def test_a_trailing_underscore_namespace_is_refused_because_it_could_clash() -> None:
+    """`a_` + `b` and `a` + `_b` would both be `a___b`."""
+    assert namespace_problem("a_") is not None
+    assert public_name("a", "_b") == "a___b"

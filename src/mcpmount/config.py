@@ -739,7 +739,7 @@ def _derive_namespace(name: str) -> str:
     """Return a namespace for an MCP host's server name (``"GitHub Tools"`` -> ``github-tools``)."""
     namespace = _INVALID_RUN.sub("-", name.lower())
     namespace = _LEADING_NON_LETTERS.sub("", namespace)
-    return namespace[:MAX_NAMESPACE_LENGTH].rstrip("-")
+    return namespace[:MAX_NAMESPACE_LENGTH].rstrip("-_")
 
 
 class _Loader:

@@ -27,8 +27,10 @@ SEPARATOR = "__"
 
 MAX_NAMESPACE_LENGTH = 32
 
-NAMESPACE_PATTERN = re.compile(r"^[a-z](?:[a-z0-9-]|_(?!_))*$")
-"""Lowercase ASCII letters, digits, ``-`` and single ``_``, starting with a letter."""
+NAMESPACE_PATTERN = re.compile(r"^[a-z](?:[a-z0-9-]|_(?![_]|$))*$")
+"""Lowercase ASCII letters, digits, ``-`` and single ``_``, starting with a letter and not
+ending in ``_``: with ``a_`` allowed, ``a_`` + ``__`` + ``b`` would equal ``a`` + ``__`` +
+``_b``, and two namespaces could produce the same name."""
 
 _SUFFIX_DIGITS = 8
 _SUFFIX_LENGTH = 1 + _SUFFIX_DIGITS  # "_" + 8 hex digits
@@ -50,7 +52,7 @@ def namespace_problem(namespace: str) -> str | None:
     if not NAMESPACE_PATTERN.match(namespace):
         return (
             "a namespace is lowercase ASCII letters, digits, '-' and single '_', "
-            "starting with a letter"
+            "starting with a letter and not ending in '_'"
         )
     return None
 
