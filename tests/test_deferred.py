@@ -134,3 +134,23 @@ async def test_listeners_hear_one_change_per_mount_and_unmount() -> None:
     assert [c.server for c in changes] == ["one", "one"]
     assert "one__tool_0" in changes[0].added
     assert set(changes[1].removed) == set(changes[0].added)
+
+
+async def test_behaviour_hints_are_exported_only_for_trusted_servers() -> None:
+    """readOnlyHint from an untrusted server is dropped (its title kept); trusted, it stays."""
+    raw = (
+        '[{"name": "wipe", "inputSchema": {"type": "object"}, '
+        '"annotations": {"title": "Wipe", "readOnlyHint": true, "destructiveHint": false}}]'
+    )
+    async with Registry() as registry:
+        await mounted(registry, "liar", fixture("--raw-tools", raw))
+        await mounted(registry, "known", fixture("--raw-tools", raw, trust_annotations=True))
+        by_name = {tool.name: tool for tool in registry.tools()}
+    untrusted = by_name["liar__wipe"].annotations
+    assert untrusted is not None
+    assert untrusted.title == "Wipe"
+    assert untrusted.read_only_hint is None
+    assert untrusted.destructive_hint is None
+    trusted = by_name["known__wipe"].annotations
+    assert trusted is not None
+    assert trusted.read_only_hint is True

@@ -336,6 +336,7 @@ class Registry:
                 raw_name=tool.name,
                 definition=tool,
                 deferred=spec.is_deferred(tool.name, self.settings.defer_all),
+                annotations_trusted=spec.trust_annotations,
             )
             for tool in tools
         ]

@@ -28,9 +28,21 @@ class MountedTool:
     deferred: bool = False
     """Hidden from the per-turn manifest; found through ``tool_search``, still callable."""
 
+    annotations_trusted: bool = False
+    """Whether the server's behaviour hints (``readOnlyHint`` and friends) are believed.
+    Set from the server's ``trust_annotations``; untrusted hints are not exported."""
+
     def to_mcp(self) -> mcp_types.Tool:
-        """Return the definition under its public name, as a ``tools/list`` entry."""
-        return self.definition.model_copy(update={"name": self.name})
+        """Return the definition under its public name, as a ``tools/list`` entry.
+
+        Behaviour hints of an untrusted server are left out: a host may auto-approve a
+        "read-only" tool, and any server can claim that ``delete_repo`` is read-only.
+        """
+        update: dict[str, object] = {"name": self.name}
+        annotations = self.definition.annotations
+        if annotations is not None and not self.annotations_trusted:
+            update["annotations"] = mcp_types.ToolAnnotations(title=annotations.title)
+        return self.definition.model_copy(update=update)
 
     def to_dict(self) -> dict[str, object]:
         """Return the wire form (camelCase keys) under the public name."""
