@@ -21,6 +21,7 @@ from mcpmount import naming
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioServer
 from mcpmount.errors import (
     CallTimeoutError,
+    ConfigError,
     MountError,
     ResultTooLargeError,
     ServerCrashedError,
@@ -142,7 +143,7 @@ class TestMount:
         """A raw name equal to another's sanitized form is an error naming both raw names."""
         clash = naming.public_name("ns", "x.y").removeprefix("ns__")
         async with Registry() as registry:
-            with pytest.raises(ServerStartError, match=r"'x\.y'") as caught:
+            with pytest.raises(ToolListError, match=r"'x\.y'") as caught:
                 await registry.mount("ns", fixture("--names", json.dumps(["x.y", clash])))
             assert clash in str(caught.value)
             assert registry.mounted_tools() == []
@@ -399,6 +400,14 @@ class TestHttp:
             if web.returncode is None:
                 web.kill()
             await web.wait()
+
+
+async def test_a_bad_namespace_in_mount_all_is_a_config_error_before_anything_starts() -> None:
+    """One ConfigError naming the namespace; no server is started."""
+    async with Registry() as registry:
+        with pytest.raises(ConfigError, match=r"servers\.Bad"):
+            await registry.mount_all({"Bad": fixture(), "ok": fixture()})
+        assert registry.status() == []
 
 
 async def test_leaving_the_registry_cuts_a_mount_in_progress_short() -> None:

@@ -23,8 +23,8 @@ from rich.logging import RichHandler
 from rich.table import Table
 from rich.text import Text
 
-from mcpmount.config import HttpServer, RegistryConfig, ServerSpec, load_config
-from mcpmount.errors import ConfigError, MountError, RegistryError, ServerError
+from mcpmount.config import RegistryConfig, ServerSpec, load_config
+from mcpmount.errors import ConfigError, RegistryError, ServerError
 from mcpmount.pins import lock_path
 from mcpmount.registry import Registry, open_registry, read_pins
 
@@ -74,14 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:  # e.g. an unreadable lock file
         err.print(Text(str(exc), style="red"))
         return EXIT_USAGE
-    except MountError as exc:
+    except RegistryError as exc:  # MountError included: one line per failed server
         err.print(Text(str(exc), style="red"))
         return EXIT_FAILED
-    except RegistryError as exc:
-        err.print(Text(str(exc), style="red"))
-        return EXIT_FAILED
-    except OSError as exc:  # serve: the HTTP address cannot be bound
-        err.print(Text(f"cannot serve: {exc}", style="red"))
+    except OSError as exc:  # e.g. serve cannot bind its address, lock cannot write its file
+        err.print(Text(f"{args.command}: {exc}", style="red"))
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
@@ -151,6 +148,10 @@ def _configure_logging(verbosity: int) -> None:
     if verbosity < 2:
         # The SDK logs every unparseable server line with a traceback; we report it ourselves.
         logging.getLogger("mcp").setLevel(logging.ERROR)
+    # These log whole URLs (userinfo, query tokens) and session ids at INFO and DEBUG:
+    # secrets, never shown at any verbosity.
+    for name in ("httpx2", "httpcore2", "mcp.client.streamable_http"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 # -- check ------------------------------------------------------------------------------------
@@ -203,7 +204,7 @@ async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Conso
             "servers": [
                 {
                     "server": row.server,
-                    "transport": _transport(row.spec),
+                    "transport": row.spec.transport,
                     "required": row.spec.required,
                     "state": "failed" if row.error else "mounted",
                     "tools": row.tools,
@@ -227,7 +228,7 @@ async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Conso
             tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
             table.add_row(
                 Text(row.server),
-                _transport(row.spec),
+                row.spec.transport,
                 state,
                 tools,
                 f"{row.seconds * 1000:.0f} ms",
@@ -258,7 +259,8 @@ async def _status(
                 while True:  # until Ctrl-C; each refresh reads the registry, nothing else
                     await anyio.sleep(args.watch)
                     live.update(_status_table(registry, failed), refresh=True)
-    return EXIT_FAILED if failed or any(r.state != "ready" for r in registry.status()) else EXIT_OK
+        unwell = any(row.state != "ready" for row in registry.status())
+    return EXIT_FAILED if failed or unwell else EXIT_OK
 
 
 def _status_table(registry: Registry, failed: Mapping[str, _Outcome]) -> Table:
@@ -285,7 +287,7 @@ def _status_table(registry: Registry, failed: Mapping[str, _Outcome]) -> Table:
         error = outcome.error.detail if outcome.error else ""
         state = Text("failed", style="red" if outcome.spec.required else "yellow")
         table.add_row(
-            Text(outcome.server), _transport(outcome.spec), state, "", "", "", "", "", Text(error)
+            Text(outcome.server), outcome.spec.transport, state, "", "", "", "", "", Text(error)
         )
     return table
 
@@ -311,7 +313,7 @@ def _status_json(registry: Registry, failed: Mapping[str, _Outcome]) -> list[dic
         rows.append(
             {
                 "server": outcome.server,
-                "transport": _transport(outcome.spec),
+                "transport": outcome.spec.transport,
                 "state": "failed",
                 "error": error,
             }
@@ -331,10 +333,6 @@ async def _lock(config: RegistryConfig, out: Console) -> int:
     return EXIT_OK
 
 
-def _transport(spec: ServerSpec) -> str:
-    return "http" if isinstance(spec, HttpServer) else "stdio"
-
-
 # -- tools and search -------------------------------------------------------------------------
 
 
@@ -349,7 +347,7 @@ async def _tools(config: RegistryConfig, args: argparse.Namespace, out: Console)
             ]
             out.print_json(json.dumps(rows))
             return EXIT_OK
-        raws = [t.raw_name for t in tools if t.raw_name != t.name.split("__", 1)[-1]]
+        raws = [t.raw_name for t in tools if t.name != f"{t.server}__{t.raw_name}"]
         table = Table(title=Text(f"{len(tools)} tools"))
         table.add_column(
             "name", no_wrap=True, min_width=len(max((t.name for t in tools), default=""))
@@ -362,7 +360,7 @@ async def _tools(config: RegistryConfig, args: argparse.Namespace, out: Console)
         for tool in tools:
             table.add_row(
                 Text(tool.name),
-                Text(tool.raw_name if tool.raw_name != tool.name.split("__", 1)[-1] else ""),
+                Text(tool.raw_name if tool.name != f"{tool.server}__{tool.raw_name}" else ""),
                 "deferred" if tool.deferred else "",
                 Text(_first_line(tool.definition.description)),
             )

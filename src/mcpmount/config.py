@@ -36,7 +36,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Literal, LiteralString, TypeAlias, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import (
     AfterValidator,
@@ -220,6 +220,24 @@ class ServerBase(BaseModel):
             return cast("list[str]", value)
         raise PydanticCustomError("mcpmount_defer", "must be true, false or a list of globs")
 
+    def secret_values(self) -> list[str]:
+        """Return the secret values of this server (see `redact`)."""
+        return []
+
+    def redact(self, text: str) -> str:
+        """Replace every secret value of this server in ``text`` with ``***``.
+
+        Secrets are hidden by value, not only by key: a server may echo its environment in
+        its stderr or its error messages. A ``Bearer <token>`` also hides the bare token.
+        """
+        secrets: set[str] = set()
+        for value in self.secret_values():
+            secrets.add(value)
+            secrets.update(part for part in value.split() if len(part) >= 6)
+        for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
     def is_deferred(self, raw_name: str, defer_all: bool) -> bool:
         """Return whether the tool ``raw_name`` is hidden from the manifest.
 
@@ -258,6 +276,10 @@ class StdioServer(ServerBase):
     def env_values(self) -> dict[str, str]:
         """Return ``env`` with the plain values, for spawning the process and nothing else."""
         return {name: value.get_secret_value() for name, value in self.env.items()}
+
+    def secret_values(self) -> list[str]:
+        """Return the values `redact` hides: the ``env`` values."""
+        return list(self.env_values().values())
 
 
 class HttpServer(ServerBase):
@@ -306,6 +328,14 @@ class HttpServer(ServerBase):
     def header_values(self) -> dict[str, str]:
         """Return ``headers`` with the plain values, for the HTTP client and nothing else."""
         return {name: value.get_secret_value() for name, value in self.headers.items()}
+
+    def secret_values(self) -> list[str]:
+        """Return the values `redact` hides: header values, URL userinfo and query values."""
+        parts = urlsplit(self.url)
+        values = list(self.header_values().values())
+        values += [v for v in (parts.username, parts.password) if v]
+        values += [v for _, v in parse_qsl(parts.query) if v]
+        return values
 
     def display_url(self) -> str:
         """Return the URL without userinfo, query string or fragment, safe for messages."""

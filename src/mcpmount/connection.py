@@ -247,7 +247,7 @@ class Connection:
             return
         self._lost = reason
         self.state = ServerState.FAILED
-        self.error = self._with_stderr(redact(reason, self.spec))
+        self.error = self._with_stderr(self.spec.redact(reason))
         logger.warning("server %r is no longer running: %s", self.server, self.error)
 
     async def aclose(self) -> None:
@@ -302,10 +302,10 @@ class Connection:
                 if exc.code == mcp_types.CONNECTION_CLOSED:
                     raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
                 raise UpstreamError(
-                    self.server, tool, exc.code, redact(exc.message, self.spec)
+                    self.server, tool, exc.code, self.spec.redact(exc.message)
                 ) from None
             except RuntimeError as exc:  # the SDK's outputSchema check of structured content
-                message = redact(str(exc), self.spec)
+                message = self.spec.redact(str(exc))
                 raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
             except pydantic.ValidationError as exc:  # a result that is not a CallToolResult
                 message = f"its result is invalid: {describe_invalid(exc)}"
@@ -361,7 +361,7 @@ class Connection:
             return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
         return ServerStartError(
             self.server,
-            self._with_stderr(redact(_describe(exc, self.spec, self.transport), self.spec)),
+            self._with_stderr(self.spec.redact(_describe(exc, self.spec, self.transport))),
         )
 
     def _startup_timeout(self) -> float:
@@ -371,7 +371,7 @@ class Connection:
         process = self.transport.process
         if process is None:
             return message
-        tail = redact(process.stderr_tail(_STDERR_TAIL_CHARS).strip(), self.spec)
+        tail = self.spec.redact(process.stderr_tail(_STDERR_TAIL_CHARS).strip())
         return f"{message}\n    stderr: {tail}" if tail else message
 
 
@@ -452,15 +452,3 @@ def _http_status_message(status: int, spec: HttpServer) -> str:
 def _short(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return text if len(text) <= 300 else text[:300] + "..."
-
-
-def redact(text: str, spec: ServerSpec) -> str:
-    """Replace every secret value of ``spec`` (env and header values) in ``text`` with ``***``."""
-    values = spec.env_values() if isinstance(spec, StdioServer) else spec.header_values()
-    secrets: set[str] = set()
-    for value in values.values():
-        secrets.add(value)
-        secrets.update(part for part in value.split() if len(part) >= 6)  # "Bearer <token>"
-    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text

@@ -24,7 +24,7 @@ from anyio.abc import TaskGroup
 from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount import naming
-from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, ServerSpec, load_config
+from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec, load_config
 from mcpmount.connection import Connection, ServerState
 from mcpmount.errors import (
     ConfigError,
@@ -35,6 +35,7 @@ from mcpmount.errors import (
     ServerError,
     ServerNotRunningError,
     ServerStartError,
+    ToolListError,
     UnknownToolError,
 )
 from mcpmount.pins import Pins, diff_tools, lock_path, tool_hash
@@ -118,7 +119,8 @@ class _Mounted:
     closing: bool = False
     error: str | None = None
     ready: anyio.Event = field(default_factory=anyio.Event)
-    """Set while a connection is up; replaced by a fresh one while restarting."""
+    """Set unless a restart is under way (a fresh, unset one is put in while it runs);
+    calls that arrive during a restart wait on it."""
     stopped: anyio.Event = field(default_factory=anyio.Event)
     pending: Connection | None = None
     """A restart's connection that is still starting."""
@@ -240,6 +242,8 @@ class Registry:
         mounted.ready.set()
         self._failures.pop(server, None)
         logger.info("mounted server %r with %d tools", server, len(connection.tools))
+        if connection.state is ServerState.FAILED:  # it died before it was committed
+            self._lost(connection)
         return Closer(self, mounted)
 
     async def _connect(
@@ -267,8 +271,16 @@ class Registry:
         cancelled as soon as a required server fails.
 
         Raises:
+            ConfigError: A namespace is invalid; nothing was started.
             MountError: One or more required servers failed.
         """
+        bad = [
+            f"servers.{server}: {problem}"
+            for server in servers
+            if (problem := naming.namespace_problem(server)) is not None
+        ]
+        if bad:
+            raise ConfigError("<mount>", bad)
         failures: dict[str, ServerError] = {}
         closers: list[Closer] = []
         async with anyio.create_task_group() as tg:
@@ -299,6 +311,9 @@ class Registry:
     async def aclose(self) -> None:
         """Close every server concurrently. Idempotent; never raises."""
         self._closed = True
+        for mounted in self._servers.values():  # before any await: no restart may begin now
+            mounted.closing = True
+            mounted.stopped.set()
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
                 for connection in list(self._starting):
@@ -309,7 +324,8 @@ class Registry:
         """Publish a server's (new) tool list; synchronous, so nothing interleaves.
 
         Raises:
-            ServerStartError: The registry is closed, or two of its tools share a name.
+            ServerStartError: The registry or the server is closing.
+            ToolListError: Two of its tools get the same public name.
             NameCollisionError: A name is taken by another server; nothing was published.
             DefinitionChangedError: The list differs from the pins and the policy refuses.
         """
@@ -321,7 +337,7 @@ class Registry:
                 server, [tool.name for tool in tools], self.settings.max_name_length
             )
         except ValueError as exc:
-            raise ServerStartError(server, str(exc)) from None
+            raise ToolListError(server, str(exc)) from None
         for name, raw in names.items():
             other = self._tools.get(name)
             if other is not None and other.server != server:
@@ -449,7 +465,7 @@ class Registry:
             for attempt in range(1, _RESTART_ATTEMPTS + 1):
                 with anyio.move_on_after(delay):
                     await mounted.stopped.wait()
-                if mounted.closing:
+                if mounted.closing or self._closed:
                     return
                 delay = min(delay * 2, _RESTART_BACKOFF_CAP)
                 logger.info("restarting server %r (attempt %d)", mounted.server, attempt)
@@ -470,6 +486,9 @@ class Registry:
                 mounted.restarts += 1
                 mounted.error = None
                 logger.info("server %r restarted (%d restarts)", mounted.server, mounted.restarts)
+                if connection.state is ServerState.FAILED:  # it died before it was committed
+                    mounted.restarting = False
+                    self._lost(connection)
                 return
             logger.warning(
                 "server %r stays failed after %d restart attempts",
@@ -543,7 +562,7 @@ class Registry:
             rows.append(
                 ServerStatus(
                     server=server,
-                    transport=_transport_name(mounted.spec),
+                    transport=mounted.spec.transport,
                     state=mounted.state,
                     tools=len(tools),
                     deferred=sum(e.deferred for e in tools),
@@ -721,7 +740,3 @@ async def _close_all(closers: list[Closer]) -> None:
         async with anyio.create_task_group() as tg:
             for closer in closers:
                 tg.start_soon(closer)
-
-
-def _transport_name(spec: ServerSpec) -> str:
-    return "http" if isinstance(spec, HttpServer) else "stdio"
