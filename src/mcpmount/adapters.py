@@ -190,14 +190,15 @@ class AnthropicAdapter:
         """
         tool_use_id = str(tool_use.get("id") or "")
         name = tool_use.get("name")
-        arguments = tool_use.get("input", {})
+        given = tool_use.get("input", {})
+        arguments = _as_object(given)
         if not isinstance(name, str):
             return _tool_result(tool_use_id, [_text("the tool_use block has no name")], True)
-        if not isinstance(arguments, Mapping):
+        if not isinstance(given, Mapping):
             message = f"{name}: the input must be a JSON object"
             return _tool_result(tool_use_id, [_text(message)], True)
         try:
-            result = await self.view.call(name, _as_object(tool_use.get("input")))
+            result = await self.view.call(name, arguments)
         except RegistryError as exc:
             return _tool_result(tool_use_id, [_text(str(exc))], True)
         if name == TOOL_SEARCH_NAME and not result.is_error:

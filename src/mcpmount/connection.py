@@ -52,8 +52,9 @@ logger = logging.getLogger(__name__)
 
 _CLIENT_INFO = mcp_types.Implementation(name="mcpmount", version=version("mcpmount"))
 
-_STDIO_CLOSE_BOUND = STDIN_GRACE + 2 * TERM_GRACE + SWEEP_GRACE + 2.0
-"""Worst case of a stdio close (stdin grace, TERM, KILL, sweep) plus slack."""
+_STDIO_CLOSE_BOUND = 0.5 + STDIN_GRACE + 2 * TERM_GRACE + 2 * SWEEP_GRACE + TERM_GRACE + 1.0
+"""Worst case of a stdio close (flush, stdin grace, TERM and KILL of the group, TERM and
+KILL of a sweep, the wait for the leader's reaping) plus slack."""
 
 _HTTP_CLOSE_BOUND = 3.0
 """How long an HTTP session gets to end (DELETE) before it is cut off."""

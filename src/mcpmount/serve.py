@@ -38,7 +38,8 @@ config's servers in the background, but holds ``tools/list`` and ``tools/call`` 
 first mounts are done (many clients list once and never again); on SIGINT,
 SIGTERM or stdin EOF stops the transport and closes every upstream server. A required
 server that fails to mount stops the serving and raises `MountError`. Logs go to
-stderr; while serving stdio, fd 1 is diverted to stderr so nothing but protocol
+stderr; while serving stdio, the SDK's ``stdio_server`` diverts fd 1 to stderr (we hand it
+only stdin), so nothing but protocol
 messages can reach stdout.
 """
 

@@ -233,16 +233,19 @@ async def stdio_transport(
         try:
             yield read_stream, write_stream
         finally:
-            # Shutdown must finish even when the caller is cancelled, or the server would
-            # leak; every wait inside is bounded.
-            with anyio.CancelScope(shield=True):
-                read_stream.close()
-                write_stream.close()
-                with anyio.move_on_after(_FLUSH_TIMEOUT):
-                    await writer_done.wait()
-                await _stop(process, handle)
-                read_send.close()
-            tg.cancel_scope.cancel()
+            try:
+                # Shutdown must finish even when the caller is cancelled, or the server
+                # would leak; every wait inside is bounded.
+                with anyio.CancelScope(shield=True):
+                    read_stream.close()
+                    write_stream.close()
+                    with anyio.move_on_after(_FLUSH_TIMEOUT):
+                        await writer_done.wait()
+                    await _stop(process, handle)
+                    read_send.close()
+            finally:
+                # A helper holding the pipes must not keep the pipe readers waiting.
+                tg.cancel_scope.cancel()
 
 
 async def _wait_exit(process: Process) -> None:

@@ -49,8 +49,10 @@ def open_transport(
     state: TransportState,
     on_lost: Callable[[ProcessHandle], None],
 ) -> Transport:
-    """Return the transport for ``spec``; ``state`` is filled in as it runs."""
-    settings = spec.limits(settings)
+    """Return the transport for ``spec``; ``state`` is filled in as it runs.
+
+    ``settings`` are the server's effective ones (its own limit overrides applied).
+    """
     match spec:
         case StdioServer():
 
