@@ -25,7 +25,7 @@ from rich.text import Text
 
 from mcpmount.config import RegistryConfig, ServerSpec, load_config
 from mcpmount.errors import ConfigError, RegistryError, ServerError
-from mcpmount.pins import lock_path
+from mcpmount.pins import Pins, lock_path
 from mcpmount.registry import Registry, open_registry, read_pins
 
 __all__ = ["main"]
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "status":
                 return anyio.run(_status, config, args, out, err)
             case "lock":
-                return anyio.run(_lock, config, out)
+                return anyio.run(_lock, config, out, err)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
     except ConfigError as exc:  # e.g. an unreadable lock file
@@ -321,15 +321,23 @@ def _status_json(registry: Registry, failed: Mapping[str, _Outcome]) -> list[dic
     return rows
 
 
-async def _lock(config: RegistryConfig, out: Console) -> int:
+async def _lock(config: RegistryConfig, out: Console, err: Console) -> int:
     if config.path is None:  # pragma: no cover - the command line always reads a file
         raise ConfigError("<config>", ["mcpmount lock needs a config file to write beside"])
+    previous = read_pins(config)
     async with open_registry(config, use_lock=False) as registry:
-        pins = registry.lock()
+        servers = dict(registry.lock().servers)
+        skipped = registry.failures
+    for server in skipped:  # an optional server that is down keeps the pins it had
+        if previous is not None and server in previous.servers:
+            servers[server] = previous.servers[server]
+            err.print(Text(f"{server}: not mounted; its previous pins are kept", style="yellow"))
+        else:
+            err.print(Text(f"{server}: not mounted and never pinned", style="yellow"))
     path = lock_path(config.path)
-    pins.write(path)
-    tools = sum(len(t) for t in pins.servers.values())
-    out.print(Text(f"wrote {path}: {len(pins.servers)} servers, {tools} tool definitions pinned"))
+    Pins(servers).write(path)
+    tools = sum(len(t) for t in servers.values())
+    out.print(Text(f"wrote {path}: {len(servers)} servers, {tools} tool definitions pinned"))
     return EXIT_OK
 
 
