@@ -350,13 +350,20 @@ async def _wait_group_empty(
 
 async def _group_members(pgid: int) -> list[int]:
     """`group_members`, with the /proc scan (if one is needed) off the event loop."""
-    try:
-        os.killpg(pgid, 0)  # cheap: most groups are simply gone
-    except ProcessLookupError:
+    if not _group_exists(pgid):
         return []
+    return await anyio.to_thread.run_sync(_scan_group, pgid)
+
+
+def _group_exists(pgid: int) -> bool:
+    """Probe the group with signal 0: cheap, and most groups are simply gone."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
     except PermissionError:
-        pass
-    return await anyio.to_thread.run_sync(group_members, pgid)
+        pass  # members we may not signal (or zombies): it exists
+    return True
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> bool:
@@ -376,34 +383,28 @@ def group_members(pgid: int) -> list[int]:
     Zombies count as dead: an orphaned helper stays a zombie until PID 1 reaps it, and
     some container inits never do, so ``killpg(pgid, 0)`` would report it alive forever.
     """
-    try:
-        os.killpg(pgid, 0)  # cheap: most groups are simply gone
-    except ProcessLookupError:
-        return []
-    except PermissionError:
-        pass
+    return _scan_group(pgid) if _group_exists(pgid) else []
+
+
+def _scan_group(pgid: int) -> list[int]:
     try:
         entries = os.listdir("/proc")
     except OSError:  # no procfs: the signal probe is all we have
         return [pgid]
     members: list[int] = []
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # Fields after the parenthesized command: state ppid pgrp session ...
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
+        fields = _proc_stat(entry) if entry.isdigit() else None
+        if fields is not None and len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
             members.append(int(entry))
     return members
 
 
 def _proc_stat(pid: int | str) -> list[bytes] | None:
-    """Return the fields of ``/proc/<pid>/stat`` after the command (state ppid pgrp ...)."""
+    """Return the fields of ``/proc/<pid>/stat`` after the command: state ppid pgrp ...
+
+    The command is in parentheses and may hold spaces or parentheses, so the fields start
+    after the last ``)``.
+    """
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
