@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import mcp_types
@@ -13,14 +11,9 @@ from leaks import record_group
 from mcpmount.config import RegistrySettings, StdioServer
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.search import TOOL_SEARCH_NAME
-
-FIXTURE = str(Path(__file__).parent / "servers" / "fixture_server.py")
+from support import fixture
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
-
-
-def fixture(*flags: str, **options: Any) -> StdioServer:
-    return StdioServer(command=sys.executable, args=[FIXTURE, *flags], **options)
 
 
 async def mounted(registry: Registry, server: str, spec: StdioServer) -> None:

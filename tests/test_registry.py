@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import anyio
-import mcp_types
 import pytest
 
 from leaks import LeakChecker, record_group
@@ -32,33 +31,9 @@ from mcpmount.errors import (
 )
 from mcpmount.registry import Registry, open_registry
 from mcpmount.stdio import group_members
-
-FIXTURE = str(Path(__file__).parent / "servers" / "fixture_server.py")
+from support import FIXTURE, alive, fixture, record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
-
-
-def fixture(*flags: str, **options: object) -> StdioServer:
-    """A stdio spec for the fixture server with ``flags``."""
-    return StdioServer(command=sys.executable, args=[FIXTURE, *flags], **options)  # pyright: ignore[reportArgumentType]
-
-
-def text_of(result: mcp_types.CallToolResult) -> str:
-    return "".join(b.text for b in result.content if isinstance(b, mcp_types.TextContent))
-
-
-def record_pids(registry: Registry) -> None:
-    for row in registry.status():
-        if row.pid is not None:
-            record_group(row.pid)
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 class TestMount:

@@ -28,6 +28,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.subscriptions import ToolsListChanged
 
 from leaks import record_group
+from support import text_of
 
 SERVERS = Path(__file__).parent / "servers"
 FIXTURE = SERVERS / "fixture_server.py"
@@ -97,10 +98,6 @@ def rich(tmp_path: Path) -> str:
 
 def names(result: mcp_types.ListToolsResult) -> list[str]:
     return [tool.name for tool in result.tools]
-
-
-def text_of(result: mcp_types.CallToolResult) -> str:
-    return "".join(b.text for b in result.content if isinstance(b, mcp_types.TextContent))
 
 
 def found(result: mcp_types.CallToolResult) -> list[str]:
