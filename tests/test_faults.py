@@ -26,6 +26,7 @@ import pytest
 
 from http_fixture import build_http_fixture_server, serve_http
 from leaks import record_group
+from mcpmount import stdio
 from mcpmount.config import HttpServer, RegistryConfig, StdioServer
 from mcpmount.errors import (
     CallTimeoutError,
@@ -673,3 +674,29 @@ def test_the_fixture_server_documents_every_flag() -> None:
     ).stdout
     for flag in ("--raw", "--no-discover", "--echo-env", "--huge-line", "--helper-setsid"):
         assert flag in out
+
+
+async def test_a_server_that_stops_reading_its_stdin_is_dropped_not_waited_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A write that blocks past the stall bound ends the session; calls fail, naming why."""
+    monkeypatch.setattr(stdio, "_STDIN_STALL", 1.0)
+    tools = (
+        '{"tools": [{"name": "freeze", "inputSchema": {"type": "object"}}, '
+        '{"name": "take", "inputSchema": {"type": "object"}}]}'
+    )
+    async with Registry() as registry:
+        await registry.mount("frozen", fixture("--raw", "--list-json", tools))
+        record_pids(registry)
+
+        async def frozen_call() -> None:
+            with pytest.raises(ServerCrashedError, match="stopped reading its stdin"):
+                await registry.call("frozen__freeze", {"seconds": 30})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(frozen_call)
+            await anyio.sleep(0.3)  # the server now sleeps and reads nothing
+            began = time.perf_counter()
+            with pytest.raises(ServerCrashedError, match="stopped reading its stdin"):
+                await registry.call("frozen__take", {"blob": "x" * 1_000_000}, timeout=60)
+            assert time.perf_counter() - began < 5

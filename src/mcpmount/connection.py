@@ -291,28 +291,29 @@ class Connection:
         if client is None or self.state is not ServerState.READY or self._lost is not None:
             reason = self.error or self._lost or f"it is {self.state}"
             raise ServerNotRunningError(self.server, tool, reason)
-        result: mcp_types.CallToolResult | None = None
-        with anyio.move_on_after(timeout):
-            try:
-                result = await client.call_tool(
-                    raw_name,
-                    dict(arguments) if arguments is not None else None,
-                    progress_callback=progress,
-                )
-            except MCPError as exc:
-                if exc.code == mcp_types.CONNECTION_CLOSED:
-                    raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
-                raise UpstreamError(
-                    self.server, tool, exc.code, self.spec.redact(exc.message)
-                ) from None
-            except RuntimeError as exc:  # the SDK's outputSchema check of structured content
-                message = self.spec.redact(str(exc))
-                raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
-            except pydantic.ValidationError as exc:  # a result that is not a CallToolResult
-                message = f"its result is invalid: {describe_invalid(exc)}"
-                raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
-        if result is None:
-            raise CallTimeoutError(self.server, tool, timeout)
+        try:
+            # The SDK's own request clock bounds the wait (and tells the server the call is
+            # cancelled); a second cancel scope here would cost more than the rest of this
+            # method. A request that cannot even be written is bounded by the transport.
+            result = await client.call_tool(
+                raw_name,
+                dict(arguments) if arguments is not None else None,
+                read_timeout_seconds=timeout,
+                progress_callback=progress,
+            )
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                raise CallTimeoutError(self.server, tool, timeout) from None
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
+            message = self.spec.redact(exc.message)
+            raise UpstreamError(self.server, tool, exc.code, message) from None
+        except RuntimeError as exc:  # the SDK's outputSchema check of structured content
+            message = self.spec.redact(str(exc))
+            raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
+        except pydantic.ValidationError as exc:  # a result that is not a CallToolResult
+            message = f"its result is invalid: {describe_invalid(exc)}"
+            raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
         limit = self.settings.max_result_bytes
         # Serializing every result again would cost more than the rest of the call path; the
         # payload estimate is exact enough far from the limit, so only near it do we measure.

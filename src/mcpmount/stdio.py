@@ -59,6 +59,10 @@ SWEEP_GRACE = 0.5
 """Seconds leftover group members get after SIGTERM once the leader is gone."""
 
 _FLUSH_TIMEOUT = 0.5
+_STDIN_STALL = 30.0
+"""Seconds one write to a server's stdin may block before the server counts as lost."""
+_STDERR_COALESCE = 0.05
+"""Seconds stderr may collect in its pipe between two reads when it trickles."""
 _POLL_INTERVAL = 0.01
 _GROUP_POLL_INTERVAL = 0.02
 _STDERR_TAIL_BYTES = 4096
@@ -138,6 +142,9 @@ async def stdio_transport(
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
+    writing: list[float | None] = [None]  # when the write in progress began
+    draining = anyio.Event()  # shutdown: read stderr to the end, without pauses
+    stderr_done = anyio.Event()
 
     def give_up(reason: str) -> None:
         first = handle.failure is None
@@ -204,7 +211,15 @@ async def stdio_transport(
         assert process.stderr is not None
         with contextlib.suppress(*_PIPE_CLOSED):
             while True:
-                handle._keep_stderr(await process.stderr.receive(_CHUNK))  # pyright: ignore[reportPrivateUsage]
+                chunk = await process.stderr.receive(_CHUNK)
+                handle._keep_stderr(chunk)  # pyright: ignore[reportPrivateUsage]
+                if len(chunk) < _CHUNK and not draining.is_set():
+                    # A server that logs a line per request would wake us once per call;
+                    # let the pipe collect for a moment instead. A flood fills whole
+                    # chunks and is read without pause, so the server never blocks.
+                    with anyio.move_on_after(_STDERR_COALESCE):
+                        await draining.wait()
+        stderr_done.set()
 
     async def write_stdin() -> None:
         assert process.stdin is not None
@@ -212,11 +227,24 @@ async def stdio_transport(
             async with write_receive:
                 async for message in write_receive:
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    writing[0] = anyio.current_time()
                     await process.stdin.send(data.encode() + b"\n")
+                    writing[0] = None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             give_up("its stdin closed")
         finally:
             writer_done.set()
+
+    async def watch_stdin() -> None:
+        # A server that stops reading its stdin blocks every request behind the write in
+        # progress, before any request's timeout clock has started. A watchdog, not a cancel
+        # scope per write: the write path is the hot path.
+        while True:
+            await anyio.sleep(_STDIN_STALL / 4)
+            started = writing[0]
+            if started is not None and anyio.current_time() - started > _STDIN_STALL:
+                give_up(f"it stopped reading its stdin (a write waited {_STDIN_STALL:g} s)")
+                return
 
     async def watch_exit() -> None:
         await _wait_exit(process)
@@ -228,6 +256,7 @@ async def stdio_transport(
         tg.start_soon(read_stderr)
         tg.start_soon(write_stdin)
         tg.start_soon(watch_exit)
+        tg.start_soon(watch_stdin)
         if on_spawn is not None:
             on_spawn(handle)
         try:
@@ -243,6 +272,9 @@ async def stdio_transport(
                         await writer_done.wait()
                     await _stop(process, handle)
                     read_send.close()
+                    draining.set()  # the last words of a server are in its stderr tail
+                    with anyio.move_on_after(_FLUSH_TIMEOUT):
+                        await stderr_done.wait()
             finally:
                 # A helper holding the pipes must not keep the pipe readers waiting.
                 tg.cancel_scope.cancel()

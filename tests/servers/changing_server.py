@@ -1,7 +1,8 @@
 """An MCP server whose tool list changes at run time, announcing it in both protocol eras.
 
 Tools: ``base(x)``; ``grow(name)`` adds a tool; ``shrink(name)`` removes one;
-``redescribe(text)`` swaps ``base``'s description (a rug pull); ``pid()``.
+``redescribe(text)`` swaps ``base``'s description (a rug pull); ``freeze(seconds)`` blocks
+the whole server (it stops reading stdin); ``take(blob)``; ``pid()``.
 ``--description TEXT`` sets ``base``'s description at start.
 Run: ``python tests/servers/changing_server.py [--description TEXT]`` (stdio).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import time
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -60,6 +62,19 @@ async def redescribe(text: str, ctx: Context) -> str:
     add_base(text)
     await announce(ctx)
     return "redescribed"
+
+
+@server.tool()
+async def freeze(seconds: float) -> str:
+    """Block the whole server (it stops reading its stdin) for this long."""
+    time.sleep(seconds)  # on purpose: blocks the event loop, not just this call  # noqa: ASYNC251
+    return "thawed"
+
+
+@server.tool()
+def take(blob: str) -> int:
+    """Return the length of the argument."""
+    return len(blob)
 
 
 @server.tool()

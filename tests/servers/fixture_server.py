@@ -363,6 +363,9 @@ def serve_raw(args: argparse.Namespace) -> None:
             answer(request_id, b'"result": ' + json.dumps(result).encode())
         elif method == "tools/list":
             answer(request_id, b'"result": ' + listing)
+        elif method == "tools/call" and message["params"].get("name") == "freeze":
+            time.sleep(float(message["params"]["arguments"]["seconds"]))  # reads nothing
+            answer(request_id, b'"result": {"content": []}')
         elif method == "tools/call" and secret:
             error(request_id, -32602, f"bad arguments for token {secret}")
         elif method == "tools/call":
