@@ -349,6 +349,9 @@ def _bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Inherited by every accepted connection. Without it a response written in pieces
+        # meets the client's delayed ACK: each call took 44 ms instead of under 2 ms.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(128)
     except OSError:

@@ -34,6 +34,7 @@ def serve_http(server: MCPServer, host: str, port: int, portfile: Path | None) -
     # Bind and listen before announcing the port, so early connects queue in the backlog.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms delayed-ACK stalls
     sock.bind((host, port))
     sock.listen(128)
     if portfile is not None:

@@ -313,6 +313,7 @@ def serve_http(app: Starlette, args: argparse.Namespace) -> None:
     # Bind and listen before announcing the port: early connects queue in the backlog.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms delayed-ACK stalls
     sock.bind((args.host, args.port))
     sock.listen(128)
     port = sock.getsockname()[1]
