@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -214,3 +215,21 @@ async def test_a_server_dropped_for_an_oversized_message_is_failed_and_restarted
         await wait_for(lambda: registry.status()[0].restarts == 1)
         record_pids(registry)
         assert text_of(await registry.call("big__big", {"n": 10})) == "x" * 10
+
+
+async def test_a_crash_loop_backs_off_longer_each_time() -> None:
+    """A server that dies again soon after its restart waits longer before the next one."""
+    async with Registry() as registry:
+        await registry.mount("loop", stdio_spec(FIXTURE, restart="on-failure"))
+        recoveries: list[float] = []
+        for restarts in (1, 2):
+            record_pids(registry)
+            pid = registry.status()[0].pid
+            assert pid is not None
+            began = time.perf_counter()
+            os.killpg(pid, signal.SIGKILL)
+            await wait_for(lambda n=restarts: registry.status()[0].restarts == n, timeout=20)
+            recoveries.append(time.perf_counter() - began)
+        record_pids(registry)
+    assert recoveries[0] >= 0.5  # the first backoff
+    assert recoveries[1] >= 1.0  # doubled: it had not stayed up for a minute

@@ -101,6 +101,8 @@ _RESTART_BACKOFF = 0.5
 """Seconds before the first restart; doubled after each failed attempt."""
 
 _RESTART_BACKOFF_CAP = 30.0
+_RESTART_STABLE = 60.0
+"""Seconds a restarted server must stay up before its backoff starts over."""
 _RESTART_ATTEMPTS = 10
 """Consecutive failed restarts after which a server is left failed."""
 
@@ -125,6 +127,10 @@ class _Mounted:
     pending: Connection | None = None
     """A restart's connection that is still starting."""
     latencies: deque[float] = field(default_factory=lambda: deque[float](maxlen=_LATENCY_WINDOW))
+    backoff: float = _RESTART_BACKOFF
+    """The wait before the next restart attempt; doubles per attempt, up to the cap."""
+    up_since: float = field(default_factory=anyio.current_time)
+    """When the current connection came up (event-loop clock)."""
     calls: int = 0
 
     @property
@@ -454,20 +460,25 @@ class Registry:
         mounted.error = connection.error
         if mounted.spec.restart != "on-failure" or self._closed:
             return
+        if anyio.current_time() - mounted.up_since > _RESTART_STABLE:
+            mounted.backoff = _RESTART_BACKOFF  # it was healthy for a while: start over
         mounted.restarting = True
         mounted.ready = anyio.Event()
         self._task_group().start_soon(self._restart, mounted)
 
     async def _restart(self, mounted: _Mounted) -> None:
-        """Start a died server again, with exponential backoff, up to a number of attempts."""
-        delay = _RESTART_BACKOFF
+        """Start a died server again, with exponential backoff, up to a number of attempts.
+
+        The backoff outlives one restart: a server that dies again soon after coming back
+        (a crash loop) waits longer each time, up to the cap.
+        """
         try:
             for attempt in range(1, _RESTART_ATTEMPTS + 1):
-                with anyio.move_on_after(delay):
+                with anyio.move_on_after(mounted.backoff):
                     await mounted.stopped.wait()
                 if mounted.closing or self._closed:
                     return
-                delay = min(delay * 2, _RESTART_BACKOFF_CAP)
+                mounted.backoff = min(mounted.backoff * 2, _RESTART_BACKOFF_CAP)
                 logger.info("restarting server %r (attempt %d)", mounted.server, attempt)
                 try:
                     connection = await self._connect(mounted.server, mounted.spec, mounted)
@@ -484,6 +495,7 @@ class Registry:
                     mounted.pending = None
                 mounted.connection = connection
                 mounted.restarts += 1
+                mounted.up_since = anyio.current_time()
                 mounted.error = None
                 logger.info("server %r restarted (%d restarts)", mounted.server, mounted.restarts)
                 if connection.state is ServerState.FAILED:  # it died before it was committed
