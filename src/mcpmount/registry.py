@@ -98,7 +98,7 @@ class RegistryChange:
 Listener = Callable[[RegistryChange], None]
 
 _RESTART_BACKOFF = 0.5
-"""Seconds before the first restart; doubled after each failed attempt."""
+"""Seconds before the first restart attempt; each attempt doubles it (`_Mounted.backoff`)."""
 
 _RESTART_BACKOFF_CAP = 30.0
 _RESTART_STABLE = 60.0
