@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import mcp_types
 
+from mcpmount.search import SearchIndex
 from mcpmount.tool import MountedTool
 
 __all__ = ["QUERIES", "REAL_TOOLS", "Query", "distractors", "eval_corpus", "make_tool"]
@@ -962,3 +963,13 @@ def distractors(count: int, seed: int = 20240601) -> list[MountedTool]:
 def eval_corpus(total: int = 10_000) -> list[MountedTool]:
     """Return the real tools mixed into distractors, ``total`` tools in all."""
     return list(REAL_TOOLS) + distractors(total - len(REAL_TOOLS))
+
+
+def recall(index: SearchIndex, queries: tuple[Query, ...], k: int) -> tuple[float, list[str]]:
+    """Return the share of ``queries`` with a target in the top ``k``, and the misses."""
+    misses: list[str] = []
+    for query in queries:
+        names = [hit.tool.name for hit in index.search(query.text, limit=k).hits]
+        if not set(names) & set(query.targets):
+            misses.append(f"{query.text!r} -> {names[:3]} (want {query.targets[0]})")
+    return 1 - len(misses) / len(queries), misses

@@ -8,8 +8,7 @@ Run ``pytest -s tests/search_eval/test_search_heldout.py`` to see the figures.
 
 from __future__ import annotations
 
-import pytest
-from eval_data import QUERIES, Query, eval_corpus
+from eval_data import QUERIES, recall
 from heldout_data import HELDOUT
 
 from mcpmount.search import SearchIndex
@@ -17,25 +16,8 @@ from mcpmount.search import SearchIndex
 RECALL_AT_5_FLOOR = 0.8
 
 
-@pytest.fixture(scope="module", name="index")
-def _index() -> SearchIndex:
-    index = SearchIndex()
-    index.add(eval_corpus(10_000))
-    return index
-
-
 def _normal(text: str) -> str:
     return " ".join(text.lower().split())
-
-
-def recall(index: SearchIndex, queries: tuple[Query, ...], k: int) -> tuple[float, list[str]]:
-    """Return the share of ``queries`` with a target in the top ``k``, and the misses."""
-    misses: list[str] = []
-    for query in queries:
-        names = [hit.tool.name for hit in index.search(query.text, limit=k).hits]
-        if not set(names) & set(query.targets):
-            misses.append(f"{query.text!r} -> {names[:3]} (want {query.targets[0]})")
-    return 1 - len(misses) / len(queries), misses
 
 
 def test_the_heldout_set_is_large_new_and_labels_only_indexed_tools(
