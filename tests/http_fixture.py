@@ -48,7 +48,11 @@ async def serve_http(
 
 
 def build_http_fixture_server(name: str = "http-fixture") -> MCPServer:
-    """A small in-process server for HTTP tests: echo, add, sleep."""
+    """A small in-process server for HTTP tests: echo, add, sleep.
+
+    Not `fixture_server.build_mcpserver`: that one has ``crash`` (``os._exit``), which
+    in-process would end the test run itself.
+    """
     server = MCPServer(name, version="0.1.0")
 
     @server.tool()
