@@ -168,7 +168,7 @@ class Connection:
                 timed_out = not self._stopping and anyio.current_time() >= deadline
                 raise self._start_error(exc, timed_out=timed_out) from None
             if not self._stopping:
-                self._mark_lost(_describe(exc, self.spec, self.transport))
+                self._mark_lost(_describe(exc, self.spec, self.transport, starting=False))
             else:
                 logger.debug("server %r: error while closing: %r", self.server, exc)
         finally:
@@ -363,7 +363,9 @@ class Connection:
             return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
         return ServerStartError(
             self.server,
-            self._with_stderr(self.spec.redact(_describe(exc, self.spec, self.transport))),
+            self._with_stderr(
+                self.spec.redact(_describe(exc, self.spec, self.transport, starting=True))
+            ),
         )
 
     def _startup_timeout(self) -> float:
@@ -404,8 +406,11 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _describe(exc: BaseException, spec: ServerSpec, transport: TransportState) -> str:
+def _describe(
+    exc: BaseException, spec: ServerSpec, transport: TransportState, *, starting: bool
+) -> str:
     """Say what went wrong, from the most telling leaf of a (nested) exception group."""
+    when = " during startup" if starting else ""
     leaves = [
         leaf for leaf in _leaves(exc) if not isinstance(leaf, anyio.get_cancelled_exc_class())
     ]
@@ -428,8 +433,8 @@ def _describe(exc: BaseException, spec: ServerSpec, transport: TransportState) -
             case MCPError() if leaf.code == mcp_types.CONNECTION_CLOSED:
                 process = transport.process
                 if process is not None and process.failure is not None:
-                    return f"{process.failure} during startup"
-                return "the server closed the connection during startup"
+                    return f"{process.failure}{when}"
+                return f"the server closed the connection{when}"
             case MCPError():
                 return f"the server answered with error {leaf.code}: {leaf.message}"
             case _:
