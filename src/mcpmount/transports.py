@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import anyio
 import httpx2
-from mcp.client._transport import Transport, TransportStreams
+from mcp.client import Transport
+from mcp.client._transport import TransportStreams  # the (read, write) pair; no public alias
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
