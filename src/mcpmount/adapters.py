@@ -43,7 +43,7 @@ import mcp_types
 
 from mcpmount.errors import RegistryError
 from mcpmount.registry import Registry, View
-from mcpmount.search import TOOL_SEARCH_NAME
+from mcpmount.search import TOOL_SEARCH_NAME, SearchResult
 
 __all__ = [
     "MAX_TOOL_NAME_LENGTH",
@@ -197,23 +197,23 @@ class AnthropicAdapter:
         if not isinstance(given, Mapping):
             message = f"{name}: the input must be a JSON object"
             return _tool_result(tool_use_id, [_text(message)], True)
-        try:
-            result = await self.view.call(name, arguments)
-        except RegistryError as exc:
-            return _tool_result(tool_use_id, [_text(str(exc))], True)
-        if name == TOOL_SEARCH_NAME and not result.is_error:
-            return _tool_result(tool_use_id, self._references(result), False)
+        if name == TOOL_SEARCH_NAME:
+            search = self.view.tool_search(arguments)
+            if search.found is not None:
+                return _tool_result(tool_use_id, self._references(search.found), False)
+            result = search.result
+        else:
+            try:
+                result = await self.view.call(name, arguments)
+            except RegistryError as exc:
+                return _tool_result(tool_use_id, [_text(str(exc))], True)
         return _tool_result(tool_use_id, _anthropic_content(result), result.is_error)
 
-    def _references(self, result: mcp_types.CallToolResult) -> list[JSONObject]:
+    def _references(self, found: SearchResult) -> list[JSONObject]:
         """Turn our search hits into ``tool_reference`` blocks for the deferred ones."""
-        registry = self.view.registry
-        visible = {tool.name for tool in registry.tools()}
-        payload = _as_object(result.structured_content)
-        tools = payload.get("tools")
-        found = [_as_object(tool).get("name") for tool in _as_list(tools)]
-        hits = [name for name in found if isinstance(name, str)]
-        hint = str(payload.get("hint") or "")
+        visible = {tool.name for tool in self.view.registry.tools()}
+        hits = [hit.tool.name for hit in found.hits]
+        hint = found.hint or ""
         deferred = [name for name in hits if name not in visible]
         if deferred:
             # Only references: the API expands each into the tool's deferred definition.
@@ -245,10 +245,6 @@ def _text(text: str) -> JSONObject:
 def _as_object(value: object) -> Mapping[str, object]:
     """``value`` if it is a JSON object, else an empty one: model output is untrusted."""
     return cast("Mapping[str, object]", value) if isinstance(value, Mapping) else {}
-
-
-def _as_list(value: object) -> list[object]:
-    return cast("list[object]", value) if isinstance(value, list) else []
 
 
 def _parse_arguments(raw: object) -> Mapping[str, object] | str:

@@ -12,7 +12,6 @@ import logging
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -23,10 +22,10 @@ from rich.logging import RichHandler
 from rich.table import Table
 from rich.text import Text
 
-from mcpmount.config import RegistryConfig, ServerSpec, load_config
-from mcpmount.errors import ConfigError, RegistryError, ServerError
-from mcpmount.pins import Pins, lock_path
-from mcpmount.registry import Registry, open_registry, read_pins
+from mcpmount.config import RegistryConfig, load_config
+from mcpmount.errors import ConfigError, RegistryError
+from mcpmount.pins import lock_path
+from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
 
 __all__ = ["main"]
 
@@ -157,37 +156,19 @@ def _configure_logging(verbosity: int) -> None:
 # -- check ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    server: str
-    spec: ServerSpec
-    seconds: float
-    tools: int = 0
-    deferred: int = 0
-    error: ServerError | None = None
-
-
-async def _mount_each(registry: Registry, config: RegistryConfig, err: Console) -> list[_Outcome]:
-    """Mount every server concurrently, whatever fails; one outcome per server, in file order."""
-    outcomes: dict[str, _Outcome] = {}
+async def _mount_each(
+    registry: Registry, config: RegistryConfig, err: Console
+) -> list[MountOutcome]:
+    """Mount every server concurrently, whatever fails, showing progress on stderr."""
+    done = 0
     with err.status(f"mounting {len(config.servers)} servers...") as status:
 
-        async def mount(server: str, spec: ServerSpec) -> None:
-            start = time.perf_counter()
-            try:
-                await registry.mount(server, spec)
-            except ServerError as exc:
-                outcomes[server] = _Outcome(server, spec, time.perf_counter() - start, error=exc)
-            else:
-                row = next(r for r in registry.status() if r.server == server)
-                seconds = row.startup_seconds or time.perf_counter() - start
-                outcomes[server] = _Outcome(server, spec, seconds, row.tools, row.deferred)
-            status.update(f"mounting servers: {len(outcomes)}/{len(config.servers)} done")
+        def progress(_: MountOutcome) -> None:
+            nonlocal done
+            done += 1
+            status.update(f"mounting servers: {done}/{len(config.servers)} done")
 
-        async with anyio.create_task_group() as tg:
-            for server, spec in config.servers.items():
-                tg.start_soon(mount, server, spec)
-    return [outcomes[server] for server in config.servers]
+        return await registry.mount_each(config.servers, on_outcome=progress)
 
 
 async def _check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
@@ -263,7 +244,7 @@ async def _status(
     return EXIT_FAILED if failed or unwell else EXIT_OK
 
 
-def _status_table(registry: Registry, failed: Mapping[str, _Outcome]) -> Table:
+def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Table:
     table = Table(title=Text(f"{len(registry.status()) + len(failed)} servers"))
     for column in ("server", "transport", "state", "pid", "tools", "restarts", "calls", "p50"):
         right = column in ("pid", "tools", "restarts", "calls", "p50")
@@ -292,7 +273,7 @@ def _status_table(registry: Registry, failed: Mapping[str, _Outcome]) -> Table:
     return table
 
 
-def _status_json(registry: Registry, failed: Mapping[str, _Outcome]) -> list[dict[str, object]]:
+def _status_json(registry: Registry, failed: Mapping[str, MountOutcome]) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = [
         {
             "server": row.server,
@@ -326,16 +307,16 @@ async def _lock(config: RegistryConfig, out: Console, err: Console) -> int:
         raise ConfigError("<config>", ["mcpmount lock needs a config file to write beside"])
     previous = read_pins(config)
     async with open_registry(config, use_lock=False) as registry:
-        servers = dict(registry.lock().servers)
+        pins = registry.lock(previous)
         skipped = registry.failures
     for server in skipped:  # an optional server that is down keeps the pins it had
-        if previous is not None and server in previous.servers:
-            servers[server] = previous.servers[server]
+        if server in pins.servers:
             err.print(Text(f"{server}: not mounted; its previous pins are kept", style="yellow"))
         else:
             err.print(Text(f"{server}: not mounted and never pinned", style="yellow"))
+    servers = pins.servers
     path = lock_path(config.path)
-    Pins(servers).write(path)
+    pins.write(path)
     tools = sum(len(t) for t in servers.values())
     out.print(Text(f"wrote {path}: {len(servers)} servers, {tools} tool definitions pinned"))
     return EXIT_OK
@@ -355,7 +336,7 @@ async def _tools(config: RegistryConfig, args: argparse.Namespace, out: Console)
             ]
             out.print_json(json.dumps(rows))
             return EXIT_OK
-        raws = [t.raw_name for t in tools if t.name != f"{t.server}__{t.raw_name}"]
+        raws = [t.raw_name for t in tools if t.renamed]
         table = Table(title=Text(f"{len(tools)} tools"))
         table.add_column(
             "name", no_wrap=True, min_width=len(max((t.name for t in tools), default=""))
@@ -368,7 +349,7 @@ async def _tools(config: RegistryConfig, args: argparse.Namespace, out: Console)
         for tool in tools:
             table.add_row(
                 Text(tool.name),
-                Text(tool.raw_name if tool.name != f"{tool.server}__{tool.raw_name}" else ""),
+                Text(tool.raw_name if tool.renamed else ""),
                 "deferred" if tool.deferred else "",
                 Text(_first_line(tool.definition.description)),
             )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import json
 import logging
 import os
 from collections import deque
@@ -39,11 +38,19 @@ from mcpmount.errors import (
     UnknownToolError,
 )
 from mcpmount.pins import Pins, diff_tools, lock_path, tool_hash
-from mcpmount.search import TOOL_SEARCH_NAME, SearchIndex, SearchResult, tool_search_definition
+from mcpmount.search import (
+    TOOL_SEARCH_NAME,
+    SearchIndex,
+    SearchResult,
+    ToolSearchCall,
+    call_tool_search,
+    tool_search_definition,
+)
 from mcpmount.tool import MountedTool
 
 __all__ = [
     "Closer",
+    "MountOutcome",
     "Registry",
     "RegistryChange",
     "ServerStatus",
@@ -93,6 +100,23 @@ class RegistryChange:
 
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed)
+
+
+@dataclass(frozen=True, slots=True)
+class MountOutcome:
+    """How mounting one server went (see `Registry.mount_each`)."""
+
+    server: str
+    spec: ServerSpec
+    seconds: float
+    """How long it took to come up, or to fail."""
+    tools: int = 0
+    """Tools registered (visible and deferred)."""
+    deferred: int = 0
+    error: ServerError | None = None
+    """Why it failed; None if it is mounted."""
+    closer: Closer | None = field(default=None, repr=False)
+    """Unmounts it; None if it failed."""
 
 
 Listener = Callable[[RegistryChange], None]
@@ -280,6 +304,46 @@ class Registry:
             ConfigError: A namespace is invalid; nothing was started.
             MountError: One or more required servers failed.
         """
+        outcomes = await self._mount_concurrently(servers, fail_fast=fail_fast)
+        failures = {o.server: o.error for o in outcomes if o.error is not None}
+        if any(servers[server].required for server in failures):
+            await _close_all([o.closer for o in outcomes if o.closer is not None])
+            raise MountError(failures)
+        for server, exc in failures.items():
+            logger.warning("optional server %r was skipped: %s", server, exc.detail)
+        self._failures.update(failures)
+
+    async def mount_each(
+        self,
+        servers: Mapping[str, ServerSpec],
+        *,
+        on_outcome: Callable[[MountOutcome], None] | None = None,
+    ) -> list[MountOutcome]:
+        """Mount ``servers`` concurrently, whatever fails: one outcome per server, in order.
+
+        Unlike `mount_all` this never raises for a server's failure, required or not (for
+        a report such as ``mcpmount check``); each failure is also kept in ``failures``.
+
+        Args:
+            servers: Namespace to spec.
+            on_outcome: Called as each server's mount ends, for progress.
+
+        Raises:
+            ConfigError: A namespace is invalid; nothing was started.
+        """
+        outcomes = await self._mount_concurrently(servers, fail_fast=False, on_outcome=on_outcome)
+        self._failures.update({o.server: o.error for o in outcomes if o.error is not None})
+        by_server = {o.server: o for o in outcomes}
+        return [by_server[server] for server in servers]
+
+    async def _mount_concurrently(
+        self,
+        servers: Mapping[str, ServerSpec],
+        *,
+        fail_fast: bool,
+        on_outcome: Callable[[MountOutcome], None] | None = None,
+    ) -> list[MountOutcome]:
+        """Mount every server in one task group; the outcomes of those not cancelled."""
         bad = [
             f"servers.{server}: {problem}"
             for server in servers
@@ -287,26 +351,35 @@ class Registry:
         ]
         if bad:
             raise ConfigError("<mount>", bad)
-        failures: dict[str, ServerError] = {}
-        closers: list[Closer] = []
+        outcomes: list[MountOutcome] = []
         async with anyio.create_task_group() as tg:
 
             async def mount_one(server: str, spec: ServerSpec) -> None:
+                began = anyio.current_time()
                 try:
-                    closers.append(await self.mount(server, spec))
+                    closer = await self.mount(server, spec)
                 except ServerError as exc:
-                    failures[server] = exc
+                    outcome = MountOutcome(server, spec, anyio.current_time() - began, error=exc)
                     if spec.required and fail_fast:
                         tg.cancel_scope.cancel()
+                else:
+                    mounted = self._servers[server]
+                    tools = [e for e in self._tools.values() if e.server == server]
+                    outcome = MountOutcome(
+                        server,
+                        spec,
+                        mounted.connection.startup_seconds or anyio.current_time() - began,
+                        tools=len(tools),
+                        deferred=sum(e.deferred for e in tools),
+                        closer=closer,
+                    )
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
 
             for server, spec in servers.items():
                 tg.start_soon(mount_one, server, spec)
-        if any(servers[server].required for server in failures):
-            await _close_all(closers)
-            raise MountError(failures)
-        for server, exc in failures.items():
-            logger.warning("optional server %r was skipped: %s", server, exc.detail)
-        self._failures.update(failures)
+        return outcomes
 
     async def unmount(self, server: str) -> None:
         """Close one server and drop its tools; does nothing if it is not mounted."""
@@ -516,11 +589,21 @@ class Registry:
             raise RuntimeError("the registry is not open; use `async with Registry(...)`")
         return self._tg
 
-    def lock(self) -> Pins:
-        """Return the pins of every mounted tool (for ``mcpmount lock``)."""
+    def lock(self, previous: Pins | None = None) -> Pins:
+        """Return the pins of every mounted tool (for ``mcpmount lock``).
+
+        Args:
+            previous: The pins of the lock file being replaced: an optional server that
+                failed to mount keeps the pins it had there, so a server that is down for a
+                moment is not unpinned.
+        """
         servers: dict[str, dict[str, str]] = {}
         for entry in self._tools.values():
             servers.setdefault(entry.server, {})[entry.raw_name] = tool_hash(entry.definition)
+        if previous is not None:
+            for server in self._failures:
+                if server in previous.servers:
+                    servers[server] = dict(previous.servers[server])
         return Pins(servers)
 
     # -- what the model sees ----------------------------------------------------------------
@@ -618,7 +701,7 @@ class Registry:
             ResultTooLargeError: The result is over ``max_result_bytes``.
         """
         if name == TOOL_SEARCH_NAME:
-            return self._tool_search(arguments)[0]
+            return self.tool_search(arguments).result
         entry = self.get(name)
         mounted = self._servers[entry.server]
         if timeout is None:
@@ -637,28 +720,12 @@ class Registry:
         mounted.latencies.append(anyio.current_time() - began)
         return result
 
-    def _tool_search(
-        self, arguments: Mapping[str, Any] | None
-    ) -> tuple[mcp_types.CallToolResult, list[str]]:
-        args = dict(arguments or {})
-        query = args.get("query")
-        limit = args.get("limit", 5)
-        if not isinstance(query, str) or not isinstance(limit, int) or isinstance(limit, bool):
-            text = 'tool_search takes {"query": string, "limit": integer (1-20, default 5)}'
-            return mcp_types.CallToolResult(
-                content=[mcp_types.TextContent(type="text", text=text)], is_error=True
-            ), []
-        found = self._index.search(query, limit)
-        tools = [hit.tool.to_dict() for hit in found.hits]
-        payload: dict[str, Any] = {"tools": tools}
-        if found.hint:
-            payload["hint"] = found.hint
-        text = json.dumps(payload, ensure_ascii=False)
-        result = mcp_types.CallToolResult(
-            content=[mcp_types.TextContent(type="text", text=text)],
-            structured_content=payload,
-        )
-        return result, [hit.tool.name for hit in found.hits]
+    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
+
+        The same as ``call("tool_search", arguments)``, with what it found kept typed.
+        """
+        return call_tool_search(self._index, arguments)
 
 
 class View:
@@ -684,6 +751,12 @@ class View:
                 shown.add(name)
         return manifest
 
+    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """Run ``tool_search`` like ``Registry.tool_search``, and activate what it found."""
+        outcome = self.registry.tool_search(arguments)
+        self.activated += [n for n in outcome.names if n not in self.activated]
+        return outcome
+
     async def call(
         self,
         name: str,
@@ -694,9 +767,7 @@ class View:
     ) -> mcp_types.CallToolResult:
         """Call like ``Registry.call``; a ``tool_search`` also activates what it found."""
         if name == TOOL_SEARCH_NAME:
-            result, found = self.registry._tool_search(arguments)  # pyright: ignore[reportPrivateUsage]
-            self.activated += [n for n in found if n not in self.activated]
-            return result
+            return self.tool_search(arguments).result
         return await self.registry.call(name, arguments, timeout=timeout, progress=progress)
 
 

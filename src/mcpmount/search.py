@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import heapq
+import json
 import math
 import re
 from bisect import bisect_left
@@ -53,6 +54,8 @@ __all__ = [
     "Hit",
     "SearchIndex",
     "SearchResult",
+    "ToolSearchCall",
+    "call_tool_search",
     "stem",
     "tokenize",
     "tool_search_definition",
@@ -753,3 +756,42 @@ class SearchIndex:
             hints.append(f"only the first {MAX_LIMIT} tools are returned")
         hits = tuple(Hit(self._docs[i].tool, 0.0) for i in ids[:MAX_LIMIT])
         return SearchResult(hits, "; ".join(hints) or None)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSearchCall:
+    """One ``tool_search`` call: the result the model sees and what it found."""
+
+    result: mcp_types.CallToolResult
+    """The ``tools/call`` result: the found definitions as JSON text and structured content,
+    or an error result when the arguments are malformed."""
+
+    found: SearchResult | None
+    """The search itself; None when the arguments were malformed and nothing was searched."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The public names of the found tools, best first."""
+        return () if self.found is None else tuple(hit.tool.name for hit in self.found.hits)
+
+
+def call_tool_search(index: SearchIndex, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+    """Run ``tool_search`` with the model's ``arguments`` against ``index``; never raises."""
+    args = dict(arguments or {})
+    query = args.get("query")
+    limit = args.get("limit", DEFAULT_LIMIT)
+    if not isinstance(query, str) or not isinstance(limit, int) or isinstance(limit, bool):
+        text = 'tool_search takes {"query": string, "limit": integer (1-20, default 5)}'
+        error = mcp_types.CallToolResult(
+            content=[mcp_types.TextContent(type="text", text=text)], is_error=True
+        )
+        return ToolSearchCall(error, None)
+    found = index.search(query, limit)
+    payload: dict[str, Any] = {"tools": [hit.tool.to_dict() for hit in found.hits]}
+    if found.hint:
+        payload["hint"] = found.hint
+    result = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
+        structured_content=payload,
+    )
+    return ToolSearchCall(result, found)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import mcp_types
 
+from mcpmount.naming import SEPARATOR
+
 __all__ = ["MountedTool"]
 
 
@@ -31,6 +33,12 @@ class MountedTool:
     annotations_trusted: bool = False
     """Whether the server's behaviour hints (``readOnlyHint`` and friends) are believed.
     Set from the server's ``trust_annotations``; untrusted hints are not exported."""
+
+    @property
+    def renamed(self) -> bool:
+        """Whether the public name is not simply ``<namespace>__<raw name>`` (it was
+        sanitized or shortened, and carries a hash suffix)."""
+        return self.name != f"{self.server}{SEPARATOR}{self.raw_name}"
 
     def to_mcp(self) -> mcp_types.Tool:
         """Return the definition under its public name, as a ``tools/list`` entry.
