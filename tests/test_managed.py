@@ -13,15 +13,15 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpmount.connection import ServerState
+from mcpmount.catalog import lock_path
 from mcpmount.errors import (
     DefinitionChangedError,
     MountError,
     ServerCrashedError,
     ServerNotRunningError,
 )
-from mcpmount.pins import lock_path
 from mcpmount.registry import Registry, RegistryChange, open_registry
+from mcpmount.upstream import ServerState
 from support import CHANGING, FIXTURE, record_pids, stdio_spec, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

@@ -22,9 +22,9 @@ from rich.logging import RichHandler
 from rich.table import Table
 from rich.text import Text
 
+from mcpmount.catalog import lock_path
 from mcpmount.config import RegistryConfig, load_config
 from mcpmount.errors import ConfigError, RegistryError
-from mcpmount.pins import lock_path
 from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
 
 __all__ = ["main"]

@@ -1,0 +1,259 @@
+"""The name table: every mounted tool under its public name, published all-or-nothing.
+
+A server's list is published in one synchronous call, so nothing can interleave between
+"are these names free?" and "insert them": either every tool of the list becomes visible
+under its public name, or the call raises and the table is exactly as it was. The table
+also keeps what is derived from it: the search index, the manifest the model sees, and
+the listeners told of every change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+
+from mcpmount import naming
+from mcpmount.catalog._pins import Pins, diff_tools, tool_hash
+from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.errors import (
+    DefinitionChangedError,
+    NameCollisionError,
+    ToolListError,
+    UnknownToolError,
+)
+from mcpmount.search import (
+    SearchIndex,
+    SearchResult,
+    ToolSearchCall,
+    call_tool_search,
+    tool_search_definition,
+)
+from mcpmount.tool import MountedTool
+
+__all__ = ["Catalog", "Listener", "RegistryChange"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryChange:
+    """What one change did to the name table; listeners get one per change."""
+
+    server: str
+    added: tuple[str, ...] = ()
+    """Public names that appeared."""
+    removed: tuple[str, ...] = ()
+    """Public names that disappeared."""
+    changed: tuple[str, ...] = ()
+    """Public names whose definition changed."""
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+Listener = Callable[[RegistryChange], None]
+
+
+class Catalog:
+    """Public name -> mounted tool, for every server, with its index and manifest.
+
+    Not thread-safe: the registry changes it from its event loop, synchronously.
+
+    Args:
+        settings: ``max_name_length`` and ``defer_all`` are read from it.
+        pins: Pinned tool hashes from a lock file; a list that differs is handled by
+            its server's ``on_change`` policy.
+    """
+
+    def __init__(self, settings: RegistrySettings, pins: Pins | None = None) -> None:
+        self.settings = settings
+        self.pins = pins
+        self._tools: dict[str, MountedTool] = {}
+        self._servers: dict[str, dict[str, MountedTool]] = {}
+        """Namespace -> raw name -> its entry."""
+        self._index = SearchIndex()
+        self._manifest: list[mcp_types.Tool] | None = None
+        self._listeners: list[Listener] = []
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def publish(
+        self, server: str, spec: ServerSpec, tools: Sequence[mcp_types.Tool], *, first: bool
+    ) -> None:
+        """Make ``tools`` the server's whole list, or raise and change nothing.
+
+        Args:
+            server: The namespace.
+            spec: The server's config (defer, pin, trust and ``on_change`` policies).
+            tools: Its checked tool list, raw names.
+            first: The server's first list: publish (and tell listeners) even if empty.
+
+        Raises:
+            ToolListError: Two of its tools get the same public name.
+            NameCollisionError: A name is taken by another server.
+            DefinitionChangedError: The list differs from the pins and the policy refuses.
+        """
+        try:
+            names = naming.assign(
+                server, [tool.name for tool in tools], self.settings.max_name_length
+            )
+        except ValueError as exc:
+            raise ToolListError(server, str(exc)) from None
+        for name, raw in names.items():
+            other = self._tools.get(name)
+            if other is not None and other.server != server:
+                raise NameCollisionError(server, raw, name, other.server, other.raw_name)
+        old = self._servers.get(server, {})
+        self._check_pins(server, spec, tools, {raw: e.definition for raw, e in old.items()})
+        by_raw = {raw: name for name, raw in names.items()}
+        entries = {
+            tool.name: MountedTool(
+                name=by_raw[tool.name],
+                server=server,
+                raw_name=tool.name,
+                definition=tool,
+                deferred=spec.is_deferred(tool.name, self.settings.defer_all),
+                annotations_trusted=spec.trust_annotations,
+            )
+            for tool in tools
+        }
+        diff = diff_tools({raw: tool_hash(e.definition) for raw, e in old.items()}, tools)
+        if not first and not diff:
+            return
+        for entry in old.values():
+            del self._tools[entry.name]
+        self._tools.update((entry.name, entry) for entry in entries.values())
+        self._servers[server] = entries
+        self._index.remove(e.name for e in old.values())
+        self._index.add(entries.values())
+        if not first:
+            logger.info("server %r changed its tools: %s", server, diff.summary())
+        self._changed(
+            RegistryChange(
+                server,
+                added=tuple(by_raw[raw] for raw in diff.added),
+                removed=tuple(old[raw].name for raw in diff.removed),
+                changed=tuple(by_raw[raw] for raw in diff.changed),
+            )
+        )
+
+    def forget(self, server: str) -> None:
+        """Drop every tool of ``server``; a no-op if it has none published."""
+        entries = self._servers.pop(server, None)
+        if entries is None:
+            return
+        names = [entry.name for entry in entries.values()]
+        for name in names:
+            del self._tools[name]
+        self._index.remove(names)
+        self._changed(RegistryChange(server, removed=tuple(names)))
+
+    def _check_pins(
+        self,
+        server: str,
+        spec: ServerSpec,
+        tools: Sequence[mcp_types.Tool],
+        old: Mapping[str, mcp_types.Tool],
+    ) -> None:
+        """Hold a tool list against the lock file's pins, per the server's ``on_change``."""
+        if self.pins is None or spec.on_change == "accept":
+            return
+        diff = diff_tools(self.pins.servers.get(server, {}), tools, old)
+        if not diff:
+            return
+        if spec.on_change == "refuse":
+            raise DefinitionChangedError(server, diff.summary(), diff.details)
+        logger.warning(
+            "server %r: tools differ from the lock file (%s); accepted because on_change = "
+            '"warn"\n%s',
+            server,
+            diff.summary(),
+            diff.details,
+        )
+
+    # -- listeners ----------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` after every change of the table; returns the unsubscriber.
+
+        Listeners run synchronously, right after the change: keep them short (set an event,
+        put on a queue). One that raises is logged and kept.
+        """
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _changed(self, change: RegistryChange) -> None:
+        self._manifest = None
+        for listener in list(self._listeners):
+            try:
+                listener(change)
+            except Exception:
+                logger.exception(
+                    "a registry listener failed on a change of server %r", change.server
+                )
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def get(self, name: str) -> MountedTool:
+        """Return the tool called ``name``.
+
+        Raises:
+            UnknownToolError: No tool has that name (with close matches as suggestions).
+        """
+        try:
+            return self._tools[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, self._tools, n=3)
+            raise UnknownToolError(name, close) from None
+
+    def find(self, name: str) -> MountedTool | None:
+        """Return the tool called ``name``, or None."""
+        return self._tools.get(name)
+
+    def of(self, server: str) -> list[MountedTool]:
+        """Return the tools of ``server``, in list order."""
+        return list(self._servers.get(server, {}).values())
+
+    def all(self) -> list[MountedTool]:
+        """Return every tool, deferred ones included, sorted by public name."""
+        return sorted(self._tools.values(), key=lambda e: e.name)
+
+    def manifest(self) -> list[mcp_types.Tool]:
+        """Return the visible tools, plus ``tool_search`` if any tool is deferred."""
+        if self._manifest is None:
+            entries = self.all()
+            manifest = [entry.to_mcp() for entry in entries if not entry.deferred]
+            if any(entry.deferred for entry in entries):
+                manifest.append(tool_search_definition())
+            self._manifest = manifest
+        return list(self._manifest)
+
+    def search(self, query: str, limit: int = 5) -> SearchResult:
+        """Rank every tool (deferred ones included) for ``query``."""
+        return self._index.search(query, limit)
+
+    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """Run the ``tool_search`` meta-tool with the model's arguments; never raises."""
+        return call_tool_search(self._index, arguments)
+
+    def pins_of(self) -> dict[str, dict[str, str]]:
+        """Return namespace -> raw name -> definition hash, for every published server."""
+        return {
+            server: {raw: tool_hash(entry.definition) for raw, entry in entries.items()}
+            for server, entries in self._servers.items()
+            if entries
+        }

@@ -1,0 +1,18 @@
+"""The registry: mounted servers, one name table, calls routed through it."""
+
+from mcpmount.catalog import RegistryChange
+from mcpmount.registry._open import open_registry, read_pins
+from mcpmount.registry._registry import Closer, Registry
+from mcpmount.registry._status import MountOutcome, ServerStatus
+from mcpmount.registry._view import View
+
+__all__ = [
+    "Closer",
+    "MountOutcome",
+    "Registry",
+    "RegistryChange",
+    "ServerStatus",
+    "View",
+    "open_registry",
+    "read_pins",
+]

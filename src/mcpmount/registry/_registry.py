@@ -1,0 +1,429 @@
+"""The registry: many servers, each mounted all-or-nothing, behind one name table.
+
+A server's tools become visible in one synchronous block (`Catalog.publish`), after its
+connection is up, its list checked and its names assigned; any failure before that reaps
+the server and leaves the table exactly as it was. Calls are routed through the table,
+never by parsing names. A server that dies is handed to its `Supervisor`, which may
+start it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+import anyio
+import mcp_types
+from anyio.abc import TaskGroup
+from mcp.shared.dispatcher import ProgressFnT
+
+from mcpmount import naming
+from mcpmount.catalog import Catalog, Listener, Pins
+from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.errors import (
+    ConfigError,
+    MountError,
+    RegistryError,
+    ServerError,
+    ServerNotRunningError,
+    ServerStartError,
+)
+from mcpmount.registry._closer import Closer, close_all
+from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, status_row
+from mcpmount.registry._view import View
+from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
+from mcpmount.tool import MountedTool
+from mcpmount.upstream import Connection, ServerState, Supervisor
+
+__all__ = ["Registry"]
+
+logger = logging.getLogger(__name__)
+
+
+class Registry:
+    """Mounted servers and their tools under one flat, namespaced name table.
+
+    Enter it (``async with Registry(settings) as registry``) from the task that will also
+    leave it; mount, call and close from any task. Leaving it closes every server
+    concurrently, even when the body raised or was cancelled.
+
+    Args:
+        settings: Names, timeouts and limits; defaults (and ``MCPMOUNT_*``) if omitted.
+        pins: Pinned tool hashes from a lock file. With pins, a server whose definitions
+            differ is handled by its ``on_change`` policy, at mount and at every re-list.
+    """
+
+    def __init__(
+        self, settings: RegistrySettings | None = None, *, pins: Pins | None = None
+    ) -> None:
+        self.settings = settings if settings is not None else RegistrySettings()
+        self.pins = pins
+        self._catalog = Catalog(self.settings, pins)
+        self._servers: dict[str, Supervisor] = {}
+        self._stats: dict[str, CallStats] = {}
+        self._mounting: set[str] = set()
+        self._starting: set[Connection] = set()
+        self._failures: dict[str, ServerError] = {}
+        self._tg: TaskGroup | None = None
+        self._exit_stack: contextlib.AsyncExitStack | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<Registry servers={len(self._servers)} tools={len(self._catalog)}>"
+
+    async def __aenter__(self) -> Registry:
+        if self._exit_stack is not None or self._closed:
+            raise RuntimeError("a Registry can be entered only once")
+        async with contextlib.AsyncExitStack() as stack:
+            self._tg = await stack.enter_async_context(anyio.create_task_group())
+            self._exit_stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+        assert self._exit_stack is not None
+        await self._exit_stack.__aexit__(None, None, None)
+
+    # -- mounting -----------------------------------------------------------------------------
+
+    async def mount(self, server: str, spec: ServerSpec) -> Closer:
+        """Mount one server: all of its tools, or none of them.
+
+        Returns:
+            The closer that unmounts it.
+
+        Raises:
+            ServerStartError: It could not be spawned, connected, handshaken or listed in
+                time; its transport was reaped first.
+            ToolListError: Its tool list broke a rule or a limit, or (with pins) differs
+                from the lock file under ``on_change = "refuse"``; it was reaped first.
+            NameCollisionError: One of its public names is taken; it was reaped first.
+        """
+        _check_namespaces([server])
+        if server in self._servers or server in self._mounting:
+            raise ServerStartError(server, "a server with this namespace is already mounted")
+        self._mounting.add(server)
+        try:
+            connection = await self._connect(server, spec)
+            supervisor = Supervisor(server, spec, connection)
+            await self._publish_or_close(supervisor, connection, first=True)
+        finally:
+            self._mounting.discard(server)
+        supervisor.ready.set()
+        self._failures.pop(server, None)
+        logger.info("mounted server %r with %d tools", server, len(connection.tools))
+        if connection.state is ServerState.FAILED:  # it died before it was committed
+            self._lost(connection)
+        return Closer(self, supervisor)
+
+    async def _connect(
+        self, server: str, spec: ServerSpec, restarting: Supervisor | None = None
+    ) -> Connection:
+        """Start one connection in the registry's task group and wait until it is ready."""
+        connection = Connection(
+            server, spec, self.settings, on_lost=self._lost, on_tools=self._relisted
+        )
+        if restarting is not None:
+            restarting.pending = connection  # so that closing the server closes this too
+        self._starting.add(connection)  # so that closing the registry cuts the start short
+        try:
+            await self._task_group().start(connection.run)
+        finally:
+            self._starting.discard(connection)
+        return connection
+
+    async def _publish_or_close(
+        self, supervisor: Supervisor, connection: Connection, *, first: bool
+    ) -> None:
+        """Publish ``connection``'s tools for ``supervisor``; on refusal close it and raise."""
+        try:
+            self._publish(supervisor, connection.tools, first=first)
+        except RegistryError:
+            await connection.aclose()
+            raise
+
+    def _publish(self, supervisor: Supervisor, tools: list[mcp_types.Tool], *, first: bool) -> None:
+        """Publish a server's (new) tool list; synchronous, so nothing interleaves.
+
+        Raises:
+            ServerStartError: The registry or the server is closing.
+            ToolListError, NameCollisionError, DefinitionChangedError: See `Catalog.publish`.
+        """
+        server = supervisor.server
+        if self._closed or supervisor.closing:
+            raise ServerStartError(server, "the registry or the server is closing")
+        self._catalog.publish(server, supervisor.spec, tools, first=first)
+        self._servers[server] = supervisor
+        if first:
+            self._stats[server] = CallStats()
+
+    async def mount_all(self, servers: Mapping[str, ServerSpec], *, fail_fast: bool = True) -> None:
+        """Mount ``servers`` concurrently; startup takes about as long as the slowest one.
+
+        A failing server with ``required = false`` is skipped and kept in ``failures``.
+        If a required one fails, every server this call mounted is closed and one
+        ``MountError`` lists each failure. With ``fail_fast`` the other mounts are
+        cancelled as soon as a required server fails.
+
+        Raises:
+            ConfigError: A namespace is invalid; nothing was started.
+            MountError: One or more required servers failed.
+        """
+        outcomes = await self._mount_concurrently(servers, fail_fast=fail_fast)
+        failures = {o.server: o.error for o in outcomes if o.error is not None}
+        if any(servers[server].required for server in failures):
+            mounted = [self._servers.get(o.server) for o in outcomes if o.error is None]
+            await close_all([Closer(self, s) for s in mounted if s is not None])
+            raise MountError(failures)
+        for server, exc in failures.items():
+            logger.warning("optional server %r was skipped: %s", server, exc.detail)
+        self._failures.update(failures)
+
+    async def mount_each(
+        self,
+        servers: Mapping[str, ServerSpec],
+        *,
+        on_outcome: Callable[[MountOutcome], None] | None = None,
+    ) -> list[MountOutcome]:
+        """Mount ``servers`` concurrently, whatever fails: one outcome per server, in order.
+
+        Unlike `mount_all` this never raises for a server's failure, required or not (for
+        a report such as ``mcpmount check``); each failure is also kept in ``failures``.
+
+        Args:
+            servers: Namespace to spec.
+            on_outcome: Called as each server's mount ends, for progress.
+
+        Raises:
+            ConfigError: A namespace is invalid; nothing was started.
+        """
+        outcomes = await self._mount_concurrently(servers, fail_fast=False, on_outcome=on_outcome)
+        self._failures.update({o.server: o.error for o in outcomes if o.error is not None})
+        by_server = {o.server: o for o in outcomes}
+        return [by_server[server] for server in servers]
+
+    async def _mount_concurrently(
+        self,
+        servers: Mapping[str, ServerSpec],
+        *,
+        fail_fast: bool,
+        on_outcome: Callable[[MountOutcome], None] | None = None,
+    ) -> list[MountOutcome]:
+        """Mount every server in one task group; the outcomes of those not cancelled."""
+        _check_namespaces(servers)
+        outcomes: list[MountOutcome] = []
+        async with anyio.create_task_group() as tg:
+
+            async def mount_one(server: str, spec: ServerSpec) -> None:
+                began = anyio.current_time()
+                try:
+                    await self.mount(server, spec)
+                except ServerError as exc:
+                    outcome = MountOutcome(server, spec, anyio.current_time() - began, error=exc)
+                    if spec.required and fail_fast:
+                        tg.cancel_scope.cancel()
+                else:
+                    tools = self._catalog.of(server)
+                    startup = self._servers[server].connection.startup_seconds
+                    seconds = startup or anyio.current_time() - began
+                    deferred = sum(e.deferred for e in tools)
+                    outcome = MountOutcome(server, spec, seconds, len(tools), deferred)
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
+
+            for server, spec in servers.items():
+                tg.start_soon(mount_one, server, spec)
+        return outcomes
+
+    async def unmount(self, server: str) -> None:
+        """Close one server and drop its tools; does nothing if it is not mounted."""
+        supervisor = self._servers.get(server)
+        if supervisor is not None:
+            await Closer(self, supervisor)()
+
+    async def aclose(self) -> None:
+        """Close every server concurrently. Idempotent; never raises."""
+        self._closed = True
+        for supervisor in self._servers.values():  # before any await: no restart may begin
+            supervisor.close()
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in list(self._starting):
+                    tg.start_soon(connection.aclose)
+                closers = [Closer(self, s) for s in list(self._servers.values())]
+                tg.start_soon(close_all, closers)
+
+    def _forget(self, supervisor: Supervisor) -> None:
+        """Drop a server's names, synchronously; a no-op if it is already gone."""
+        if self._servers.get(supervisor.server) is not supervisor:
+            return
+        del self._servers[supervisor.server]
+        del self._stats[supervisor.server]
+        self._catalog.forget(supervisor.server)
+
+    # -- what upstream connections report -----------------------------------------------------
+
+    def _relisted(self, connection: Connection, tools: list[mcp_types.Tool]) -> None:
+        """Apply a re-listed tool list (the server said it changed); raise to keep the old."""
+        supervisor = self._servers.get(connection.server)
+        if supervisor is None or supervisor.connection is not connection:
+            return
+        try:
+            self._publish(supervisor, tools, first=False)
+        except RegistryError as exc:
+            supervisor.error = str(exc)
+            raise
+        supervisor.error = None
+
+    def _lost(self, connection: Connection) -> None:
+        """A ready server died by itself. Its names stay: calls get "not running (why)"."""
+        supervisor = self._servers.get(connection.server)
+        if supervisor is None or self._closed or not supervisor.lost(connection):
+            return
+        self._task_group().start_soon(self._restart, supervisor)
+
+    async def _restart(self, supervisor: Supervisor) -> None:
+        async def start() -> Connection:
+            connection = await self._connect(supervisor.server, supervisor.spec, supervisor)
+            await self._publish_or_close(supervisor, connection, first=False)
+            return connection
+
+        connection = await supervisor.restart(start)
+        if connection is not None and connection.state is ServerState.FAILED:
+            self._lost(connection)  # it died before it was committed
+
+    def _task_group(self) -> TaskGroup:
+        if self._tg is None or self._closed:
+            raise RuntimeError("the registry is not open; use `async with Registry(...)`")
+        return self._tg
+
+    # -- what the model sees ------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` after every change of the name table; returns the unsubscriber.
+
+        Listeners run synchronously, right after the change: keep them short (set an event,
+        put on a queue). One that raises is logged and kept.
+        """
+        return self._catalog.subscribe(listener)
+
+    def lock(self, previous: Pins | None = None) -> Pins:
+        """Return the pins of every mounted tool (for ``mcpmount lock``).
+
+        Args:
+            previous: The pins of the lock file being replaced: an optional server that
+                failed to mount keeps the pins it had there, so a server that is down for a
+                moment is not unpinned.
+        """
+        servers = self._catalog.pins_of()
+        if previous is not None:
+            for server in self._failures:
+                if server in previous.servers:
+                    servers[server] = dict(previous.servers[server])
+        return Pins(servers)
+
+    def tools(self) -> list[mcp_types.Tool]:
+        """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred."""
+        return self._catalog.manifest()
+
+    def mounted_tools(self) -> list[MountedTool]:
+        """Return every mounted tool, deferred ones included, sorted by name."""
+        return self._catalog.all()
+
+    def get(self, name: str) -> MountedTool:
+        """Return the mounted tool called ``name``.
+
+        Raises:
+            UnknownToolError: No tool has that name.
+        """
+        return self._catalog.get(name)
+
+    def search(self, query: str, limit: int = 5) -> SearchResult:
+        """Rank every mounted tool (deferred ones included) for ``query``."""
+        return self._catalog.search(query, limit)
+
+    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
+
+        The same as ``call("tool_search", arguments)``, with what it found kept typed.
+        """
+        return self._catalog.tool_search(arguments)
+
+    def view(self) -> View:
+        """Return a new conversation view; it remembers the tools its searches found."""
+        return View(self)
+
+    @property
+    def failures(self) -> dict[str, ServerError]:
+        """Optional servers that failed to mount, with their errors."""
+        return dict(self._failures)
+
+    def status(self) -> list[ServerStatus]:
+        """Return one row per mounted server, sorted by namespace."""
+        return [
+            status_row(supervisor, self._catalog.of(server), self._stats.get(server))
+            for server, supervisor in sorted(self._servers.items())
+        ]
+
+    # -- calls --------------------------------------------------------------------------------
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressFnT | None = None,
+    ) -> mcp_types.CallToolResult:
+        """Call a mounted tool (or ``tool_search``) and return its result.
+
+        A tool that reports ``isError`` is a result, not an exception: the model must see it.
+
+        Args:
+            name: The public name, e.g. ``"fs__read_file"``.
+            arguments: The tool's arguments.
+            timeout: Seconds to wait; default: the server's, else the registry's call_timeout.
+            progress: Called with (progress, total, message) as the server reports progress.
+
+        Raises:
+            UnknownToolError: No tool has that name.
+            ServerNotRunningError: Its server crashed or was closed.
+            CallTimeoutError: No answer in time; the outcome is unknown.
+            ServerCrashedError: The server died during the call.
+            UpstreamError: The server answered with a JSON-RPC error.
+            ResultTooLargeError: The result is over ``max_result_bytes``.
+        """
+        if name == TOOL_SEARCH_NAME:
+            return self.tool_search(arguments).result
+        entry = self._catalog.get(name)
+        supervisor = self._servers[entry.server]
+        if timeout is None:
+            timeout = supervisor.spec.call_timeout or self.settings.call_timeout
+        began = anyio.current_time()
+        if not supervisor.ready.is_set():  # restarting: wait for it, within the call's timeout
+            with anyio.move_on_after(timeout):
+                await supervisor.ready.wait()
+        remaining = timeout - (anyio.current_time() - began)
+        if supervisor.restarting or remaining <= 0:
+            raise ServerNotRunningError(
+                entry.server, name, f"it is restarting and was not back within {timeout:g} s"
+            )
+        connection = supervisor.connection
+        result = await connection.call(name, entry.raw_name, arguments, remaining, progress)
+        if (stats := self._stats.get(entry.server)) is not None:
+            stats.record(anyio.current_time() - began)
+        return result
+
+
+def _check_namespaces(servers: Collection[str]) -> None:
+    """Raise one ``ConfigError`` naming every invalid namespace; nothing is started then."""
+    bad = [
+        f"servers.{server}: {problem}"
+        for server in servers
+        if (problem := naming.namespace_problem(server)) is not None
+    ]
+    if bad:
+        raise ConfigError("<mount>", bad)

@@ -1,0 +1,98 @@
+"""What the registry reports about each server: its status row and its call statistics."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mcpmount.config import ServerSpec
+from mcpmount.errors import ServerError
+from mcpmount.tool import MountedTool
+from mcpmount.upstream import ServerState, Supervisor
+
+__all__ = ["CallStats", "MountOutcome", "ServerStatus", "status_row"]
+
+_LATENCY_WINDOW = 256
+"""How many of the latest answered calls the median is taken over."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """One server's row in ``Registry.status()``."""
+
+    server: str
+    transport: str
+    """``"stdio"`` or ``"http"``."""
+    state: ServerState
+    tools: int
+    """Tools registered (visible and deferred)."""
+    deferred: int
+    required: bool
+    pid: int | None = None
+    startup_seconds: float | None = None
+    restarts: int = 0
+    """How many times the server was started again after dying."""
+    calls: int = 0
+    """Calls answered (results, including tool errors) since it was mounted."""
+    p50_ms: float | None = None
+    """Median latency of the last answered calls, in milliseconds."""
+    error: str | None = None
+    """Why it failed, or why its last restart or tool-list change was not applied."""
+
+
+@dataclass(frozen=True, slots=True)
+class MountOutcome:
+    """How mounting one server went (see ``Registry.mount_each``)."""
+
+    server: str
+    spec: ServerSpec
+    seconds: float
+    """How long it took to come up, or to fail."""
+    tools: int = 0
+    """Tools registered (visible and deferred)."""
+    deferred: int = 0
+    error: ServerError | None = None
+    """Why it failed; None if it is mounted."""
+
+
+@dataclass(eq=False)
+class CallStats:
+    """Answered calls of one server since it was mounted, and their recent latencies."""
+
+    calls: int = 0
+    latencies: deque[float] = field(default_factory=lambda: deque[float](maxlen=_LATENCY_WINDOW))
+
+    def record(self, seconds: float) -> None:
+        """Count one answered call that took ``seconds``."""
+        self.calls += 1
+        self.latencies.append(seconds)
+
+    def p50_ms(self) -> float | None:
+        """The median latency of the recent calls in milliseconds; None before any."""
+        if not self.latencies:
+            return None
+        ordered = sorted(self.latencies)
+        return ordered[len(ordered) // 2] * 1000
+
+
+def status_row(
+    supervisor: Supervisor, tools: Sequence[MountedTool], stats: CallStats | None
+) -> ServerStatus:
+    """Return the status of one mounted server with its ``tools`` and call ``stats``."""
+    connection = supervisor.connection
+    stats = stats or CallStats()
+    return ServerStatus(
+        server=supervisor.server,
+        transport=supervisor.spec.transport,
+        state=supervisor.state,
+        tools=len(tools),
+        deferred=sum(e.deferred for e in tools),
+        required=supervisor.spec.required,
+        pid=connection.pid if connection.state is ServerState.READY else None,
+        startup_seconds=connection.startup_seconds,
+        restarts=supervisor.restarts,
+        calls=stats.calls,
+        p50_ms=stats.p50_ms(),
+        error=supervisor.error or connection.error or connection.relist_error,
+    )

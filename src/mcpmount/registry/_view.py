@@ -1,0 +1,63 @@
+"""One conversation's view of a registry: the manifest plus what its searches found."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import mcp_types
+from mcp.shared.dispatcher import ProgressFnT
+
+from mcpmount.errors import UnknownToolError
+from mcpmount.search import TOOL_SEARCH_NAME, ToolSearchCall
+
+if TYPE_CHECKING:
+    from mcpmount.registry._registry import Registry
+
+__all__ = ["View"]
+
+
+class View:
+    """One conversation's view of a registry: its manifest grows with what it searched.
+
+    A deferred tool that a ``tool_search`` of this view returned appears in this view's
+    ``tools()`` from then on, so activation survives across turns. Every tool stays
+    callable by name: search controls discovery, not access.
+    """
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.activated: list[str] = []
+
+    def tools(self) -> list[mcp_types.Tool]:
+        """Return the registry's manifest plus the tools this view's searches found."""
+        manifest = self.registry.tools()
+        shown = {tool.name for tool in manifest}
+        for name in self.activated:
+            if name in shown:
+                continue
+            try:
+                manifest.append(self.registry.get(name).to_mcp())
+            except UnknownToolError:  # its server went away; it may come back
+                continue
+            shown.add(name)
+        return manifest
+
+    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """Run ``tool_search`` like ``Registry.tool_search``, and activate what it found."""
+        outcome = self.registry.tool_search(arguments)
+        self.activated += [n for n in outcome.names if n not in self.activated]
+        return outcome
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressFnT | None = None,
+    ) -> mcp_types.CallToolResult:
+        """Call like ``Registry.call``; a ``tool_search`` also activates what it found."""
+        if name == TOOL_SEARCH_NAME:
+            return self.tool_search(arguments).result
+        return await self.registry.call(name, arguments, timeout=timeout, progress=progress)
