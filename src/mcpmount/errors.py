@@ -13,6 +13,7 @@ The tree::
         ├── NameCollisionError        a public name is already taken
         ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
         └── CallError                 a call failed (``.tool``)
+            ├── ArgumentsError        the arguments cannot be sent as JSON; nothing was sent
             ├── CallTimeoutError      no answer in time: the outcome is unknown
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
             ├── ServerCrashedError    the connection was lost while the call was in flight
@@ -29,6 +30,7 @@ from collections.abc import Mapping, Sequence
 import pydantic
 
 __all__ = [
+    "ArgumentsError",
     "CallError",
     "CallTimeoutError",
     "ConfigError",
@@ -149,6 +151,24 @@ class CallError(ServerError):
     def __init__(self, server: str, tool: str, message: str) -> None:
         self.tool = tool
         super().__init__(server, f"tool {tool!r}: {message}")
+
+
+class ArgumentsError(CallError, ValueError):
+    """Raised when a call's arguments cannot be sent as JSON; nothing was sent.
+
+    A lone surrogate (which UTF-8 cannot encode), NaN or infinity (which JSON has no
+    words for) or a key that is not a string: the caller's mistake, never the server's.
+    """
+
+    def __init__(self, server: str, tool: str, where: str, problem: str) -> None:
+        self.where = where
+        self.problem = problem
+        super().__init__(
+            server,
+            tool,
+            f"its arguments cannot be sent: {where} {problem}; nothing was sent, fix the "
+            "arguments and call again",
+        )
 
 
 class CallTimeoutError(CallError, TimeoutError):

@@ -23,6 +23,7 @@ from mcpmount import naming
 from mcpmount.catalog import Catalog, Listener, Pins
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
+    CallTimeoutError,
     ConfigError,
     MountError,
     RegistryError,
@@ -30,6 +31,7 @@ from mcpmount.errors import (
     ServerNotRunningError,
     ServerStartError,
 )
+from mcpmount.registry._arguments import check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, status_row
 from mcpmount.registry._view import View
@@ -398,24 +400,35 @@ class Registry:
         """
         if name == TOOL_SEARCH_NAME:
             return self.tool_search(arguments).result
+        if timeout is not None and not timeout > 0:  # NaN too
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         entry = self._catalog.get(name)
+        check_arguments(entry.server, name, arguments)
         supervisor = self._servers[entry.server]
         if timeout is None:
             timeout = supervisor.spec.call_timeout or self.settings.call_timeout
         began = anyio.current_time()
-        if not supervisor.ready.is_set():  # restarting: wait for it, within the call's timeout
-            with anyio.move_on_after(timeout):
+        # The timeout is this call's deadline, whatever the transport is doing: a server
+        # that stops reading its stdin holds a write before any request clock starts.
+        with anyio.move_on_after(timeout) as deadline:
+            if not supervisor.ready.is_set():  # restarting: wait for it
                 await supervisor.ready.wait()
-        remaining = timeout - (anyio.current_time() - began)
-        if supervisor.restarting or remaining <= 0:
+            if supervisor.restarting:
+                raise ServerNotRunningError(
+                    entry.server, name, "it is restarting and did not come back"
+                )
+            remaining = timeout - (anyio.current_time() - began)
+            connection = supervisor.connection
+            result = await connection.call(name, entry.raw_name, arguments, remaining, progress)
+            if (stats := self._stats.get(entry.server)) is not None:
+                stats.record(anyio.current_time() - began)
+            return result
+        if not supervisor.ready.is_set():
             raise ServerNotRunningError(
                 entry.server, name, f"it is restarting and was not back within {timeout:g} s"
             )
-        connection = supervisor.connection
-        result = await connection.call(name, entry.raw_name, arguments, remaining, progress)
-        if (stats := self._stats.get(entry.server)) is not None:
-            stats.record(anyio.current_time() - began)
-        return result
+        assert deadline.cancel_called
+        raise CallTimeoutError(entry.server, name, timeout)
 
 
 def _check_namespaces(servers: Collection[str]) -> None:
