@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import anyio
 import pytest
 
-from mcpmount.errors import ArgumentsError, CallTimeoutError
+from mcpmount.errors import ArgumentsError, CallTimeoutError, ServerCrashedError
 from mcpmount.registry import Registry
 from support import fixture, record_pids, text_of
 
@@ -82,3 +82,17 @@ async def test_a_timeout_is_a_deadline_even_when_the_server_stops_reading() -> N
         # Generous on a loaded machine, far below the 30 s stdin stall bound.
         assert all(seconds < 8 for seconds in outcomes.values()), outcomes
         assert set(outcomes) == {"freeze", "blocked", "queued"}
+
+
+async def test_a_call_right_after_a_crash_waits_for_the_restart() -> None:
+    """restart = "on-failure": a call made while the dead server's task still winds down
+    is answered by the restarted server instead of failing at once."""
+    async with Registry() as registry:
+        await registry.mount("srv", fixture(restart="on-failure"))
+        record_pids(registry)
+        with pytest.raises(ServerCrashedError):
+            await registry.call("srv__crash", {})
+        result = await registry.call("srv__echo", {"text": "back"}, timeout=20)
+        record_pids(registry)
+        assert text_of(result) == "back"
+        assert registry.status()[0].restarts == 1

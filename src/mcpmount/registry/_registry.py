@@ -411,6 +411,10 @@ class Registry:
         # The timeout is this call's deadline, whatever the transport is doing: a server
         # that stops reading its stdin holds a write before any request clock starts.
         with anyio.move_on_after(timeout) as deadline:
+            if supervisor.connection.state is ServerState.FAILED:
+                # It died a moment ago and its owner task is still winding down: begin
+                # the restart now (if its policy restarts it) so this call waits for it.
+                self._lost(supervisor.connection)
             if not supervisor.ready.is_set():  # restarting: wait for it
                 await supervisor.ready.wait()
             if supervisor.restarting:

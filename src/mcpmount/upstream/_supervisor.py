@@ -102,8 +102,8 @@ class Supervisor:
 
         On True the caller must run `restart` (in a task of its own); calls wait for it.
         """
-        if connection is not self.connection or self.closing:
-            return False
+        if connection is not self.connection or self._phase is not _Phase.UP:
+            return False  # an old connection, a restart already under way, or closing
         self.error = connection.error
         if self.spec.restart != "on-failure":
             return False
