@@ -1,0 +1,149 @@
+"""A watchdog process that ends every server's process group when its host dies.
+
+Closing a server reaps its whole process group, but a host killed by SIGKILL (or the
+OOM killer, or a crash) runs no code at all, and a server that ignores stdin EOF would
+outlive it, with every helper it forked. The parent-death signal would not do: it is
+Linux only, it reaches the group leader alone, and ``npx`` or ``uvx`` servers are a
+launcher whose real server is a child.
+
+So the first stdio server a registry spawns starts one small watchdog, in a session of
+its own (terminal signals do not reach it). The host writes ``+PGID`` and ``-PGID``
+lines to its stdin as servers start and are reaped. When that pipe reaches EOF, because
+the host closed it or because the host died and the kernel closed it, the watchdog sends
+SIGTERM to every group still registered, waits up to `GRACE` seconds, sends SIGKILL to
+what is left, and exits. It needs only a POSIX pipe and ``killpg``: it works wherever
+the stdio transport does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import subprocess
+import sys
+
+import anyio
+
+__all__ = ["GRACE", "Reaper"]
+
+logger = logging.getLogger(__name__)
+
+GRACE = 2.0
+"""Seconds the watchdog gives the groups after SIGTERM before SIGKILL."""
+
+_EXIT_WAIT = 2.0 + GRACE
+"""How long closing waits for the watchdog to exit before killing it."""
+
+_POLL = 0.01
+
+# Run as ``python -I -S -c``: the standard library only, started in a few milliseconds.
+_SCRIPT = f"""
+import os, signal, sys, time
+groups = set()
+for line in sys.stdin.buffer:
+    try:
+        pgid = int(line[1:])
+    except ValueError:
+        continue
+    (groups.add if line[:1] == b"+" else groups.discard)(pgid)
+def signal_all(sig):
+    for pgid in list(groups):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            groups.discard(pgid)
+        except OSError:
+            pass
+signal_all(signal.SIGTERM)
+deadline = time.monotonic() + {GRACE}
+while groups and time.monotonic() < deadline:
+    time.sleep(0.02)
+    signal_all(0)
+signal_all(signal.SIGKILL)
+"""
+
+
+class Reaper:
+    """One watchdog process per registry; see the module docstring.
+
+    ``watch`` and ``unwatch`` are synchronous and never block (one short write to a pipe
+    the watchdog keeps draining), so a transport can call them in the gap between
+    spawning a process and owning it, where an ``await`` could leak the process.
+    """
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._closed = False
+
+    @property
+    def pid(self) -> int | None:
+        """The watchdog's pid, once it runs."""
+        return self._process.pid if self._process is not None else None
+
+    def watch(self, pgid: int) -> None:
+        """Have the watchdog end process group ``pgid`` if the host dies."""
+        self._send(f"+{pgid}\n")
+
+    def unwatch(self, pgid: int) -> None:
+        """Forget ``pgid`` (it was reaped); the id may now be reused by another group."""
+        if self._process is not None:
+            self._send(f"-{pgid}\n")
+
+    def _send(self, line: str) -> None:
+        if self._closed:
+            return
+        process = self._process or self._start()
+        if process is None or process.stdin is None:
+            return
+        try:
+            process.stdin.write(line.encode())
+            process.stdin.flush()
+        except OSError as exc:  # the watchdog died: servers are still reaped on close
+            logger.warning("the process watchdog is gone (%s); a killed host may leak", exc)
+            self._closed = True
+
+    def _start(self) -> subprocess.Popen[bytes] | None:
+        if not sys.executable:
+            logger.info("no Python executable to run the process watchdog; skipping it")
+            self._closed = True
+            return None
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _SCRIPT],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            logger.warning("cannot start the process watchdog (%s); a killed host may leak", exc)
+            self._closed = True
+            return None
+        return self._process
+
+    async def aclose(self) -> None:
+        """Stop the watchdog: it ends the groups still registered, then exits. Bounded."""
+        self._closed = True
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_EXIT_WAIT):
+            while process.poll() is None:
+                await anyio.sleep(_POLL)
+        if process.poll() is None:
+            logger.warning("the process watchdog pid %d did not exit; killing it", process.pid)
+            process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=1.0)
+
+    def __del__(self) -> None:
+        # A registry that was never closed: the pipe closes with us, and the watchdog
+        # ends what is left. Only the zombie needs reaping, which the OS does at exit.
+        process = self._process
+        if process is not None and process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
