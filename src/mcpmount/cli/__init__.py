@@ -1,0 +1,14 @@
+"""The ``mcpmount`` command line: a thin layer over the public API.
+
+Data goes to stdout (rich tables, or ``--json``); diagnostics go to stderr. Each command
+lives with its kind: ``check``, ``status`` and ``lock`` mount every server (``_mount``);
+``tools``, ``search`` and ``call`` query the mounted tools (``_query``); ``serve`` hands
+the config to `mcpmount.serve` (``_serve``). ``_app`` parses, dispatches and maps errors to
+exit codes.
+"""
+
+from __future__ import annotations
+
+from mcpmount.cli._app import main
+
+__all__ = ["main"]

@@ -1,0 +1,147 @@
+"""Parse the command line, set up logging, run one command and map errors to exit codes.
+
+Exit codes: 0 ok, 1 a server or call failed, 2 bad config or usage (see `mcpmount.cli._exit`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+import anyio
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.text import Text
+
+from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from mcpmount.cli._mount import run_check, run_lock, run_status
+from mcpmount.cli._query import run_call, run_search, run_tools
+from mcpmount.cli._serve import run_serve
+from mcpmount.config import load_config
+from mcpmount.errors import ConfigError, RegistryError
+
+__all__ = ["main"]
+
+DEFAULT_CONFIG = "mcpmount.toml"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (also used by ``python -m mcpmount``)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if (
+        args.command == "call"
+        and args.config is None
+        and not args.arguments.lstrip().startswith("{")
+    ):
+        args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
+    _configure_logging(args.verbose)
+    # Piped output keeps whole rows (a terminal's width is unknown there); --json is for scripts.
+    out = Console() if sys.stdout.isatty() else Console(width=200)
+    err = Console(stderr=True)
+    try:
+        config = load_config(args.config or DEFAULT_CONFIG)
+    except ConfigError as exc:
+        err.print(Text(str(exc), style="red"))
+        return EXIT_USAGE
+    try:
+        match args.command:
+            case "check":
+                return anyio.run(run_check, config, args.json, out, err)
+            case "tools":
+                return anyio.run(run_tools, config, args, out)
+            case "search":
+                return anyio.run(run_search, config, args, out)
+            case "call":
+                return anyio.run(run_call, config, args, out, err)
+            case "serve":
+                return anyio.run(run_serve, config, args, err)
+            case "status":
+                return anyio.run(run_status, config, args, out, err)
+            case "lock":
+                return anyio.run(run_lock, config, out, err)
+            case _:  # pragma: no cover - argparse rejects unknown commands
+                parser.error(f"unknown command {args.command!r}")
+    except ConfigError as exc:  # e.g. an unreadable lock file
+        err.print(Text(str(exc), style="red"))
+        return EXIT_USAGE
+    except RegistryError as exc:  # MountError included: one line per failed server
+        err.print(Text(str(exc), style="red"))
+        return EXIT_FAILED
+    except OSError as exc:  # e.g. serve cannot bind its address, lock cannot write its file
+        err.print(Text(f"{args.command}: {exc}", style="red"))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcpmount", description="Mount many MCP servers as one namespaced tool registry."
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        return sub
+
+    def config_arg(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "config",
+            nargs="?",
+            help=f"config file (TOML or mcpServers JSON; default {DEFAULT_CONFIG})",
+        )
+
+    config_arg(command("check", "mount every server, show how each did, close them all"))
+    status = command("status", "mount every server and show its state, pid, restarts, latency")
+    config_arg(status)
+    status.add_argument(
+        "--watch", type=float, metavar="SECONDS", help="keep the servers up; refresh every SECONDS"
+    )
+    config_arg(
+        command("lock", "pin every mounted tool's definition in a lock file beside the config")
+    )
+    tools = command("tools", "list the mounted tools under their public names")
+    config_arg(tools)
+    search = command("search", "rank the mounted tools (deferred ones included) for a query")
+    search.add_argument("query", help='keywords, "select:a,b" or "+required words"')
+    config_arg(search)
+    search.add_argument("-n", "--limit", type=int, default=5, help="how many results (1-20)")
+    call = command("call", "call one tool and print its result")
+    call.add_argument("name", help="the public tool name, e.g. fs__read_file")
+    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
+    config_arg(call)
+    call.add_argument("--timeout", type=float, help="seconds to wait for the result")
+    serve = commands.add_parser(
+        "serve",
+        help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",
+        description="Serve every mounted tool as one MCP server. Answers at once, mounts the "
+        "servers in the background, tells clients when the tool list changes, and closes "
+        "every server on SIGINT, SIGTERM or (stdio) stdin EOF.",
+    )
+    config_arg(serve)
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP: port (0: the OS picks)")
+    serve.add_argument(
+        "--stateless", action="store_true", help="HTTP: no sessions (behind a load balancer)"
+    )
+    serve.add_argument("--portfile", help="HTTP: write the bound port to this file once serving")
+    return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = RichHandler(console=Console(stderr=True), show_path=False, markup=False)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
+    if verbosity < 2:
+        # The SDK logs every unparseable server line with a traceback; we report it ourselves.
+        logging.getLogger("mcp").setLevel(logging.ERROR)
+    # These log whole URLs (userinfo, query tokens) and session ids at INFO and DEBUG:
+    # secrets, never shown at any verbosity.
+    for name in ("httpx2", "httpcore2", "mcp.client.streamable_http"):
+        logging.getLogger(name).setLevel(logging.WARNING)

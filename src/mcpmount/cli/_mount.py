@@ -1,0 +1,198 @@
+"""The commands that mount every server and report on each: ``check``, ``status``, ``lock``.
+
+Server-provided text (names, errors) goes into tables as `rich.text.Text`, never as a
+plain string, which rich would parse as markup: an error holding ``[/bold]`` would raise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping
+
+import anyio
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from mcpmount.catalog import lock_path
+from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
+from mcpmount.config import RegistryConfig
+from mcpmount.errors import ConfigError
+from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
+
+__all__ = ["run_check", "run_lock", "run_status"]
+
+
+async def _mount_each(
+    registry: Registry, config: RegistryConfig, err: Console
+) -> list[MountOutcome]:
+    """Mount every server concurrently, whatever fails, showing progress on stderr."""
+    done = 0
+    with err.status(f"mounting {len(config.servers)} servers...") as status:
+
+        def progress(_: MountOutcome) -> None:
+            nonlocal done
+            done += 1
+            status.update(f"mounting servers: {done}/{len(config.servers)} done")
+
+        return await registry.mount_each(config.servers, on_outcome=progress)
+
+
+# -- check ------------------------------------------------------------------------------------
+
+
+async def run_check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
+    began = time.perf_counter()
+    async with Registry(config.settings, pins=read_pins(config)) as registry:
+        rows = await _mount_each(registry, config, err)
+        mounted_in = time.perf_counter() - began
+    failed = [row for row in rows if row.error is not None]
+    if as_json:
+        report = {
+            "config": str(config.path) if config.path else None,
+            "ok": not failed,
+            "seconds": round(mounted_in, 3),
+            "servers": [
+                {
+                    "server": row.server,
+                    "transport": row.spec.transport,
+                    "required": row.spec.required,
+                    "state": "failed" if row.error else "mounted",
+                    "tools": row.tools,
+                    "deferred": row.deferred,
+                    "startup_ms": round(row.seconds * 1000),
+                    "error": row.error.detail if row.error else None,
+                }
+                for row in rows
+            ],
+        }
+        out.print_json(json.dumps(report))
+    else:
+        table = Table(title=Text(f"{config.path or 'config'}: {len(rows)} servers"))
+        for column in ("server", "transport", "state", "tools", "startup"):
+            table.add_column(column, justify="right" if column in ("tools", "startup") else "left")
+        table.add_column("error", overflow="fold")
+        for row in rows:
+            state = Text("failed", style="red") if row.error else Text("mounted", style="green")
+            if row.error and not row.spec.required:
+                state = Text("skipped", style="yellow")
+            tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
+            table.add_row(
+                Text(row.server),
+                row.spec.transport,
+                state,
+                tools,
+                f"{row.seconds * 1000:.0f} ms",
+                Text(row.error.detail if row.error else ""),
+            )
+        out.print(table)
+        total = sum(row.tools for row in rows)
+        summary = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
+        err.print(Text(summary + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+# -- status -----------------------------------------------------------------------------------
+
+
+async def run_status(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with Registry(config.settings, pins=read_pins(config)) as registry:
+        outcomes = await _mount_each(registry, config, err)
+        failed = {row.server: row for row in outcomes if row.error is not None}
+        if args.json:
+            out.print_json(json.dumps(_status_json(registry, failed)))
+        elif args.watch is None:
+            out.print(_status_table(registry, failed))
+        else:
+            with Live(_status_table(registry, failed), console=out, auto_refresh=False) as live:
+                while True:  # until Ctrl-C; each refresh reads the registry, nothing else
+                    await anyio.sleep(args.watch)
+                    live.update(_status_table(registry, failed), refresh=True)
+        unwell = any(row.state != "ready" for row in registry.status())
+    return EXIT_FAILED if failed or unwell else EXIT_OK
+
+
+def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Table:
+    table = Table(title=Text(f"{len(registry.status()) + len(failed)} servers"))
+    for column in ("server", "transport", "state", "pid", "tools", "restarts", "calls", "p50"):
+        right = column in ("pid", "tools", "restarts", "calls", "p50")
+        table.add_column(column, justify="right" if right else "left", no_wrap=True)
+    table.add_column("error", overflow="fold")
+    styles = {"ready": "green", "restarting": "yellow", "starting": "yellow"}
+    for row in registry.status():
+        tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
+        table.add_row(
+            Text(row.server),
+            row.transport,
+            Text(row.state, style=styles.get(row.state, "red")),
+            str(row.pid or ""),
+            tools,
+            str(row.restarts),
+            str(row.calls),
+            f"{row.p50_ms:.1f} ms" if row.p50_ms is not None else "",
+            Text(row.error or ""),
+        )
+    for outcome in failed.values():
+        error = outcome.error.detail if outcome.error else ""
+        state = Text("failed", style="red" if outcome.spec.required else "yellow")
+        table.add_row(
+            Text(outcome.server), outcome.spec.transport, state, "", "", "", "", "", Text(error)
+        )
+    return table
+
+
+def _status_json(registry: Registry, failed: Mapping[str, MountOutcome]) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = [
+        {
+            "server": row.server,
+            "transport": row.transport,
+            "state": str(row.state),
+            "pid": row.pid,
+            "tools": row.tools,
+            "deferred": row.deferred,
+            "restarts": row.restarts,
+            "calls": row.calls,
+            "p50_ms": row.p50_ms,
+            "error": row.error,
+        }
+        for row in registry.status()
+    ]
+    for outcome in failed.values():
+        error = outcome.error.detail if outcome.error else None
+        rows.append(
+            {
+                "server": outcome.server,
+                "transport": outcome.spec.transport,
+                "state": "failed",
+                "error": error,
+            }
+        )
+    return rows
+
+
+# -- lock -------------------------------------------------------------------------------------
+
+
+async def run_lock(config: RegistryConfig, out: Console, err: Console) -> int:
+    if config.path is None:  # pragma: no cover - the command line always reads a file
+        raise ConfigError("<config>", ["mcpmount lock needs a config file to write beside"])
+    previous = read_pins(config)
+    async with open_registry(config, use_lock=False) as registry:
+        pins = registry.lock(previous)
+        skipped = registry.failures
+    for server in skipped:  # an optional server that is down keeps the pins it had
+        if server in pins.servers:
+            err.print(Text(f"{server}: not mounted; its previous pins are kept", style="yellow"))
+        else:
+            err.print(Text(f"{server}: not mounted and never pinned", style="yellow"))
+    servers = pins.servers
+    path = lock_path(config.path)
+    pins.write(path)
+    tools = sum(len(t) for t in servers.values())
+    out.print(Text(f"wrote {path}: {len(servers)} servers, {tools} tool definitions pinned"))
+    return EXIT_OK

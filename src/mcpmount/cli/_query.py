@@ -1,0 +1,134 @@
+"""The commands that query the mounted tools: ``tools``, ``search`` and ``call``.
+
+Server-provided text (names, descriptions, results) is printed as `rich.text.Text`, never
+as a plain string, which rich would parse as markup: a description holding ``[/bold]``
+would raise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import mcp_types
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpmount.config import RegistryConfig
+from mcpmount.registry import open_registry
+
+__all__ = ["run_call", "run_search", "run_tools"]
+
+
+# -- tools ------------------------------------------------------------------------------------
+
+
+async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        tools = registry.mounted_tools()
+        if args.json:
+            rows = [
+                {"name": t.name, "server": t.server, "raw_name": t.raw_name, "deferred": t.deferred}
+                | {"description": t.definition.description}
+                for t in tools
+            ]
+            out.print_json(json.dumps(rows))
+            return EXIT_OK
+        raws = [t.raw_name for t in tools if t.renamed]
+        table = Table(title=Text(f"{len(tools)} tools"))
+        table.add_column(
+            "name", no_wrap=True, min_width=len(max((t.name for t in tools), default=""))
+        )
+        table.add_column("raw name", no_wrap=True, min_width=len(max(raws, default="")))
+        table.add_column("deferred", no_wrap=True, min_width=8)
+        table.add_column(
+            "description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60
+        )
+        for tool in tools:
+            table.add_row(
+                Text(tool.name),
+                Text(tool.raw_name if tool.renamed else ""),
+                "deferred" if tool.deferred else "",
+                Text(_first_line(tool.definition.description)),
+            )
+        out.print(table)
+    return EXIT_OK
+
+
+# -- search -----------------------------------------------------------------------------------
+
+
+async def run_search(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        found = registry.search(args.query, args.limit)
+    if args.json:
+        hits = [{"name": h.tool.name, "score": round(h.score, 4)} for h in found.hits]
+        out.print_json(json.dumps({"hits": hits, "hint": found.hint}))
+        return EXIT_OK
+    table = Table(title=Text(f"search: {args.query}"))
+    names = [hit.tool.name for hit in found.hits]
+    table.add_column("#", justify="right", no_wrap=True, min_width=2)
+    table.add_column("name", no_wrap=True, min_width=len(max(names, default="")))
+    table.add_column("score", justify="right", no_wrap=True, min_width=6)
+    table.add_column("deferred", no_wrap=True, min_width=8)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
+    for rank, hit in enumerate(found.hits, 1):
+        table.add_row(
+            str(rank),
+            Text(hit.tool.name),
+            f"{hit.score:.3f}",
+            "deferred" if hit.tool.deferred else "",
+            Text(_first_line(hit.tool.definition.description)),
+        )
+    out.print(table)
+    if found.hint:
+        out.print(Text(found.hint, style="yellow"))
+    return EXIT_OK
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+
+
+# -- call -------------------------------------------------------------------------------------
+
+
+async def run_call(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    try:
+        arguments: Any = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
+        return EXIT_USAGE
+    if not isinstance(arguments, dict):
+        err.print(Text('arguments must be a JSON object, e.g. \'{"path": "a.txt"}\'', style="red"))
+        return EXIT_USAGE
+    async with open_registry(config) as registry:
+        result = await registry.call(args.name, arguments, timeout=args.timeout)  # pyright: ignore[reportUnknownArgumentType]
+    if args.json:
+        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+    else:
+        _print_result(result, out)
+    if result.is_error:
+        err.print(Text(f"{args.name} reported an error", style="red"))
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
+    for block in result.content:
+        match block:
+            case mcp_types.TextContent():
+                out.print(Text(block.text))
+            case mcp_types.ImageContent() | mcp_types.AudioContent():
+                out.print(
+                    Text(f"[{block.type}: {block.mime_type}, {len(block.data)} base64 chars]")
+                )
+            case _:
+                out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
+    if result.structured_content is not None and not result.content:
+        out.print_json(json.dumps(result.structured_content))

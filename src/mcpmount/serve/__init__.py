@@ -1,0 +1,17 @@
+"""Serve a registry as one MCP server, over stdio or streamable HTTP.
+
+- `RegistryServer` is the MCP front: ``tools/list`` and ``tools/call`` over a registry,
+  a view per downstream session, and ``list_changed`` when the tools change.
+- `serve` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,
+  mounting the servers in the background.
+- `write_portfile` records the bound port for scripts that serve HTTP on port 0.
+"""
+
+from __future__ import annotations
+
+from mcpmount.serve._front import RegistryServer
+from mcpmount.serve._hosting import write_portfile
+from mcpmount.serve._run import Transport, serve
+from mcpmount.serve._sessions import MAX_SESSIONS
+
+__all__ = ["MAX_SESSIONS", "RegistryServer", "Transport", "serve", "write_portfile"]

@@ -1,0 +1,240 @@
+"""The MCP front of a registry: its handlers, its sessions' views and change propagation.
+
+`RegistryServer` puts the SDK's low-level ``Server`` in front of a `Registry`:
+
+- ``tools/list`` is the manifest (visible tools, plus ``tool_search`` when any tool is
+  deferred), in one page. A downstream session gets its own `View` (see `Sessions`), so the
+  tools its ``tool_search`` calls found join *its* list, and it is told so (see below).
+- ``tools/call`` routes every registered name, deferred ones included, through the view.
+  The upstream result goes back as it came: every content block type, structured
+  content, ``_meta`` (less the upstream's ``serverInfo`` stamp) and ``isError``.
+  Upstream progress is forwarded to the downstream request's progress token.
+- Registry errors map to what the client can act on:
+
+  ============================  ===========================================================
+  ``UnknownToolError``          JSON-RPC error ``-32602`` (invalid params), with suggestions
+  ``UpstreamError``             JSON-RPC error with the upstream code and message; the
+                                server and tool are in ``data``
+  any other ``RegistryError``   an ``isError`` result whose text names server and tool
+  (timeout, crash, not running,  (the model must see it: a timed-out call may have acted)
+  result too large)
+  ============================  ===========================================================
+
+Change propagation. `Registry.subscribe` marks the list dirty; one task then tells every
+client, in both protocol eras: ``notifications/tools/list_changed`` to every handshake-era
+session that sent a request, and ``ToolsListChanged`` on the ``subscriptions/listen``
+bus for 2026-07-28 clients. Bursts (three servers mounting at once) coalesce into one
+notice. A session whose search activated new tools is told the same way, alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from importlib.metadata import version
+from typing import Any, Final
+
+import anyio
+import mcp_types
+from mcp import MCPError
+from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types import SERVER_INFO_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.applications import Starlette
+
+from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
+from mcpmount.registry import Registry, RegistryChange
+from mcpmount.serve._hosting import run_http, run_stdio
+from mcpmount.serve._sessions import Sessions
+
+__all__ = ["RegistryServer"]
+
+logger = logging.getLogger(__name__)
+
+_NOTIFY_TIMEOUT: Final = 2.0
+"""How long one session gets to take a list_changed before it is dropped."""
+
+
+class RegistryServer:
+    """One MCP server whose tools are a registry's; build it, then run a transport.
+
+    Args:
+        registry: An entered registry; it is served, not owned.
+        name: The ``serverInfo`` name downstream clients see.
+    """
+
+    def __init__(
+        self, registry: Registry, *, name: str = "mcpmount", mounted: anyio.Event | None = None
+    ) -> None:
+        self.registry = registry
+        self.mounted = mounted
+        """Set once the initial mounts are done; ``tools/list`` and ``tools/call`` wait for it."""
+        self.bus = InMemorySubscriptionBus()
+        """The 2026-07-28 ``subscriptions/listen`` fan-out."""
+        self.listen = ListenHandler(self.bus)
+        self.server: Server[Any] = Server(
+            name,
+            version=version("mcpmount"),
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=self.listen,
+        )
+        self.server.middleware.append(self._track_session)
+        self._sessions = Sessions(registry)
+        self._dirty = anyio.Event()
+
+    def initialization_options(self) -> InitializationOptions:
+        """Return the handshake options: tools with ``listChanged``."""
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    async def _track_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Remember each handshake-era session, to tell it when the list changes."""
+        self._sessions.track(ctx)
+        return await call_next(ctx)
+
+    # -- handlers -------------------------------------------------------------------------
+
+    def _input_schema(self, name: str) -> Mapping[str, Any] | None:
+        try:
+            return self.registry.get(name).definition.input_schema
+        except UnknownToolError:
+            return None
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        await self._wait_mounted()
+        view = self._sessions.view(ctx)
+        tools = view.tools() if view is not None else self.registry.tools()
+        return mcp_types.ListToolsResult(tools=tools)
+
+    async def _wait_mounted(self) -> None:
+        # Many clients list once and never again: the first list must hold every server
+        # that comes up. The wait is bounded by the servers' startup timeouts.
+        if self.mounted is not None:
+            await self.mounted.wait()
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        await self._wait_mounted()
+        view = self._sessions.view(ctx)
+        target = view if view is not None else self.registry
+        activated = len(view.activated) if view is not None else 0
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(progress, total, message)
+
+        try:
+            result = await target.call(params.name, params.arguments, progress=progress)
+        except UnknownToolError as exc:
+            raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
+        except UpstreamError as exc:
+            data = {"server": exc.server, "tool": exc.tool}
+            raise MCPError(exc.code, exc.upstream_message, data) from None
+        except RegistryError as exc:
+            logger.info("call of %r failed: %s", params.name, exc)
+            return mcp_types.CallToolResult(
+                content=[mcp_types.TextContent(type="text", text=str(exc))], is_error=True
+            )
+        if view is not None and len(view.activated) > activated:
+            await self._tell_one(ctx)
+        return _hop(result)
+
+    # -- change propagation ---------------------------------------------------------------
+
+    def _on_change(self, change: RegistryChange) -> None:
+        self._dirty.set()
+
+    async def propagate_changes(self) -> None:
+        """Tell every client each time the registry changes; runs until cancelled."""
+        unsubscribe = self.registry.subscribe(self._on_change)
+        try:
+            while True:
+                await self._dirty.wait()
+                self._dirty = anyio.Event()
+                await self._tell_all()
+        finally:
+            unsubscribe()
+
+    async def _tell_all(self) -> None:
+        await self.bus.publish(ToolsListChanged())
+        async with anyio.create_task_group() as tg:
+            for key, session in self._sessions.peers():
+                tg.start_soon(self._notify, key, session)
+
+    async def _tell_one(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """Tell the calling session (only) that its list grew."""
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # Only a pipe keeps a view at this era, and a pipe has one peer.
+            await self.bus.publish(ToolsListChanged())
+        else:
+            await self._notify(Sessions.key(ctx) or "", ctx.session)
+
+    async def _notify(self, key: str, session: ServerSession) -> None:
+        try:
+            with anyio.fail_after(_NOTIFY_TIMEOUT):
+                await session.send_tool_list_changed()
+        except Exception as exc:  # a gone session: forget it, never fail the others
+            logger.debug("dropped session %r: list_changed failed: %r", key, exc)
+            self._sessions.drop(key, session)
+
+    # -- transports -----------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's stdin and stdout until stdin ends."""
+        await run_stdio(self.server, self.initialization_options())
+
+    def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
+        """Return the streamable HTTP app (path ``/mcp``).
+
+        On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
+        and Origin: 127.0.0.1, localhost, [::1], any port).
+        """
+        return self.server.streamable_http_app(host=host, stateless_http=stateless)
+
+    async def run_http(
+        self,
+        stop: anyio.Event,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        stateless: bool = False,
+        on_ready: Callable[[str], None] | None = None,
+    ) -> None:
+        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
+
+        Args:
+            stop: Set it to shut down gracefully (bounded by a short grace period).
+            host: The address to bind; 127.0.0.1 by default.
+            port: The port to bind; 0 lets the OS choose.
+            stateless: A fresh transport per request, no session (for load balancers).
+            on_ready: Called with the URL once the socket is bound and serving.
+
+        Raises:
+            OSError: The address cannot be bound.
+        """
+        await run_http(
+            self.http_app(host=host, stateless=stateless),
+            stop,
+            host=host,
+            port=port,
+            on_ready=on_ready,
+            # Open listen streams would hold the graceful shutdown: end them first.
+            before_shutdown=self.listen.close,
+        )
+
+
+def _hop(result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
+    """Drop the upstream's ``serverInfo`` stamp: the SDK keeps a handler's own, and
+    downstream the server is us. Every other ``_meta`` key passes through."""
+    if not result.meta or SERVER_INFO_META_KEY not in result.meta:
+        return result
+    meta = {k: v for k, v in result.meta.items() if k != SERVER_INFO_META_KEY}
+    return result.model_copy(update={"meta": meta or None})

@@ -1,0 +1,106 @@
+"""`serve`: the lifecycle of a served config, from the handshake to the last closed server.
+
+`serve` owns the registry: it answers the handshake at once and mounts the config's
+servers in the background, but the front holds ``tools/list`` and ``tools/call`` until the
+first mounts are done (many clients list once and never again). SIGINT, SIGTERM or stdin
+EOF stops the transport and closes every upstream server. A required server that fails to
+mount stops the serving and raises `MountError`. Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Callable
+from typing import Literal
+
+import anyio
+
+from mcpmount.config import RegistryConfig
+from mcpmount.errors import MountError
+from mcpmount.registry import Registry, read_pins
+from mcpmount.serve._front import RegistryServer
+
+__all__ = ["Transport", "serve"]
+
+logger = logging.getLogger(__name__)
+
+Transport = Literal["stdio", "http"]
+
+
+async def serve(
+    config: RegistryConfig,
+    *,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 0,
+    stateless: bool = False,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve every server of ``config`` as one MCP server until told to stop.
+
+    Answers the handshake at once and mounts the servers in the background; the first
+    ``tools/list`` waits for those mounts, and every later change (a server's tools
+    re-listed, restarted) is a list change the clients are told about. Honours the lock
+    file beside the config. Returns on SIGINT, SIGTERM or (stdio) stdin EOF, after closing
+    every upstream server.
+
+    Args:
+        config: The loaded config.
+        transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
+        host: HTTP only: the address to bind.
+        port: HTTP only: the port (0: the OS chooses; see ``on_ready``).
+        stateless: HTTP only: no sessions, for replicas behind a load balancer.
+        on_ready: HTTP only: called with the URL once serving.
+
+    Raises:
+        MountError: A required server failed to mount; everything was closed first.
+        OSError: The HTTP address cannot be bound.
+    """
+    failure: MountError | None = None
+    stop = anyio.Event()
+    mounted = anyio.Event()
+    async with Registry(config.settings, pins=read_pins(config)) as registry:
+        served = RegistryServer(registry, mounted=mounted)
+        async with anyio.create_task_group() as tg:
+
+            async def mount() -> None:
+                nonlocal failure
+                try:
+                    await registry.mount_all(config.servers)
+                except MountError as exc:
+                    failure = exc
+                    stop.set()
+                else:
+                    tools = registry.mounted_tools()
+                    logger.info("serving %d tools of %d servers", len(tools), len(config.servers))
+                finally:
+                    mounted.set()
+
+            async def stop_on_signal() -> None:
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for signum in signals:
+                        logger.info("%s: closing every server", signal.Signals(signum).name)
+                        stop.set()
+                        return
+
+            tg.start_soon(served.propagate_changes)
+            tg.start_soon(mount)
+            tg.start_soon(stop_on_signal)
+            if transport == "stdio":
+                async with anyio.create_task_group() as stdio:
+
+                    async def cancel_on_stop() -> None:
+                        await stop.wait()
+                        stdio.cancel_scope.cancel()
+
+                    stdio.start_soon(cancel_on_stop)
+                    await served.run_stdio()
+                    stdio.cancel_scope.cancel()
+            else:
+                await served.run_http(
+                    stop, host=host, port=port, stateless=stateless, on_ready=on_ready
+                )
+            tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure

@@ -1,0 +1,152 @@
+"""Helpers for the `mcpmount serve` tests: configs, a served process and a connected Client.
+
+The served process is a real subprocess in front of real upstream servers
+(tests/servers/fixture_server.py and tests/servers/changing_server.py). Nothing is mocked:
+what a stock MCP host sees is what is checked.
+
+Timing: starting a Python process and mounting its servers can take many seconds on a
+loaded machine, and is not what these tests check. It is bounded apart, by `STARTUP`
+(`connected`, `served_http`, `wait_for_tool`), so the behaviour a test checks gets its own
+bound, `BEHAVIOUR`.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Final, cast
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from leaks import record_group
+from support import CHANGING, FIXTURE
+
+STARTUP: Final = 40.0
+"""Seconds for a served process to start, or for its servers to mount, on a loaded machine."""
+
+BEHAVIOUR: Final = 20.0
+"""Seconds for what a test checks once everything is up, on a loaded machine."""
+
+
+def fixture_server(name: str, *flags: str, extra: str = "") -> str:
+    """A config table for the fixture server, mounted as ``name``."""
+    args = json.dumps([FIXTURE, *flags])
+    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+
+
+def changing(name: str) -> str:
+    """A server whose tools change at run time (tests/servers/changing_server.py)."""
+    script = json.dumps([CHANGING])
+    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {script}\n'
+
+
+def write_config(tmp_path: Path, *servers: str) -> str:
+    path = tmp_path / "serve.toml"
+    path.write_text("[registry]\nstartup_timeout = 15\n\n" + "\n".join(servers))
+    return str(path)
+
+
+def names(result: mcp_types.ListToolsResult) -> list[str]:
+    return [tool.name for tool in result.tools]
+
+
+def found(result: mcp_types.CallToolResult) -> list[str]:
+    """The names a tool_search result holds."""
+    payload = cast("dict[str, list[dict[str, str]]]", result.structured_content)
+    return [tool["name"] for tool in payload["tools"]]
+
+
+def serve_command(config: str, *flags: str) -> list[str]:
+    return [sys.executable, "-m", "mcpmount", "serve", config, *flags]
+
+
+@asynccontextmanager
+async def connected(client: Client) -> AsyncGenerator[Client]:
+    """Enter ``client`` within `STARTUP` seconds; exit it when the block ends.
+
+    An owner task holds the Client, so that the bound covers connecting only: a cancel
+    scope may not end while a task group it opened (the Client's) is still open.
+    """
+    done = anyio.Event()
+
+    async def own(*, task_status: anyio.abc.TaskStatus[Client]) -> None:
+        async with client:
+            task_status.started(client)
+            await done.wait()
+
+    async with anyio.create_task_group() as tg:
+        with anyio.fail_after(STARTUP):
+            await tg.start(own)
+        try:
+            yield client
+        finally:
+            done.set()
+
+
+@asynccontextmanager
+async def served_stdio(
+    config: str,
+    tmp_path: Path,
+    *,
+    mode: str = "legacy",
+    on_message: Callable[[object], None] | None = None,
+) -> AsyncGenerator[Client]:
+    """A Client connected to `mcpmount serve CONFIG` over stdio; its stderr goes to a file."""
+    command, *args = serve_command(config)
+
+    async def message_handler(message: object) -> None:
+        if on_message is not None:
+            on_message(message)
+
+    params = StdioServerParameters(command=command, args=args)
+    # A real file: the SDK hands it to the child as its stderr.
+    with (tmp_path / "serve.log").open("w") as errlog:
+        transport = stdio_client(params, errlog=errlog)
+        client = Client(transport, mode=mode, message_handler=message_handler)
+        async with connected(client):
+            yield client
+
+
+@asynccontextmanager
+async def served_http(
+    config: str, tmp_path: Path, *flags: str
+) -> AsyncGenerator[tuple[str, anyio.abc.Process]]:
+    """Run `mcpmount serve CONFIG --transport http --port 0`; yield its URL and process."""
+    portfile = tmp_path / "port"
+    command = serve_command(
+        config, "--transport", "http", "--port", "0", "--portfile", str(portfile)
+    )
+    log = tmp_path / "serve.log"
+    with log.open("w") as errlog:
+        process = await anyio.open_process(
+            [*command, *flags], stdout=subprocess.DEVNULL, stderr=errlog, start_new_session=True
+        )
+    record_group(process.pid)
+    async with process:
+        try:
+            with anyio.fail_after(STARTUP):
+                while not portfile.exists():
+                    assert process.returncode is None, log.read_text()
+                    await anyio.sleep(0.02)
+            yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp", process
+        finally:
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+            with anyio.fail_after(BEHAVIOUR):
+                await process.wait()
+
+
+async def wait_for_tool(client: Client, name: str) -> None:
+    """Re-list until `name` is served (its server mounted), within `STARTUP` seconds."""
+    with anyio.fail_after(STARTUP):
+        while name not in names(await client.list_tools()):
+            await anyio.sleep(0.1)
