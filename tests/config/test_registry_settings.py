@@ -62,6 +62,40 @@ def test_registry_settings_built_in_code_read_mcpmount_variables(
     assert (settings.max_pages, settings.max_tools) == (3, 5)
 
 
+def test_load_config_reads_settings_from_the_given_environ_only(
+    write: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``environ=``, ``MCPMOUNT_*`` in the process environment is ignored, even a bad one."""
+    monkeypatch.setenv("MCPMOUNT_MAX_TOOLS", "many")
+    monkeypatch.setenv("MCPMOUNT_MAX_PAGES", "3")
+    path = write("servers.toml", "[registry]\ncall_timeout = 9\n")
+    settings = load_config(path, environ={"MCPMOUNT_DEFER_ALL": "1"}).settings
+    assert (settings.max_tools, settings.max_pages) == (1000, 100)
+    assert (settings.call_timeout, settings.defer_all) == (9.0, True)
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"max_tools": 5}, None),
+        ({}, ("MCPMOUNT_MAX_TOOLS: must be an integer",)),
+    ],
+)
+def test_from_servers_reads_mcpmount_variables_but_arguments_win(
+    monkeypatch: pytest.MonkeyPatch, given: dict[str, object], expected: tuple[str, ...] | None
+) -> None:
+    """A variable fills a setting not given; a bad one is named, unless an argument wins."""
+    monkeypatch.setenv("MCPMOUNT_MAX_TOOLS", "many")
+    monkeypatch.setenv("MCPMOUNT_MAX_PAGES", "3")
+    if expected is None:
+        settings = RegistryConfig.from_servers({}, **given).settings
+        assert (settings.max_tools, settings.max_pages) == (5, 3)
+        return
+    with pytest.raises(ConfigError) as caught:
+        RegistryConfig.from_servers({}, **given)
+    assert caught.value.problems == expected
+
+
 def test_from_servers_builds_a_config_without_a_file() -> None:
     """Embedders build a config from specs and settings; it has no path."""
     fs = StdioServer(command="x")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 from config_support import SECRET, Write, http, problems_of
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from mcpmount.config import HttpServer, StdioServer, load_config
+from mcpmount.config import HttpServer, ServerSpec, StdioServer, load_config
 from mcpmount.errors import ConfigError
 
 
@@ -22,6 +22,32 @@ def test_giving_neither_command_nor_url_is_one_clear_error(write: Write) -> None
     """No transport at all is one line that says what to add."""
     path = write("servers.toml", '[servers.fs]\ntransport = "stdio"\nargs = ["a"]\n')
     assert problems_of(path) == ("servers.fs: give either command (stdio) or url (http)",)
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ('comand = "x"', "servers.fs.comand: unknown key; did you mean 'command'?"),
+        ('ulr = "https://a.example"', "servers.fs.ulr: unknown key; did you mean 'url'?"),
+    ],
+)
+def test_a_misspelt_command_or_url_is_named_with_a_suggestion(
+    write: Write, body: str, problem: str
+) -> None:
+    """Without command or url, a key close to one of them is taken for it, misspelt."""
+    path = write("servers.toml", f'[servers.fs]\n{body}\nargs = ["a"]\nzzz = 1\n')
+    assert problems_of(path) == (problem,)
+
+
+def test_server_spec_is_a_union_told_apart_by_command_or_url() -> None:
+    """Validating a table as a `ServerSpec` gives the kind its keys imply; a spec stays itself."""
+    adapter = TypeAdapter[ServerSpec](ServerSpec)
+    assert isinstance(adapter.validate_python({"command": "x"}), StdioServer)
+    assert isinstance(adapter.validate_python({"url": "https://a.example"}), HttpServer)
+    spec = HttpServer(url="https://a.example")
+    assert adapter.validate_python(spec) is spec
+    with pytest.raises(ValidationError, match="says stdio, but url means http"):
+        adapter.validate_python({"url": "https://a.example", "transport": "stdio"})
 
 
 @pytest.mark.parametrize(
