@@ -2,8 +2,9 @@
 
 A server table is one kind or another by its keys: ``command`` makes a stdio server and
 ``url`` an http one. An explicit ``transport`` tag may say the same, never something else.
-`ServerSpec` is the pydantic discriminated union of the kinds, so another transport is one
-more member and one more entry in `IMPLIED_BY`.
+`ServerSpec` is the pydantic discriminated union of the kinds, told apart by `kind_of`, so
+another transport is one more member (and one more entry in `KINDS`), with `kind_of` taught
+how to recognise it.
 """
 
 from __future__ import annotations
