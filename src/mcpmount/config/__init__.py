@@ -1,0 +1,42 @@
+"""The config: which servers to mount and the registry's limits, as pure, strict data.
+
+A config file is TOML::
+
+    [registry]                  # optional; every key also settable as MCPMOUNT_<KEY>
+    max_name_length = 64
+
+    [servers.fs]                # the key is the namespace
+    command = "npx"
+    args = ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/notes"]
+
+    [servers.search]
+    url = "https://search.example.com/mcp"
+    headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
+
+or, when its name ends in ``.json``, the ``{"mcpServers": {...}}`` file that MCP hosts use
+(Claude Desktop's config, ``.mcp.json``).
+
+This package never imports ``mcp`` and never starts anything, so ``mcpmount check`` can
+validate a config without spawning a server. Every problem is reported at once, one line
+each, naming the key; no line ever contains a value, because values may be secrets.
+
+Its modules, from the bottom up: ``_problems`` (problem lines), ``_fields`` (checked field
+types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_spec`` (the server models
+and their union), ``_expand`` (``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables
+to data), ``_hostfile`` (the ``mcpServers`` dialect) and ``_load`` (`load_config`).
+"""
+
+from mcpmount.config._load import RegistryConfig, load_config
+from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
+from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
+
+__all__ = [
+    "LIMIT_KEYS",
+    "HttpServer",
+    "RegistryConfig",
+    "RegistrySettings",
+    "ServerBase",
+    "ServerSpec",
+    "StdioServer",
+    "load_config",
+]

@@ -1,0 +1,127 @@
+"""The whole config: `RegistryConfig`, loaded from a file by `load_config` or built in code."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from mcpmount.config._hostfile import read_host_file
+from mcpmount.config._problems import line, unknown_key
+from mcpmount.config._read import Table, read_document
+from mcpmount.config._settings import RegistrySettings, build_settings
+from mcpmount.config._spec import KINDS, ServerSpec
+from mcpmount.config._tables import Tables
+from mcpmount.errors import ConfigError
+from mcpmount.naming import namespace_problem
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryConfig:
+    """A validated config: the registry settings and the servers to mount."""
+
+    settings: RegistrySettings
+    """Defaults and limits for the whole registry."""
+
+    servers: Mapping[str, ServerSpec]
+    """Namespace to server, in file order (read-only)."""
+
+    path: Path | None = None
+    """The absolute path of the file it was loaded from; None when built in code."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "servers", MappingProxyType(dict(self.servers)))
+
+    @classmethod
+    def from_servers(cls, servers: Mapping[str, ServerSpec], **settings: object) -> RegistryConfig:
+        """Build a config in code, without a file.
+
+        Settings not given fall back to ``MCPMOUNT_*`` variables, then to the defaults.
+
+        Args:
+            servers: Namespace to server spec.
+            **settings: `RegistrySettings` fields, e.g. ``max_name_length=80``.
+
+        Raises:
+            ConfigError: With path ``"<code>"``, if a namespace, a spec or a setting is invalid.
+        """
+        problems: list[str] = []
+        registry = build_settings(
+            settings, os.environ, env_wins=False, prefix=(), problems=problems
+        )
+        for namespace, spec in servers.items():
+            _check_namespace(namespace, problems)
+            if not isinstance(spec, tuple(KINDS.values())):
+                problems.append(
+                    line(("servers", namespace), "must be a StdioServer or an HttpServer")
+                )
+        if problems or registry is None:
+            raise ConfigError("<code>", problems)
+        return cls(settings=registry, servers=servers)
+
+
+def _check_namespace(namespace: str, problems: list[str]) -> bool:
+    """Return whether ``namespace``, a key of ``servers``, is valid; else add the problem."""
+    if (problem := namespace_problem(namespace)) is None:
+        return True
+    problems.append(line(("servers", namespace), problem))
+    return False
+
+
+def load_config(
+    path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None
+) -> RegistryConfig:
+    """Load and validate a config file: TOML, or an MCP host's ``mcpServers`` JSON.
+
+    ``${VAR}`` and ``${VAR:-default}`` are expanded in ``args``, ``env``, ``cwd``, ``url`` and
+    ``headers`` values before validation (``$$`` is a literal ``$``; no shell, ``~`` or globs).
+    ``MCPMOUNT_<KEY>`` variables override the ``[registry]`` table.
+
+    Args:
+        path: The config file; a name ending in ``.json`` is read as ``mcpServers`` JSON.
+        environ: The variables to expand and read settings from; defaults to ``os.environ``.
+
+    Returns:
+        The config, with its servers in file order.
+
+    Raises:
+        ConfigError: If the file is missing, unreadable or invalid; one line per problem.
+    """
+    environ = os.environ if environ is None else environ
+    file = Path(path)
+    is_json = file.suffix.lower() == ".json"
+    problems: list[str] = []
+    document = read_document(file, problems, json_file=is_json)
+    if document is None:
+        raise ConfigError(str(path), problems)
+    tables = Tables(
+        file.absolute().parent, environ, problems, word="an object" if is_json else "a table"
+    )
+    if is_json:
+        registry, servers = read_host_file(document, tables)
+    else:
+        registry, servers = _read_toml_file(document, tables)
+    if problems or registry is None:
+        raise ConfigError(str(path), problems)
+    return RegistryConfig(settings=registry, servers=servers, path=file.absolute())
+
+
+def _read_toml_file(
+    document: Table, tables: Tables
+) -> tuple[RegistrySettings | None, dict[str, ServerSpec]]:
+    """Return the settings and the servers of our TOML file: ``[registry]`` and ``[servers]``."""
+    for key in document:
+        if key not in ("registry", "servers"):
+            tables.problems.append(line((key,), unknown_key(key, ["registry", "servers"])))
+    registry = tables.table(document.get("registry", {}), ("registry",))
+    settings = tables.settings(registry or {}, prefix=("registry",))
+    servers: dict[str, ServerSpec] = {}
+    for namespace, raw in (tables.table(document.get("servers", {}), ("servers",)) or {}).items():
+        loc = ("servers", namespace)
+        valid = _check_namespace(namespace, tables.problems)
+        data = tables.table(raw, loc)
+        if data is not None and (spec := tables.server(data, loc)) is not None and valid:
+            servers[namespace] = spec
+    return settings, servers

@@ -1,0 +1,150 @@
+"""Registry settings: the ``[registry]`` table of a file and ``MCPMOUNT_<KEY>`` variables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from mcpmount.config._problems import Loc, problem_lines, unknown_key
+from mcpmount.naming import MIN_NAME_LENGTH
+
+ENV_PREFIX = "MCPMOUNT_"
+"""Every setting is also read from ``MCPMOUNT_<KEY>``, the name in any case."""
+
+LIMIT_KEYS = (
+    "max_tools",
+    "max_pages",
+    "max_description_bytes",
+    "max_schema_depth",
+    "max_result_bytes",
+    "max_message_bytes",
+)
+"""Registry limits that one server may override (``[servers.x] max_tools = 50``)."""
+
+
+class EnvironSource(PydanticBaseSettingsSource):
+    """The ``MCPMOUNT_<KEY>`` variables of a mapping such as ``os.environ``, in any case."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        super().__init__(settings_cls)
+        self._environ = {name.lower(): value for name, value in environ.items()}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        """Return the variable's value (None if unset), its name and False: never complex."""
+        name = (ENV_PREFIX + field_name).lower()
+        return self._environ.get(name), name, False
+
+    def __call__(self) -> dict[str, Any]:
+        fields = self.settings_cls.model_fields.items()
+        found = {name: self.get_field_value(field, name)[0] for name, field in fields}
+        return {name: value for name, value in found.items() if value is not None}
+
+
+class RegistrySettings(BaseSettings):
+    """The registry's defaults and limits: the ``[registry]`` table and ``MCPMOUNT_*``."""
+
+    model_config = SettingsConfigDict(
+        case_sensitive=False,
+        extra="forbid",
+        frozen=True,
+        hide_input_in_errors=True,
+        use_attribute_docstrings=True,
+    )
+
+    max_name_length: int = Field(default=64, ge=MIN_NAME_LENGTH, le=128)
+    """The longest public tool name (64 is the limit of the major model APIs)."""
+
+    startup_timeout: float = Field(default=30.0, gt=0, allow_inf_nan=False)
+    """Seconds per server to spawn or connect, handshake and list its tools."""
+
+    call_timeout: float = Field(default=120.0, gt=0, allow_inf_nan=False)
+    """Seconds one call may take."""
+
+    defer_all: bool = False
+    """Defer every tool that is not pinned."""
+
+    max_tools: int = Field(default=1000, gt=0)
+    """The most tools one server may list."""
+
+    max_pages: int = Field(default=100, gt=0)
+    """The most ``tools/list`` pages one server may return."""
+
+    max_description_bytes: int = Field(default=8192, gt=0)
+    """The longest tool description, in UTF-8 bytes."""
+
+    max_schema_depth: int = Field(default=32, gt=0)
+    """The deepest nesting of a tool's input schema."""
+
+    max_result_bytes: int = Field(default=1_048_576, gt=0)
+    """The largest call result; a larger one is refused, never truncated."""
+
+    max_message_bytes: int = Field(default=16_777_216, gt=0)
+    """The largest message a server may send (one stdio line)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Read arguments, then ``MCPMOUNT_*``; never a ``.env`` file or a secrets directory."""
+        return init_settings, EnvironSource(settings_cls, os.environ)
+
+
+def build_settings(
+    values: Mapping[str, object],
+    environ: Mapping[str, str],
+    *,
+    env_wins: bool,
+    prefix: Loc,
+    problems: list[str],
+) -> RegistrySettings | None:
+    """Validate ``values`` merged with the ``MCPMOUNT_*`` variables of ``environ``.
+
+    Args:
+        values: Settings given in a file's ``[registry]`` table or as arguments in code.
+        environ: The variables to read, instead of ``os.environ``.
+        env_wins: Whether a variable beats a value given for the same key (as it beats a
+            file), or loses to it (as it loses to arguments).
+        prefix: Where ``values`` are in the file, for naming their problems.
+        problems: Gets one line per problem; a problem with a variable's value names it.
+
+    Returns:
+        The settings, or None after adding their problems.
+    """
+    given = InitSettingsSource(RegistrySettings, init_kwargs=dict(values))()
+    from_env = EnvironSource(RegistrySettings, environ)()
+    merged = given | from_env if env_wins else from_env | given
+    # Every field is given, so the class's own MCPMOUNT_* source, which reads os.environ and
+    # not ``environ``, has nothing left to fill in.
+    fields = RegistrySettings.model_fields.items()
+    defaults = {name: field.get_default(call_default_factory=True) for name, field in fields}
+    try:
+        return RegistrySettings.model_validate(defaults | merged)
+    except ValidationError as exc:
+
+        def rename(key: str) -> Loc | None:
+            came_from_env = key in from_env and (env_wins or key not in given)
+            return (ENV_PREFIX + key.upper(),) if came_from_env else None
+
+        problems += problem_lines(
+            exc.errors(include_url=False, include_input=False),
+            prefix,
+            table="a table",
+            unknown=lambda key: unknown_key(key, RegistrySettings.model_fields),
+            rename=rename,
+        )
+        return None

@@ -1,0 +1,87 @@
+"""The tables of one config file turned into data: settings, and a spec per server table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import cast
+
+from pydantic import ValidationError
+
+from mcpmount.config._expand import expand_server
+from mcpmount.config._problems import Loc, line, problem_lines, unknown_key
+from mcpmount.config._read import Table
+from mcpmount.config._settings import RegistrySettings, build_settings
+from mcpmount.config._spec import IMPLIED_BY, KINDS, SPEC, ServerSpec, kind_of
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Reads the tables of one config file, adding every problem it finds to ``problems``."""
+
+    base: Path
+    """The file's directory: a relative ``cwd`` is resolved against it."""
+
+    environ: Mapping[str, str]
+    """The variables to expand and read ``MCPMOUNT_*`` settings from."""
+
+    problems: list[str]
+    """One line per problem, in file order."""
+
+    word: str
+    """What a mapping is called in the file: "a table" in TOML, "an object" in JSON."""
+
+    def table(self, value: object, loc: Loc) -> Table | None:
+        """Return ``value`` if it is a mapping, else None after adding the problem."""
+        if isinstance(value, dict):
+            return cast("Table", value)
+        self.problems.append(line(loc, f"must be {self.word}"))
+        return None
+
+    def settings(self, values: Mapping[str, object], prefix: Loc) -> RegistrySettings | None:
+        """Return the settings ``values`` give, overridden by ``MCPMOUNT_*`` variables."""
+        return build_settings(
+            values, self.environ, env_wins=True, prefix=prefix, problems=self.problems
+        )
+
+    def server(
+        self, data: Table, loc: Loc, *, spelt: Mapping[str, str] = MappingProxyType({})
+    ) -> ServerSpec | None:
+        """Expand and validate one server table; None after adding its problems.
+
+        ``spelt`` maps our keys to the file's, for a file whose keys differ from ours.
+        """
+        skip = expand_server(data, loc, self.environ, self.problems)
+        cwd = data.get("cwd")
+        if isinstance(cwd, str) and cwd and ("cwd",) not in skip:
+            data["cwd"] = str(self.base / cwd)  # an absolute cwd replaces the base
+        try:
+            return SPEC.validate_python(data)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_input=False)
+            kind = kind_of(data)
+            if kind is not None:  # the errors of the kind the union chose start with its tag
+                for error in errors:
+                    error["loc"] = error["loc"][1:]
+            self.problems.extend(
+                problem_lines(
+                    errors,
+                    loc,
+                    table=self.word,
+                    unknown=lambda key: _unknown_server_key(key, kind),
+                    skip=skip,
+                    rename=lambda key: (*loc, spelt[key]) if key in spelt else None,
+                )
+            )
+            return None
+
+
+def _unknown_server_key(key: str, kind: str | None) -> str:
+    if kind is None:  # no kind was found, so the key was taken for command or url misspelt
+        return unknown_key(key, IMPLIED_BY)
+    takers = [other for other, model in KINDS.items() if key in model.model_fields]
+    if takers:
+        return f"unknown key; only {' or '.join(takers)} servers take it"
+    return unknown_key(key, KINDS[kind].model_fields)
