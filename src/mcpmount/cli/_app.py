@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 from collections.abc import Sequence
+from functools import partial
 
 import anyio
 from rich.console import Console
@@ -19,8 +21,9 @@ from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._query import run_call, run_search, run_tools
 from mcpmount.cli._serve import run_serve
+from mcpmount.cli._signals import until_signalled
 from mcpmount.config import load_config
-from mcpmount.errors import ConfigError, RegistryError
+from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
 
 __all__ = ["main"]
 
@@ -48,23 +51,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         match args.command:
-            case "check":
-                return anyio.run(run_check, config, args.json, out, err)
-            case "tools":
-                return anyio.run(run_tools, config, args, out)
-            case "search":
-                return anyio.run(run_search, config, args, out)
-            case "call":
-                return anyio.run(run_call, config, args, out, err)
-            case "serve":
+            case "serve":  # serve stops gracefully on SIGINT and SIGTERM by itself
                 return anyio.run(run_serve, config, args, err)
+            case "check":
+                command = partial(run_check, config, args.json, out, err)
+            case "tools":
+                command = partial(run_tools, config, args, out)
+            case "search":
+                command = partial(run_search, config, args, out)
+            case "call":
+                command = partial(run_call, config, args, out, err)
             case "status":
-                return anyio.run(run_status, config, args, out, err)
+                command = partial(run_status, config, args, out, err)
             case "lock":
-                return anyio.run(run_lock, config, out, err)
+                command = partial(run_lock, config, out, err)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
+        return anyio.run(until_signalled, command)
     except ConfigError as exc:  # e.g. an unreadable lock file
+        err.print(Text(str(exc), style="red"))
+        return EXIT_USAGE
+    except ArgumentsError as exc:  # arguments JSON cannot carry: the caller's mistake
         err.print(Text(str(exc), style="red"))
         return EXIT_USAGE
     except RegistryError as exc:  # MountError included: one line per failed server
@@ -75,6 +82,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse turns the ValueError into exit 2)."""
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -100,7 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     status = command("status", "mount every server and show its state, pid, restarts, latency")
     config_arg(status)
     status.add_argument(
-        "--watch", type=float, metavar="SECONDS", help="keep the servers up; refresh every SECONDS"
+        "--watch",
+        type=_seconds,
+        metavar="SECONDS",
+        help="keep the servers up; refresh every SECONDS",
     )
     config_arg(
         command("lock", "pin every mounted tool's definition in a lock file beside the config")
@@ -115,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("name", help="the public tool name, e.g. fs__read_file")
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
     config_arg(call)
-    call.add_argument("--timeout", type=float, help="seconds to wait for the result")
+    call.add_argument("--timeout", type=_seconds, help="seconds to wait for the result")
     serve = commands.add_parser(
         "serve",
         help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",
