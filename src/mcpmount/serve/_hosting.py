@@ -129,6 +129,9 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+_STDIN_CHUNK = 65536
+
+
 class _StdinLines:
     """Lines of stdin for `stdio_server`, read by a daemon thread.
 
@@ -139,6 +142,7 @@ class _StdinLines:
 
     def __init__(self) -> None:
         self._send, self._receive = anyio.create_memory_object_stream[str](0)
+        self._fd = sys.stdin.fileno()
 
     def start(self) -> None:
         token = anyio.lowlevel.current_token()
@@ -148,10 +152,20 @@ class _StdinLines:
         thread.start()
 
     def _read(self, token: anyio.lowlevel.EventLoopToken) -> None:
-        stdin = sys.stdin.buffer
+        # os.read on the descriptor, not sys.stdin.buffer: a daemon thread blocked inside
+        # a BufferedReader holds its lock, and the interpreter's exit then aborts with
+        # "Fatal Python error: _enter_buffered_busy" (exit 134) while the client keeps
+        # stdin open. A raw read holds no lock.
+        pending = b""
         try:
-            while line := stdin.readline():
-                text = line.decode("utf-8", errors="replace")
+            while chunk := os.read(self._fd, _STDIN_CHUNK):
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()
+                for line in lines:
+                    text = line.decode("utf-8", errors="replace") + "\n"
+                    anyio.from_thread.run(self._send.send, text, token=token)
+            if pending:
+                text = pending.decode("utf-8", errors="replace")
                 anyio.from_thread.run(self._send.send, text, token=token)
         except Exception:  # the loop ended (RunFinishedError) or the stream was closed
             return
