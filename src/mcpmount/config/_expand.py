@@ -22,11 +22,46 @@ _REFERENCE = re.compile(
 _EXPANDED_TEXT = ("cwd", "url")
 _EXPANDED_TABLES = ("env", "headers")
 
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|API_?KEY|CREDENTIAL|AUTH", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSW|API_?KEY|CREDENTIAL|AUTH|PRIVATE|(?:^|_)(?:PAT|KEY|PWD)(?:_|$)",
+    re.IGNORECASE,
+)
+"""Names of variables that look like they hold a secret (``GH_PAT``, ``OPENAI_API_KEY``)."""
+
+_PLAIN_NAMES = frozenset(
+    {
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "PWD",
+        "OLDPWD",
+        "PATH",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "LANG",
+        "LC_ALL",
+        "TERM",
+        "HOSTNAME",
+    }
+)
+"""Variables known to hold no secret. Every other expanded value is treated as a secret:
+hidden wherever it may show (errors, stderr, logs), whichever key it was expanded in."""
 
 
-def expand(value: str, where: str, environ: Mapping[str, str], problems: list[str]) -> str:
-    """Return ``value`` with its references expanded; a lone ``$`` stays as it is."""
+def expand(
+    value: str,
+    where: str,
+    environ: Mapping[str, str],
+    problems: list[str],
+    secrets: list[str] | None = None,
+) -> str:
+    """Return ``value`` with its references expanded; a lone ``$`` stays as it is.
+
+    Values taken from ``environ`` (not defaults, which are in the file) are added to
+    ``secrets``, unless the variable is one known to hold none (``HOME``, ``USER``, ...).
+    """
 
     def replace(match: re.Match[str]) -> str:
         if match["dollar"]:
@@ -47,6 +82,8 @@ def expand(value: str, where: str, environ: Mapping[str, str], problems: list[st
                 f"(use ${{{name}:-default}} to give a default)"
             )
             return ""
+        if secrets is not None and found and not (name in _PLAIN_NAMES or name.startswith("XDG_")):
+            secrets.append(found)
         return found
 
     return _REFERENCE.sub(replace, value)
@@ -70,10 +107,15 @@ def _warn_secret_arg(arg: object, where: str) -> None:
 
 
 def expand_server(
-    data: dict[str, object], loc: Loc, environ: Mapping[str, str], problems: list[str]
+    data: dict[str, object],
+    loc: Loc,
+    environ: Mapping[str, str],
+    problems: list[str],
+    secrets: list[str],
 ) -> set[Loc]:
     """Expand the references in a server table in place; return the keys that failed.
 
+    Every value taken from the environment that may be a secret is added to ``secrets``.
     A value of the wrong type is left for validation to report.
     """
     failed: set[Loc] = set()
@@ -82,7 +124,7 @@ def expand_server(
         if not isinstance(value, str):
             return value
         before = len(problems)
-        expanded = expand(value, format_loc((*loc, *key)), environ, problems)
+        expanded = expand(value, format_loc((*loc, *key)), environ, problems, secrets)
         if len(problems) > before:
             failed.add(key)
         return expanded

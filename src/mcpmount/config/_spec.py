@@ -13,7 +13,7 @@ import difflib
 import ipaddress
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
-from typing import Annotated, Literal, LiteralString, TypeAlias, cast
+from typing import Annotated, Literal, LiteralString, Self, TypeAlias, cast
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import (
@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Discriminator,
+    PrivateAttr,
     Tag,
     TypeAdapter,
     ValidationError,
@@ -134,9 +135,21 @@ class ServerBase(BaseModel):
             return cast("list[str]", value)
         raise PydanticCustomError("mcpmount_defer", "must be true, false or a list of globs")
 
+    _expanded: tuple[str, ...] = PrivateAttr(default=())
+    """Values ``${VAR}`` references took from the environment, in any key: secrets too."""
+
+    def with_expanded(self, values: Iterable[str]) -> Self:
+        """Record ``values`` (expanded from the environment at load time) as secrets.
+
+        Returns:
+            This spec, for chaining at its creation.
+        """
+        self._expanded = tuple(dict.fromkeys(values))
+        return self
+
     def secret_values(self) -> list[str]:
         """Return the secret values of this server (see `redact`)."""
-        return []
+        return list(self._expanded)
 
     def redact(self, text: str) -> str:
         """Replace every secret value of this server in ``text`` with ``***``.
@@ -192,8 +205,8 @@ class StdioServer(ServerBase):
         return {name: value.get_secret_value() for name, value in self.env.items()}
 
     def secret_values(self) -> list[str]:
-        """Return the values `redact` hides: the ``env`` values."""
-        return list(self.env_values().values())
+        """Return the values `redact` hides: the ``env`` values, and expanded ones."""
+        return [*self.env_values().values(), *super().secret_values()]
 
 
 def _is_loopback(host: str) -> bool:
@@ -258,13 +271,13 @@ class HttpServer(ServerBase):
         values = list(self.header_values().values())
         values += [v for v in (parts.username, parts.password) if v]
         values += [v for _, v in parse_qsl(parts.query) if v]
-        return values
+        return values + super().secret_values()
 
     def display_url(self) -> str:
-        """Return the URL without userinfo, query string or fragment, safe for messages."""
+        """Return the URL without userinfo, query string, fragment or secret, for messages."""
         parts = urlsplit(self.url)
         host = parts.netloc.rpartition("@")[2]
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+        return self.redact(urlunsplit((parts.scheme, host, parts.path, "", "")))
 
     def __repr_args__(self) -> Iterable[tuple[str | None, object]]:
         # The URL may carry a token in its userinfo or query: show the display form only.

@@ -53,12 +53,13 @@ class Tables:
 
         ``spelt`` maps our keys to the file's, for a file whose keys differ from ours.
         """
-        skip = expand_server(data, loc, self.environ, self.problems)
+        expanded: list[str] = []
+        skip = expand_server(data, loc, self.environ, self.problems, expanded)
         cwd = data.get("cwd")
         if isinstance(cwd, str) and cwd and ("cwd",) not in skip:
             data["cwd"] = str(self.base / cwd)  # an absolute cwd replaces the base
         try:
-            return SPEC.validate_python(data)
+            spec = SPEC.validate_python(data)
         except ValidationError as exc:
             errors = exc.errors(include_url=False, include_input=False)
             kind = kind_of(data)
@@ -76,6 +77,7 @@ class Tables:
                 )
             )
             return None
+        return spec.with_expanded(expanded)
 
 
 def _unknown_server_key(key: str, kind: str | None) -> str:
