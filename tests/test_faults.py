@@ -26,7 +26,6 @@ import pytest
 
 from http_fixture import build_http_fixture_server, serve_http
 from leaks import record_group
-from mcpmount import stdio
 from mcpmount.config import HttpServer, RegistryConfig, StdioServer
 from mcpmount.errors import (
     CallTimeoutError,
@@ -36,7 +35,8 @@ from mcpmount.errors import (
     ToolListError,
 )
 from mcpmount.registry import Registry, open_registry
-from mcpmount.stdio import group_members
+from mcpmount.transports import _stdio as stdio
+from mcpmount.transports import group_members
 from servers.http_faults import HangApp, RedirectApp, SessionFaults, StatusApp
 from support import FIXTURE, alive, fixture, record_pids, text_of
 

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpmount.connection import ServerState
+from mcpmount import ServerState
 from mcpmount.errors import (
     DefinitionChangedError,
     MountError,

@@ -9,7 +9,6 @@ from importlib.metadata import version as _version
 
 from mcpmount import errors
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioServer, load_config
-from mcpmount.connection import ServerState
 from mcpmount.errors import (
     CallError,
     ConfigError,
@@ -28,6 +27,7 @@ from mcpmount.registry import (
 )
 from mcpmount.search import SearchResult
 from mcpmount.tool import MountedTool
+from mcpmount.upstream import ServerState
 
 __version__ = _version("mcpmount")
 

@@ -25,7 +25,6 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount import naming
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec, load_config
-from mcpmount.connection import Connection, ServerState
 from mcpmount.errors import (
     ConfigError,
     DefinitionChangedError,
@@ -41,6 +40,7 @@ from mcpmount.errors import (
 from mcpmount.pins import Pins, diff_tools, lock_path, tool_hash
 from mcpmount.search import TOOL_SEARCH_NAME, SearchIndex, SearchResult, tool_search_definition
 from mcpmount.tool import MountedTool
+from mcpmount.upstream import Connection, ServerState
 
 __all__ = [
     "Closer",

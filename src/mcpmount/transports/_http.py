@@ -15,7 +15,7 @@ from mcp.client._transport import TransportStreams  # the (read, write) pair; no
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
-from mcpmount.stdio import ProcessHandle, stdio_transport
+from mcpmount.transports._stdio import ProcessHandle, stdio_transport
 
 __all__ = ["TransportState", "open_transport"]
 

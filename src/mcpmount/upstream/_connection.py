@@ -42,9 +42,15 @@ from mcpmount.errors import (
     UpstreamError,
     describe_invalid,
 )
-from mcpmount.listing import check_tools, list_all_tools
-from mcpmount.stdio import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessHandle
-from mcpmount.transports import TransportState, open_transport
+from mcpmount.transports import (
+    STDIN_GRACE,
+    SWEEP_GRACE,
+    TERM_GRACE,
+    ProcessHandle,
+    TransportState,
+    open_transport,
+)
+from mcpmount.upstream._listing import check_tools, list_all_tools
 
 __all__ = ["Connection", "ServerState"]
 
