@@ -1,22 +1,23 @@
-"""From a server spec to an SDK transport: the only package that knows stdio and HTTP details."""
+"""How a connection reaches its server: the only package that knows stdio and HTTP details.
 
-from mcpmount.transports._http import TransportState, open_transport
-from mcpmount.transports._stdio import (
-    STDIN_GRACE,
-    SWEEP_GRACE,
-    TERM_GRACE,
-    ProcessHandle,
-    group_members,
-    stdio_transport,
-)
+`transport_for` picks the kind a spec names; every kind is a `ServerTransport`, so the
+code above never branches on the kind.
+"""
+
+from mcpmount.transports._base import Diagnostics, ServerTransport, leaves
+from mcpmount.transports._factory import transport_for
+from mcpmount.transports._http import HttpTransport
+from mcpmount.transports._memory import MemoryTransport
+from mcpmount.transports._procgroup import group_members
+from mcpmount.transports._stdio import StdioTransport
 
 __all__ = [
-    "STDIN_GRACE",
-    "SWEEP_GRACE",
-    "TERM_GRACE",
-    "ProcessHandle",
-    "TransportState",
+    "Diagnostics",
+    "HttpTransport",
+    "MemoryTransport",
+    "ServerTransport",
+    "StdioTransport",
     "group_members",
-    "open_transport",
-    "stdio_transport",
+    "leaves",
+    "transport_for",
 ]

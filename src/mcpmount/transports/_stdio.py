@@ -1,9 +1,9 @@
-"""The stdio transport: one MCP server as a subprocess, reaped as a whole process group.
+"""The stdio transport: one MCP server as a subprocess that speaks MCP on stdin and stdout.
 
 This replaces the SDK's ``stdio_client`` (same stream contract) because a registry needs
-what it does not give (SDK_NOTES.md §4, FAILURE_MODES.md §3):
+what it does not give:
 
-- the server's pid, for status and for sweeping its process group;
+- the server's pid, for status and for sweeping its process group (``ProcessGroup``);
 - a sweep of the group after *every* close, also when the leader exited by itself, so a
   helper it forked does not outlive it;
 - notice of the leader's death at once, even when a helper still holds the stdout pipe,
@@ -27,143 +27,189 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
-import signal
-from collections import deque
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from subprocess import PIPE
 
 import anyio
-import anyio.to_thread
 import mcp_types
-from anyio.abc import Process
-from mcp.client._transport import TransportStreams
+from anyio.abc import TaskGroup
+from mcp.client import Transport
+from mcp.client._transport import TransportStreams  # the (read, write) pair; no public alias
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from mcpmount.errors import describe_invalid
+from mcpmount.transports._base import Diagnostics, ServerTransport
+from mcpmount.transports._procgroup import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup
 
-__all__ = ["ProcessHandle", "stdio_transport"]
+__all__ = ["StdioTransport"]
 
 logger = logging.getLogger(__name__)
-
-STDIN_GRACE = 2.0
-"""Seconds a server gets to exit by itself after its stdin closes (the SDK's figure)."""
-
-TERM_GRACE = 2.0
-"""Seconds the process group gets after SIGTERM before SIGKILL."""
-
-SWEEP_GRACE = 0.5
-"""Seconds leftover group members get after SIGTERM once the leader is gone."""
 
 _FLUSH_TIMEOUT = 0.5
 _STDIN_STALL = 30.0
 """Seconds one write to a server's stdin may block before the server counts as lost."""
 _STDERR_COALESCE = 0.05
 """Seconds stderr may collect in its pipe between two reads when it trickles."""
-_POLL_INTERVAL = 0.01
-_GROUP_POLL_INTERVAL = 0.02
-_STDERR_TAIL_BYTES = 4096
 _PARSE_WARNINGS = 3
 _EOF_EXIT_WAIT = 1.0
 """Seconds stdout EOF waits for the exit notice before the server counts as lost by EOF."""
+_EXIT_NOTICE_WAIT = 0.5
+"""How long a failed call waits to learn that (and how) the server process exited."""
 _CHUNK = 65536
 _PIPE_CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 
+_CLOSE_BOUND = _FLUSH_TIMEOUT + STDIN_GRACE + 2 * TERM_GRACE + 2 * SWEEP_GRACE + TERM_GRACE + 1.0
+"""Worst case of a close (flush, stdin grace, TERM and KILL of the group, TERM and KILL of a
+sweep, the wait for the leader's reaping) plus slack."""
 
-@dataclass(eq=False)
-class ProcessHandle:
-    """What the registry may know about a running stdio server."""
 
-    pid: int
-    """The leader's pid; also its process group id (it starts a new session)."""
+class StdioTransport(ServerTransport):
+    """A server run as a child process in a new process group, reaped as a whole."""
 
-    exited: anyio.Event = field(default_factory=anyio.Event)
-    """Set as soon as the leader process has exited."""
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        max_message_bytes: int = 16 * 1024 * 1024,
+    ) -> None:
+        """Describe the server to spawn.
 
-    failure: str | None = None
-    """Why the transport gave up on the server (e.g. an oversized message), if it did."""
-
-    # Never in a repr: the server may have written a secret to stderr.
-    _stderr: deque[bytes] = field(default_factory=lambda: deque[bytes](), repr=False)
-    _stderr_size: int = field(default=0, repr=False)
+        Args:
+            command: The program; looked up on PATH.
+            args: Its arguments.
+            env: Added to the SDK's minimal environment, which is all the child inherits.
+            cwd: Its working directory, as given (a missing one is named as given).
+            max_message_bytes: The longest stdout line accepted; a longer one loses the server.
+        """
+        super().__init__()
+        self._command = command
+        self._args = list(args)
+        self._env = dict(env or {})
+        self._cwd = cwd
+        self._max_message_bytes = max_message_bytes
+        self._group: ProcessGroup | None = None
 
     @property
-    def pgid(self) -> int:
-        """The server's process group id."""
-        return self.pid
+    def close_bound(self) -> float:
+        return _CLOSE_BOUND
 
-    def stderr_tail(self, limit: int = 2000) -> str:
-        """Return the last ``limit`` characters the server wrote to stderr."""
-        text = b"".join(self._stderr).decode("utf-8", "replace")
-        return text[-limit:]
+    def open(self, on_lost: Callable[[str], None]) -> Transport:
+        """Spawn the server when entered; see `ServerTransport.open`.
 
-    def _keep_stderr(self, chunk: bytes) -> None:
-        self._stderr.append(chunk)
-        self._stderr_size += len(chunk)
-        while self._stderr_size - len(self._stderr[0]) >= _STDERR_TAIL_BYTES:
-            self._stderr_size -= len(self._stderr.popleft())
+        ``on_lost`` fires when the leader exited, stdout closed, stdin stalled, or a
+        message broke ``max_message_bytes``.
+
+        Raises:
+            OSError: On entering, if the process cannot be spawned (``FileNotFoundError``).
+        """
+        return self._run(on_lost)
+
+    async def wait_failure(self) -> str | None:
+        # A call fails when stdout reaches EOF, which may come just before the exit notice.
+        if self._group is not None:
+            with anyio.move_on_after(_EXIT_NOTICE_WAIT):
+                await self._group.exited.wait()
+        return self.diagnostics.failure
+
+    def _describe_leaf(self, leaf: BaseException) -> str | None:
+        match leaf:
+            case FileNotFoundError():
+                if self._cwd is not None and leaf.filename == self._cwd:
+                    return f"its cwd {self._cwd!r} does not exist"
+                return f"command {self._command!r} was not found; check `command` and PATH"
+            case PermissionError():
+                return f"command {self._command!r} is not executable ({leaf.strerror})"
+            case _:
+                return None
+
+    @contextlib.asynccontextmanager
+    async def _run(self, on_lost: Callable[[str], None]) -> AsyncGenerator[TransportStreams]:
+        group = await ProcessGroup.spawn(
+            [self._command, *self._args],
+            env=get_default_environment() | self._env,
+            cwd=self._cwd,
+            on_reaped=self._note_exit,
+        )
+        # No await until the task group is entered: a cancellation in the gap would leak
+        # the process.
+        pipes = _Pipes(group, self.diagnostics, self._max_message_bytes, on_lost)
+        async with anyio.create_task_group() as tg:
+            pipes.start(tg)
+            self._group = group
+            self.diagnostics.pid = group.pid
+            try:
+                yield pipes.read_stream, pipes.write_stream
+            finally:
+                try:
+                    # Shutdown must finish even when the caller is cancelled, or the server
+                    # would leak; every wait inside is bounded.
+                    with anyio.CancelScope(shield=True):
+                        await pipes.shut_down()
+                finally:
+                    # A helper holding the pipes must not keep the pipe readers waiting.
+                    tg.cancel_scope.cancel()
+
+    def _note_exit(self, code: int) -> None:
+        if self.diagnostics.failure is None:  # the exit watcher may be gone; keep the code
+            self.diagnostics.failure = f"the process exited with code {code}"
 
 
-@contextlib.asynccontextmanager
-async def stdio_transport(
-    command: str,
-    args: Sequence[str] = (),
-    *,
-    env: Mapping[str, str] | None = None,
-    cwd: str | Path | None = None,
-    max_message_bytes: int = 16 * 1024 * 1024,
-    on_spawn: Callable[[ProcessHandle], None] | None = None,
-    on_lost: Callable[[ProcessHandle], None] | None = None,
-) -> AsyncGenerator[TransportStreams]:
-    """Spawn ``command`` in a new process group and speak MCP over its stdin and stdout.
+class _Pipes:
+    """The tasks between one spawned server's pipes and the session's memory streams."""
 
-    The child inherits only the SDK's minimal environment plus ``env``. ``on_spawn`` gets
-    the process handle as soon as the process exists; ``on_lost`` is called once, from the
-    transport's own task, when it stops delivering messages: the leader exited, stdout
-    closed, or a message broke ``max_message_bytes`` (``handle.failure`` says which).
+    def __init__(
+        self,
+        group: ProcessGroup,
+        diagnostics: Diagnostics,
+        max_message_bytes: int,
+        on_lost: Callable[[str], None],
+    ) -> None:
+        self._group = group
+        self._diagnostics = diagnostics
+        self._max_message_bytes = max_message_bytes
+        self._on_lost = on_lost
+        self._read_send, self.read_stream = anyio.create_memory_object_stream[
+            SessionMessage | Exception
+        ](0)
+        self.write_stream, self._write_receive = anyio.create_memory_object_stream[SessionMessage](
+            0
+        )
+        self._writer_done = anyio.Event()
+        self._writing: float | None = None  # when the write in progress began
+        self._draining = anyio.Event()  # shutdown: read stderr to the end, without pauses
+        self._stderr_done = anyio.Event()
 
-    Raises:
-        OSError: If the process cannot be spawned (e.g. ``FileNotFoundError``).
-    """
-    process = await anyio.open_process(
-        [command, *args],
-        stdin=PIPE,
-        stdout=PIPE,
-        stderr=PIPE,
-        env=get_default_environment() | dict(env or {}),
-        cwd=cwd,
-        start_new_session=True,
-    )
-    # No await until the task group is entered: a cancellation in the gap would leak the process.
-    handle = ProcessHandle(pid=process.pid)
-    read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    writer_done = anyio.Event()
-    writing: list[float | None] = [None]  # when the write in progress began
-    draining = anyio.Event()  # shutdown: read stderr to the end, without pauses
-    stderr_done = anyio.Event()
+    def start(self, tg: TaskGroup) -> None:
+        """Start the pumps and the watchers in ``tg``."""
+        tg.start_soon(self.read_stdout)
+        tg.start_soon(self.read_stderr)
+        tg.start_soon(self.write_stdin)
+        tg.start_soon(self.watch_exit)
+        tg.start_soon(self.watch_stdin)
 
-    def give_up(reason: str) -> None:
-        first = handle.failure is None
+    def give_up(self, reason: str) -> None:
+        """Stop delivering messages; the first reason is kept and reported to ``on_lost``."""
+        first = self._diagnostics.failure is None
         if first:
-            handle.failure = reason
+            self._diagnostics.failure = reason
         # The session sees the connection end: pending requests fail with "Connection closed".
-        read_send.close()
-        if first and on_lost is not None:
-            on_lost(handle)
+        self._read_send.close()
+        if first:
+            self._on_lost(reason)
 
-    async def read_stdout() -> None:
-        assert process.stdout is not None
+    async def read_stdout(self) -> None:
+        stdout = self._group.process.stdout
+        assert stdout is not None
         buffer = bytearray()
         scanned = 0  # bytes of buffer known to hold no newline: each byte is scanned once
         parse_errors = 0
         with contextlib.suppress(*_PIPE_CLOSED):
             while True:
-                buffer += await process.stdout.receive(_CHUNK)
-                if handle.failure is not None:
+                buffer += await stdout.receive(_CHUNK)
+                if self._diagnostics.failure is not None:
                     buffer.clear()  # given up: drain, so the server never blocks on its pipe
                     continue
                 while (end := buffer.find(b"\n", scanned)) >= 0:
@@ -183,332 +229,87 @@ async def stdio_transport(
                             )
                             log(
                                 "server pid %d wrote a non-MCP line to stdout (%d bytes): %s",
-                                handle.pid,
+                                self._group.pid,
                                 len(line),
                                 describe_invalid(exc),
                             )
                             continue
                         logger.warning(
                             "server pid %d sent an answer that cannot be parsed: %s",
-                            handle.pid,
+                            self._group.pid,
                             describe_invalid(exc),
                         )
                     # After the session is gone, keep draining so the server never blocks.
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        await read_send.send(SessionMessage(message))
+                        await self._read_send.send(SessionMessage(message))
                 scanned = len(buffer)
-                if scanned > max_message_bytes:
-                    give_up(f"it sent a message over max_message_bytes ({max_message_bytes} bytes)")
+                limit = self._max_message_bytes
+                if scanned > limit:
+                    self.give_up(f"it sent a message over max_message_bytes ({limit} bytes)")
                     buffer.clear()
                     scanned = 0
-        read_send.close()  # EOF: usually the process is exiting, and the watcher says how
+        self._read_send.close()  # EOF: usually the process is exiting, and the watcher says how
         with anyio.move_on_after(_EOF_EXIT_WAIT):
-            await handle.exited.wait()
-        if not handle.exited.is_set():
-            give_up("it closed its stdout but kept running")
+            await self._group.exited.wait()
+        if not self._group.exited.is_set():
+            self.give_up("it closed its stdout but kept running")
 
-    async def read_stderr() -> None:
-        assert process.stderr is not None
+    async def read_stderr(self) -> None:
+        stderr = self._group.process.stderr
+        assert stderr is not None
         with contextlib.suppress(*_PIPE_CLOSED):
             while True:
-                chunk = await process.stderr.receive(_CHUNK)
-                handle._keep_stderr(chunk)  # pyright: ignore[reportPrivateUsage]
-                if len(chunk) < _CHUNK and not draining.is_set():
+                chunk = await stderr.receive(_CHUNK)
+                self._diagnostics.note_stderr(chunk)
+                if len(chunk) < _CHUNK and not self._draining.is_set():
                     # A server that logs a line per request would wake us once per call;
                     # let the pipe collect for a moment instead. A flood fills whole
                     # chunks and is read without pause, so the server never blocks.
                     with anyio.move_on_after(_STDERR_COALESCE):
-                        await draining.wait()
-        stderr_done.set()
+                        await self._draining.wait()
+        self._stderr_done.set()
 
-    async def write_stdin() -> None:
-        assert process.stdin is not None
+    async def write_stdin(self) -> None:
+        stdin = self._group.process.stdin
+        assert stdin is not None
         try:
-            async with write_receive:
-                async for message in write_receive:
+            async with self._write_receive:
+                async for message in self._write_receive:
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    writing[0] = anyio.current_time()
-                    await process.stdin.send(data.encode() + b"\n")
-                    writing[0] = None
+                    self._writing = anyio.current_time()
+                    await stdin.send(data.encode() + b"\n")
+                    self._writing = None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            give_up("its stdin closed")
+            self.give_up("its stdin closed")
         finally:
-            writer_done.set()
+            self._writer_done.set()
 
-    async def watch_stdin() -> None:
+    async def watch_stdin(self) -> None:
         # A server that stops reading its stdin blocks every request behind the write in
         # progress, before any request's timeout clock has started. A watchdog, not a cancel
         # scope per write: the write path is the hot path.
         while True:
             await anyio.sleep(_STDIN_STALL / 4)
-            started = writing[0]
+            started = self._writing
             if started is not None and anyio.current_time() - started > _STDIN_STALL:
-                give_up(f"it stopped reading its stdin (a write waited {_STDIN_STALL:g} s)")
+                self.give_up(f"it stopped reading its stdin (a write waited {_STDIN_STALL:g} s)")
                 return
 
-    async def watch_exit() -> None:
-        await _wait_exit(process)
-        handle.exited.set()
-        give_up(f"the process exited with code {process.returncode}")
+    async def watch_exit(self) -> None:
+        await self._group.wait_exit()
+        self.give_up(f"the process exited with code {self._group.returncode}")
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(read_stdout)
-        tg.start_soon(read_stderr)
-        tg.start_soon(write_stdin)
-        tg.start_soon(watch_exit)
-        tg.start_soon(watch_stdin)
-        if on_spawn is not None:
-            on_spawn(handle)
-        try:
-            yield read_stream, write_stream
-        finally:
-            try:
-                # Shutdown must finish even when the caller is cancelled, or the server
-                # would leak; every wait inside is bounded.
-                with anyio.CancelScope(shield=True):
-                    read_stream.close()
-                    write_stream.close()
-                    with anyio.move_on_after(_FLUSH_TIMEOUT):
-                        await writer_done.wait()
-                    await _stop(process, handle)
-                    read_send.close()
-                    draining.set()  # the last words of a server are in its stderr tail
-                    with anyio.move_on_after(_FLUSH_TIMEOUT):
-                        await stderr_done.wait()
-            finally:
-                # A helper holding the pipes must not keep the pipe readers waiting.
-                tg.cancel_scope.cancel()
-
-
-async def _wait_exit(process: Process) -> None:
-    """Return when the leader has exited, without waiting for its pipes to close.
-
-    ``Process.wait()`` would also wait for stdout EOF, which never comes while a helper
-    holds the pipe. A pidfd wakes us at once; polling ``returncode`` is the fallback.
-    """
-    try:
-        pidfd = os.pidfd_open(process.pid)
-    except OSError:
-        pidfd = None
-    if pidfd is not None:
-        try:
-            await anyio.wait_readable(pidfd)
-        finally:
-            anyio.notify_closing(pidfd)
-            os.close(pidfd)
-    while process.returncode is None:
-        await anyio.sleep(_POLL_INTERVAL)
-
-
-async def _exit_of(process: Process, handle: ProcessHandle) -> None:
-    """Wait until the leader has exited and been reaped, and set ``handle.exited``.
-
-    The transport's own watcher may be gone: a caller's cancellation (a startup deadline)
-    cancels it along with the other transport tasks, so this waits by itself.
-    """
-    if not handle.exited.is_set():
-        await _wait_exit(process)
-        handle.exited.set()
-    while process.returncode is None:
-        await anyio.sleep(_POLL_INTERVAL)
-    if handle.failure is None:  # the watcher may be gone; keep the exit code for errors
-        handle.failure = f"the process exited with code {process.returncode}"
-
-
-async def _stop(process: Process, handle: ProcessHandle) -> None:
-    """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group."""
-    assert process.stdin is not None
-    escaped = await _escaped_descendants(handle.pid)
-    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdin.aclose()
-    pgid = handle.pgid
-    with anyio.move_on_after(STDIN_GRACE):
-        await _exit_of(process, handle)
-    if not handle.exited.is_set():
-        logger.info("server pid %d ignored stdin EOF for %gs; sending SIGTERM", pgid, STDIN_GRACE)
-        await _terminate_group(pgid, TERM_GRACE, process, handle)
-    # The leader is gone (or was killed); helpers it forked into its group must not outlive
-    # it. The SDK skips this when the leader exits in time, and leaks them (SDK_NOTES §4).
-    if await _group_members(pgid):
-        await _terminate_group(pgid, SWEEP_GRACE, process, handle)
-    with anyio.move_on_after(TERM_GRACE):
-        await _exit_of(process, handle)
-    if process.returncode is None:
-        logger.warning("server pid %d survived SIGKILL; abandoning it", pgid)
-    for pid, start in escaped:
-        if _started_at(pid) == start:
-            logger.warning(
-                "server pid %d: its descendant pid %d left the process group (setsid or "
-                "setpgid), so closing the server cannot reap it; it is still running",
-                pgid,
-                pid,
-            )
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await stream.aclose()
-    _close_subprocess_transport(process)
-
-
-async def _terminate_group(
-    pgid: int, grace: float, process: Process, handle: ProcessHandle
-) -> None:
-    """SIGTERM the group, wait up to ``grace`` for it to empty, then SIGKILL what is left."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    if await _wait_group_empty(pgid, grace, process, handle):
-        return
-    logger.info("process group %d outlived SIGTERM by %gs; sending SIGKILL", pgid, grace)
-    _signal_group(pgid, signal.SIGKILL)
-    if not await _wait_group_empty(pgid, grace, process, handle):
-        logger.warning("process group %d survived SIGKILL: %s", pgid, await _group_members(pgid))
-
-
-async def _wait_group_empty(
-    pgid: int, timeout: float, process: Process, handle: ProcessHandle
-) -> bool:
-    """Return whether every live member of the group is gone within ``timeout``.
-
-    The leader's exit is awaited first (a pidfd, no polling): while it lives the group is
-    certainly not empty, and scanning /proc for 30 servers at once would stall the loop.
-    """
-    with anyio.move_on_after(timeout):
-        await _exit_of(process, handle)
-        while await _group_members(pgid):
-            await anyio.sleep(_GROUP_POLL_INTERVAL)
-        return True
-    return False
-
-
-async def _group_members(pgid: int) -> list[int]:
-    """`group_members`, with the /proc scan (if one is needed) off the event loop."""
-    if not _group_exists(pgid):
-        return []
-    return await anyio.to_thread.run_sync(_scan_group, pgid)
-
-
-def _group_exists(pgid: int) -> bool:
-    """Probe the group with signal 0: cheap, and most groups are simply gone."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # members we may not signal (or zombies): it exists
-    return True
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> bool:
-    """Send ``sig`` to the group; return False if the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        logger.warning("no permission to signal some of process group %d", pgid)
-    return True
-
-
-def group_members(pgid: int) -> list[int]:
-    """Return the pids of live (non-zombie) processes in process group ``pgid``.
-
-    Zombies count as dead: an orphaned helper stays a zombie until PID 1 reaps it, and
-    some container inits never do, so ``killpg(pgid, 0)`` would report it alive forever.
-    """
-    return _scan_group(pgid) if _group_exists(pgid) else []
-
-
-def _scan_group(pgid: int) -> list[int]:
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # no procfs: the signal probe is all we have
-        return [pgid]
-    members: list[int] = []
-    for entry in entries:
-        fields = _proc_stat(entry) if entry.isdigit() else None
-        if fields is not None and len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
-            members.append(int(entry))
-    return members
-
-
-def _proc_stat(pid: int | str) -> list[bytes] | None:
-    """Return the fields of ``/proc/<pid>/stat`` after the command: state ppid pgrp ...
-
-    The command is in parentheses and may hold spaces or parentheses, so the fields start
-    after the last ``)``.
-    """
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    return stat[stat.rfind(b")") + 2 :].split()
-
-
-def _started_at(pid: int) -> int | None:
-    """Return the start time of live process ``pid`` (clock ticks), or None if it is gone."""
-    fields = _proc_stat(pid)
-    if fields is None or len(fields) < 20 or fields[0] == b"Z":
-        return None
-    return int(fields[19])
-
-
-async def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
-    """Return (pid, start time) of the leader's live descendants outside its process group."""
-    if not _has_children(leader):
-        return []  # the common case: no /proc scan at all
-    return await anyio.to_thread.run_sync(_scan_escaped_descendants, leader)
-
-
-def _has_children(pid: int) -> bool:
-    """Whether ``pid`` has child processes (True when the kernel cannot tell us)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return False  # the leader is gone: its orphans were reparented, out of our view
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-                if f.read().strip():
-                    return True
-        except FileNotFoundError:
-            continue  # the thread ended
-        except OSError:
-            return True  # no CONFIG_PROC_CHILDREN: scan to be sure
-    return False
-
-
-def _scan_escaped_descendants(leader: int) -> list[tuple[int, int]]:
-    try:
-        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return []
-    children: dict[int, list[tuple[int, list[bytes]]]] = {}
-    for pid in entries:
-        fields = _proc_stat(pid)
-        if fields is not None and len(fields) >= 20:
-            children.setdefault(int(fields[1]), []).append((pid, fields))
-    escaped: list[tuple[int, int]] = []
-    stack = [leader]
-    while stack:
-        for pid, fields in children.get(stack.pop(), []):
-            stack.append(pid)
-            if int(fields[2]) != leader and fields[0] != b"Z":
-                escaped.append((pid, int(fields[19])))
-    return escaped
-
-
-def _close_subprocess_transport(process: Process) -> None:
-    """Close asyncio's subprocess transport, which stays open while a pipe end survives.
-
-    Nothing public exposes it (the SDK does the same walk); without it the transport warns
-    at garbage collection.
-    """
-    transport = getattr(getattr(process, "_process", None), "_transport", None)
-    close = getattr(transport, "close", None)
-    if callable(close):
-        with contextlib.suppress(PermissionError):
-            close()
+    async def shut_down(self) -> None:
+        """Close the streams, let the last write flush, stop the group, drain stderr."""
+        self.read_stream.close()
+        self.write_stream.close()
+        with anyio.move_on_after(_FLUSH_TIMEOUT):
+            await self._writer_done.wait()
+        await self._group.stop()
+        self._read_send.close()
+        self._draining.set()  # the last words of a server are in its stderr tail
+        with anyio.move_on_after(_FLUSH_TIMEOUT):
+            await self._stderr_done.wait()
 
 
 def _parse(line: bytes) -> mcp_types.JSONRPCMessage:
