@@ -114,7 +114,11 @@ class ProcessGroup:
         self._on_reaped(self.process.returncode)
 
     async def stop(self) -> None:
-        """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group."""
+        """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group.
+
+        Our ends of stdout and stderr stay open (`close_pipes`), so what the server wrote
+        last can still be read.
+        """
         process = self.process
         assert process.stdin is not None
         escaped = await _escaped_descendants(self.pid)
@@ -143,13 +147,16 @@ class ProcessGroup:
                     self.pid,
                     pid,
                 )
-        for stream in (process.stdout, process.stderr):
+
+    async def close_pipes(self) -> None:
+        """Close our ends of stdout and stderr, and asyncio's transport that holds them."""
+        for stream in (self.process.stdout, self.process.stderr):
             if stream is not None:
                 with contextlib.suppress(
                     OSError, anyio.BrokenResourceError, anyio.ClosedResourceError
                 ):
                     await stream.aclose()
-        _close_subprocess_transport(process)
+        _close_subprocess_transport(self.process)
 
     async def members(self) -> list[int]:
         """`group_members`, with the /proc scan (if one is needed) off the event loop."""

@@ -305,11 +305,14 @@ class _Pipes:
         self.write_stream.close()
         with anyio.move_on_after(_FLUSH_TIMEOUT):
             await self._writer_done.wait()
+        # The last words of a server are in its stderr tail: read without pauses from now
+        # on, and close the pipe only after its end (or a bounded wait for it).
+        self._draining.set()
         await self._group.stop()
         self._read_send.close()
-        self._draining.set()  # the last words of a server are in its stderr tail
         with anyio.move_on_after(_FLUSH_TIMEOUT):
             await self._stderr_done.wait()
+        await self._group.close_pipes()
 
 
 def _parse(line: bytes) -> mcp_types.JSONRPCMessage:
