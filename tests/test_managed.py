@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+from mcpmount import ServerState
 from mcpmount.catalog import lock_path
 from mcpmount.errors import (
     DefinitionChangedError,
@@ -21,7 +22,6 @@ from mcpmount.errors import (
     ServerNotRunningError,
 )
 from mcpmount.registry import Registry, RegistryChange, open_registry
-from mcpmount.upstream import ServerState
 from support import CHANGING, FIXTURE, record_pids, stdio_spec, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

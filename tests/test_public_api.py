@@ -13,15 +13,13 @@ import mcpmount.config
 
 MODULES = [
     "mcpmount.config",
-    "mcpmount.connection",
     "mcpmount.errors",
-    "mcpmount.listing",
     "mcpmount.naming",
     "mcpmount.registry",
     "mcpmount.search",
-    "mcpmount.stdio",
     "mcpmount.tool",
     "mcpmount.transports",
+    "mcpmount.upstream",
 ]
 
 

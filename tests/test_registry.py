@@ -30,7 +30,7 @@ from mcpmount.errors import (
     UnknownToolError,
 )
 from mcpmount.registry import Registry, open_registry
-from mcpmount.stdio import group_members
+from mcpmount.transports import group_members
 from support import FIXTURE, alive, fixture, record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

@@ -1,9 +1,10 @@
 """mcpmount against the raw MCP SDK used at its best, side by side in one run.
 
-The SDK side is the pattern of SDK_NOTES.md §5: one owner task per server, all started
-concurrently, each entering ``Client(stdio_client(params, errlog=devnull))``, listing every
-page of ``tools/list``, then waiting for its stop event; closing sets every stop event at
-once. The mcpmount side is ``open_registry(RegistryConfig.from_servers(...))`` (config
+The SDK side is the pattern its task rules call for (a ``Client`` must be entered and
+exited by one living task): one owner task per server, all started concurrently, each
+entering ``Client(stdio_client(params, errlog=devnull))``, listing every page of
+``tools/list``, then waiting for its stop event; closing sets every stop event at once.
+The mcpmount side is ``open_registry(RegistryConfig.from_servers(...))`` (config
 validation and naming included) and ``registry.call``. Both spawn the same server,
 ``tests/bench/echo_server.py``.
 

@@ -1,6 +1,8 @@
-"""Upstream servers: one owner task per connection, and a supervisor per mounted server."""
+"""Upstream servers: the owner-task connection, its checked tool list, and a supervisor
+that carries a mounted server across restarts."""
 
-from mcpmount.connection import Connection, ServerState  # MERGE: upstream._connection
+from mcpmount.upstream._connection import Connection, ServerState
+from mcpmount.upstream._listing import check_tools, list_all_tools
 from mcpmount.upstream._supervisor import Supervisor
 
-__all__ = ["Connection", "ServerState", "Supervisor"]
+__all__ = ["Connection", "ServerState", "Supervisor", "check_tools", "list_all_tools"]

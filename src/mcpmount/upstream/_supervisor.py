@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import anyio
 
 from mcpmount.config import ServerSpec
-from mcpmount.connection import Connection, ServerState  # MERGE: upstream._connection
 from mcpmount.errors import RegistryError
+from mcpmount.upstream._connection import Connection, ServerState
 
 __all__ = ["Supervisor"]
 

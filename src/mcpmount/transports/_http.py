@@ -1,4 +1,4 @@
-"""From a server spec to an SDK transport: the only module that knows httpx2 and stdio details."""
+"""The streamable HTTP transport: the SDK's client over our own httpx2 client."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field
 
 import anyio
 import httpx2
@@ -14,86 +13,83 @@ from mcp.client import Transport
 from mcp.client._transport import TransportStreams  # the (read, write) pair; no public alias
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
-from mcpmount.stdio import ProcessHandle, stdio_transport
+from mcpmount.config import HttpServer
+from mcpmount.transports._base import Diagnostics, ServerTransport, short
 
-__all__ = ["TransportState", "open_transport"]
+__all__ = ["HttpTransport"]
 
 logger = logging.getLogger(__name__)
 
 _HTTP_CONNECT_TIMEOUT = 10.0
+_CLOSE_BOUND = 3.0
+"""How long an HTTP session gets to end (DELETE) before it is cut off."""
 _SESSION_HEADER = "mcp-session-id"
 
 
-@dataclass(eq=False)
-class TransportState:
-    """What a transport learned about its server, for status and error messages."""
+class HttpTransport(ServerTransport):
+    """A server at a streamable HTTP URL, with the spec's headers on every request."""
 
-    process: ProcessHandle | None = None
-    """The stdio server's process, once spawned."""
+    def __init__(self, spec: HttpServer) -> None:
+        super().__init__()
+        self._spec = spec
 
-    http_statuses: list[int] = field(default_factory=list[int])
-    """HTTP error statuses (>= 400) the server answered with, newest last (at most 8)."""
+    @property
+    def close_bound(self) -> float:
+        return _CLOSE_BOUND
 
-    session_renewals: int = 0
-    """How often an expired HTTP session was re-initialized."""
+    def open(self, on_lost: Callable[[str], None]) -> Transport:
+        # ``on_lost`` stays unused: a dead HTTP server fails the SDK's own task group,
+        # which ends the connection by itself.
+        return self._connect()
 
-    def note_status(self, status: int) -> None:
-        """Remember one HTTP error status."""
-        self.http_statuses.append(status)
-        del self.http_statuses[:-8]
+    def describe(self, exc: BaseException, *, starting: bool) -> str:
+        statuses = self.diagnostics.http_statuses
+        if statuses:  # the status says more than the exception the SDK made of it
+            return _status_message(statuses[-1], self._spec)
+        return super().describe(exc, starting=starting)
+
+    def _describe_leaf(self, leaf: BaseException) -> str | None:
+        match leaf:
+            case httpx2.ConnectError() | httpx2.ConnectTimeout():
+                url = self._spec.display_url()
+                return f"cannot connect to {url}: {short(leaf)}; is the server running?"
+            case httpx2.HTTPError():
+                return f"HTTP failure talking to the server: {type(leaf).__name__}: {short(leaf)}"
+            case _:
+                return None
+
+    @contextlib.asynccontextmanager
+    async def _connect(self) -> AsyncGenerator[TransportStreams]:
+        diagnostics = self.diagnostics
+
+        async def keep_status(response: httpx2.Response) -> None:
+            if response.status_code >= 400:
+                diagnostics.note_status(response.status_code)
+
+        # No read timeout: a silent tool call may legitimately last long, and the registry
+        # bounds every wait itself (startup deadline, call timeout, bounded close).
+        timeout = httpx2.Timeout(_HTTP_CONNECT_TIMEOUT, read=None)
+        async with (
+            httpx2.AsyncClient(
+                headers=self._spec.header_values(),
+                timeout=timeout,
+                event_hooks={"response": [keep_status]},
+                transport=_SessionRenewal(httpx2.AsyncHTTPTransport(), diagnostics),
+            ) as http,
+            streamable_http_client(self._spec.url, http_client=http) as streams,
+        ):
+            yield streams
 
 
-def open_transport(
-    spec: ServerSpec,
-    settings: RegistrySettings,
-    state: TransportState,
-    on_lost: Callable[[ProcessHandle], None],
-) -> Transport:
-    """Return the transport for ``spec``; ``state`` is filled in as it runs.
-
-    ``settings`` are the server's effective ones (its own limit overrides applied).
-    """
-    match spec:
-        case StdioServer():
-
-            def on_spawn(handle: ProcessHandle) -> None:
-                state.process = handle
-
-            return stdio_transport(
-                spec.command,
-                spec.args,
-                env=spec.env_values(),
-                cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
-                max_message_bytes=settings.max_message_bytes,
-                on_spawn=on_spawn,
-                on_lost=on_lost,
-            )
-        case HttpServer():
-            return _http_transport(spec, state)
-
-
-@contextlib.asynccontextmanager
-async def _http_transport(
-    spec: HttpServer, state: TransportState
-) -> AsyncGenerator[TransportStreams]:
-    async def keep_status(response: httpx2.Response) -> None:
-        if response.status_code >= 400:
-            state.note_status(response.status_code)
-
-    # No read timeout: a silent tool call may legitimately last long, and the registry
-    # bounds every wait itself (startup deadline, call timeout, bounded close).
-    timeout = httpx2.Timeout(_HTTP_CONNECT_TIMEOUT, read=None)
-    async with (
-        httpx2.AsyncClient(
-            headers=spec.header_values(),
-            timeout=timeout,
-            event_hooks={"response": [keep_status]},
-            transport=_SessionRenewal(httpx2.AsyncHTTPTransport(), state),
-        ) as http,
-        streamable_http_client(spec.url, http_client=http) as streams,
-    ):
-        yield streams
+def _status_message(status: int, spec: HttpServer) -> str:
+    url = spec.display_url()
+    match status:
+        case 401 | 403:
+            return f"HTTP {status} from {url}: the server refused the credentials; check `headers`"
+        case 404:
+            return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
+        case _:
+            return f"HTTP {status} from {url}"
 
 
 class _SessionRenewal(httpx2.AsyncBaseTransport):
@@ -101,16 +97,16 @@ class _SessionRenewal(httpx2.AsyncBaseTransport):
 
     A server that restarted, or dropped an idle session, answers 404 to the old
     ``mcp-session-id``. The SDK then fails every later request ("Session terminated")
-    and never re-initializes (FAILURE_MODES.md H4). This sits under the SDK's HTTP client:
-    it keeps the ``initialize`` request it saw, and on such a 404 it replays it, sends
+    and never re-initializes. This sits under the SDK's HTTP client: it keeps the
+    ``initialize`` request it saw, and on such a 404 it replays it, sends
     ``notifications/initialized``, and retries the request with the new id. From then on
     it rewrites the old id, which the SDK keeps sending, to the new one. If the replay
     fails, the request gets a 404 whose JSON-RPC error says the session expired.
     """
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, state: TransportState) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport, diagnostics: Diagnostics) -> None:
         self._inner = inner
-        self._state = state
+        self._diagnostics = diagnostics
         self._initialize: httpx2.Request | None = None
         self._current: str | None = None
         self._renamed: dict[str, str] = {}
@@ -167,7 +163,7 @@ class _SessionRenewal(httpx2.AsyncBaseTransport):
         except httpx2.HTTPError as exc:
             logger.info("re-initializing the expired HTTP session failed: %s", type(exc).__name__)
             return None
-        self._state.session_renewals += 1
+        self._diagnostics.session_renewals += 1
         return session
 
     async def aclose(self) -> None:

@@ -1,11 +1,12 @@
 """One server's connection, owned by exactly one task from connect to close.
 
 The SDK's ``Client`` holds task groups whose cancel scopes belong to the task that
-entered it, so it must be entered and exited by the same, still living task
-(SDK_NOTES.md §5). ``Connection.run`` is that task: it connects, lists and checks every
-tool, reports ``started``, then waits until it is told to stop or its server dies. Calls
-come from any task. Once started, the owner never raises into the shared task group: a
-server that dies is marked failed and its error kept, and no other server notices.
+entered it, so it must be entered and exited by the same, still living task: exiting it
+from another task raises ``RuntimeError``, and a task that ends while it is open leaks the
+server. ``Connection.run`` is that task: it connects, lists and checks every tool, reports
+``started``, then waits until it is told to stop or its server dies. Calls come from any
+task. Once started, the owner never raises into the shared task group: a server that dies
+is marked failed and its error kept, and no other server notices.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import enum
 import logging
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from importlib.metadata import version
 from typing import Any
 
 import anyio
-import httpx2
 import mcp_types
 import pydantic
 from anyio.abc import TaskStatus
@@ -30,7 +30,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
-from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
+from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     CallTimeoutError,
     RegistryError,
@@ -42,22 +42,14 @@ from mcpmount.errors import (
     UpstreamError,
     describe_invalid,
 )
-from mcpmount.listing import check_tools, list_all_tools
-from mcpmount.stdio import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessHandle
-from mcpmount.transports import TransportState, open_transport
+from mcpmount.transports import ServerTransport, leaves, transport_for
+from mcpmount.upstream._listing import check_tools, list_all_tools
 
 __all__ = ["Connection", "ServerState"]
 
 logger = logging.getLogger(__name__)
 
 _CLIENT_INFO = mcp_types.Implementation(name="mcpmount", version=version("mcpmount"))
-
-_STDIO_CLOSE_BOUND = 0.5 + STDIN_GRACE + 2 * TERM_GRACE + 2 * SWEEP_GRACE + TERM_GRACE + 1.0
-"""Worst case of a stdio close (flush, stdin grace, TERM and KILL of the group, TERM and
-KILL of a sweep, the wait for the leader's reaping) plus slack."""
-
-_HTTP_CLOSE_BOUND = 3.0
-"""How long an HTTP session gets to end (DELETE) before it is cut off."""
 
 _STDERR_TAIL_CHARS = 1000
 
@@ -66,9 +58,6 @@ _RELIST_DEBOUNCE = 0.1
 
 _OPAQUE_PAYLOAD = 1 << 62
 """Counts a block of unknown size (e.g. an embedded resource) as "measure it"."""
-
-_EXIT_NOTICE_WAIT = 0.5
-"""How long a failed call waits to learn that (and how) the server process exited."""
 
 
 class ServerState(enum.StrEnum):
@@ -106,7 +95,8 @@ class Connection:
     """The checked tool list (raw names), set before the owner reports started."""
 
     startup_seconds: float | None = None
-    transport: TransportState = field(default_factory=TransportState)
+    transport: ServerTransport = field(init=False)
+    """How the server is reached: the kind ``spec`` names, unless ``use_transport`` is given."""
 
     relist_error: str | None = None
     """Why the last re-list on a list change was not applied, if it was not."""
@@ -119,14 +109,19 @@ class Connection:
     _lost: str | None = None
     _relist_scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
-    def __post_init__(self) -> None:
+    use_transport: InitVar[ServerTransport | None] = None
+    """A transport to use instead of the one ``spec`` names (e.g. a `MemoryTransport`)."""
+
+    def __post_init__(self, use_transport: ServerTransport | None) -> None:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
+        if use_transport is None:
+            use_transport = transport_for(self.spec, self.settings)
+        self.transport = use_transport
 
     @property
     def pid(self) -> int | None:
-        """The stdio server's pid, while it has one."""
-        process = self.transport.process
-        return process.pid if process is not None else None
+        """The stdio server's pid, once it has one."""
+        return self.transport.diagnostics.pid
 
     async def run(self, *, task_status: TaskStatus[Connection] = anyio.TASK_STATUS_IGNORED) -> None:
         """Own the connection: connect, list, report started, wait, close.
@@ -168,7 +163,7 @@ class Connection:
                 timed_out = not self._stopping and anyio.current_time() >= deadline
                 raise self._start_error(exc, timed_out=timed_out) from None
             if not self._stopping:
-                self._mark_lost(_describe(exc, self.spec, self.transport, starting=False))
+                self._mark_lost(self.transport.describe(exc, starting=False))
             else:
                 logger.debug("server %r: error while closing: %r", self.server, exc)
         finally:
@@ -258,16 +253,16 @@ class Connection:
         self._relist_scope.cancel()
         if self.state is ServerState.STARTING:
             self._scope.cancel()  # nothing to wind down yet; the transport's reap is shielded
-        bound = _STDIO_CLOSE_BOUND if isinstance(self.spec, StdioServer) else _HTTP_CLOSE_BOUND
+        bound = self.transport.close_bound
         with anyio.CancelScope(shield=True):
             with anyio.move_on_after(bound):
                 await self._done.wait()
                 return
-            # Past the bound: cut the owner off. The stdio shutdown is shielded and still
-            # finishes its (bounded) reaping; an HTTP DELETE that hangs is abandoned.
+            # Past the bound: cut the owner off. A transport's shielded shutdown (a stdio
+            # reap) still finishes within its bound; what is not shielded is abandoned.
             logger.warning("server %r did not close within %gs; cancelling it", self.server, bound)
             self._scope.cancel()
-            with anyio.move_on_after(_STDIO_CLOSE_BOUND):
+            with anyio.move_on_after(bound):
                 await self._done.wait()
 
     async def call(
@@ -324,27 +319,24 @@ class Connection:
         return result
 
     async def _loss_reason(self) -> str:
-        """Say why the connection was lost; stdout EOF may arrive just before the exit notice."""
-        process = self.transport.process
-        if process is not None:
-            with anyio.move_on_after(_EXIT_NOTICE_WAIT):
-                await process.exited.wait()
-            if process.failure is not None:
-                return process.failure
+        """Say why the connection was lost, once the transport had a moment to learn it."""
+        failure = await self.transport.wait_failure()
+        if failure is not None:
+            return failure
         return self._lost or "connection closed"
 
     def _client_for(self) -> Client:
         return Client(
-            open_transport(self.spec, self.settings, self.transport, self._transport_lost),
+            self.transport.open(self._transport_lost),
             mode=self.spec.protocol,
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
         )
 
-    def _transport_lost(self, handle: ProcessHandle) -> None:
+    def _transport_lost(self, reason: str) -> None:
         if not self._stopping and self.state is ServerState.READY:
-            self._mark_lost(handle.failure or "the process exited")
+            self._mark_lost(reason)
         self._wake.set()
 
     def _timeout_message(self, seconds: float) -> str:
@@ -355,27 +347,21 @@ class Connection:
         )
 
     def _start_error(self, exc: Exception, *, timed_out: bool) -> ServerStartError | ToolListError:
-        leaves = _leaves(exc)
-        for leaf in leaves:
+        for leaf in leaves(exc):
             if isinstance(leaf, ToolListError | ServerStartError):
                 return leaf
         if timed_out:
             return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
         return ServerStartError(
             self.server,
-            self._with_stderr(
-                self.spec.redact(_describe(exc, self.spec, self.transport, starting=True))
-            ),
+            self._with_stderr(self.spec.redact(self.transport.describe(exc, starting=True))),
         )
 
     def _startup_timeout(self) -> float:
         return self.spec.startup_timeout or self.settings.startup_timeout
 
     def _with_stderr(self, message: str) -> str:
-        process = self.transport.process
-        if process is None:
-            return message
-        tail = self.spec.redact(process.stderr_tail(_STDERR_TAIL_CHARS).strip())
+        tail = self.spec.redact(self.transport.diagnostics.stderr_tail(_STDERR_TAIL_CHARS).strip())
         return f"{message}\n    stderr: {tail}" if tail else message
 
 
@@ -396,66 +382,3 @@ def _payload_size(result: mcp_types.CallToolResult) -> int:
 def _lists_changes(client: Client) -> bool:
     tools = client.server_capabilities.tools
     return tools is not None and bool(tools.list_changed)
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    """Flatten (nested) exception groups to their leaves, in order."""
-    if isinstance(exc, BaseExceptionGroup):
-        group: BaseExceptionGroup[BaseException] = exc  # pyright: ignore[reportUnknownVariableType]
-        return [leaf for inner in group.exceptions for leaf in _leaves(inner)]
-    return [exc]
-
-
-def _describe(
-    exc: BaseException, spec: ServerSpec, transport: TransportState, *, starting: bool
-) -> str:
-    """Say what went wrong, from the most telling leaf of a (nested) exception group."""
-    when = " during startup" if starting else ""
-    leaves = [
-        leaf for leaf in _leaves(exc) if not isinstance(leaf, anyio.get_cancelled_exc_class())
-    ]
-    statuses = transport.http_statuses
-    if isinstance(spec, HttpServer) and statuses:
-        return _http_status_message(statuses[-1], spec)
-    for leaf in leaves:
-        match leaf:
-            case FileNotFoundError() if isinstance(spec, StdioServer):
-                if spec.cwd is not None and leaf.filename == spec.cwd:
-                    return f"its cwd {spec.cwd!r} does not exist"
-                return f"command {spec.command!r} was not found; check `command` and PATH"
-            case PermissionError() if isinstance(spec, StdioServer):
-                return f"command {spec.command!r} is not executable ({leaf.strerror})"
-            case httpx2.ConnectError() | httpx2.ConnectTimeout() if isinstance(spec, HttpServer):
-                url = spec.display_url()
-                return f"cannot connect to {url}: {_short(leaf)}; is the server running?"
-            case httpx2.HTTPError():
-                return f"HTTP failure talking to the server: {type(leaf).__name__}: {_short(leaf)}"
-            case MCPError() if leaf.code == mcp_types.CONNECTION_CLOSED:
-                process = transport.process
-                if process is not None and process.failure is not None:
-                    return f"{process.failure}{when}"
-                return f"the server closed the connection{when}"
-            case MCPError():
-                return f"the server answered with error {leaf.code}: {leaf.message}"
-            case _:
-                pass
-    if not leaves:
-        return "cancelled"
-    leaf = leaves[0]
-    return f"{type(leaf).__name__}: {_short(leaf)}"
-
-
-def _http_status_message(status: int, spec: HttpServer) -> str:
-    url = spec.display_url()
-    match status:
-        case 401 | 403:
-            return f"HTTP {status} from {url}: the server refused the credentials; check `headers`"
-        case 404:
-            return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
-        case _:
-            return f"HTTP {status} from {url}"
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= 300 else text[:300] + "..."

@@ -1,0 +1,28 @@
+"""From a server spec to the transport kind it names."""
+
+from __future__ import annotations
+
+from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
+from mcpmount.transports._base import ServerTransport
+from mcpmount.transports._http import HttpTransport
+from mcpmount.transports._stdio import StdioTransport
+
+__all__ = ["transport_for"]
+
+
+def transport_for(spec: ServerSpec, settings: RegistrySettings) -> ServerTransport:
+    """Return a fresh transport for ``spec``.
+
+    ``settings`` are the server's effective ones (its own limit overrides applied).
+    """
+    match spec:
+        case StdioServer():
+            return StdioTransport(
+                spec.command,
+                spec.args,
+                env=spec.env_values(),
+                cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
+                max_message_bytes=settings.max_message_bytes,
+            )
+        case HttpServer():
+            return HttpTransport(spec)

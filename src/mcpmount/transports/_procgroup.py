@@ -1,0 +1,329 @@
+"""A server process as the leader of its own process group, stopped and swept as a whole.
+
+The server starts a new session, so its pid is also its process group id, and every helper
+it forks stays in that group unless it calls ``setsid()`` or ``setpgid()``. Stopping
+follows the MCP spec (close stdin, wait, SIGTERM, wait, SIGKILL) and then sweeps the
+group, also when the leader exited by itself: the SDK's own ``stdio_client`` signals the
+group only when the leader outlives its stdin, so a helper of a leader that exits
+promptly would outlive it.
+
+Linux gives the best view: a pidfd wakes us the moment the leader exits, and ``/proc``
+tells live members from zombies and finds descendants that left the group. Elsewhere
+(macOS has neither) the leader's exit is polled and the group is probed with signal 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from subprocess import PIPE
+
+import anyio
+import anyio.to_thread
+from anyio.abc import Process
+
+__all__ = ["STDIN_GRACE", "SWEEP_GRACE", "TERM_GRACE", "ProcessGroup", "group_members"]
+
+logger = logging.getLogger(__name__)
+
+STDIN_GRACE = 2.0
+"""Seconds a server gets to exit by itself after its stdin closes (the SDK's figure)."""
+
+TERM_GRACE = 2.0
+"""Seconds the process group gets after SIGTERM before SIGKILL."""
+
+SWEEP_GRACE = 0.5
+"""Seconds leftover group members get after SIGTERM once the leader is gone."""
+
+_POLL_INTERVAL = 0.01
+_GROUP_POLL_INTERVAL = 0.02
+
+
+class ProcessGroup:
+    """One spawned server process, leader of its own process group."""
+
+    def __init__(self, process: Process, on_reaped: Callable[[int], None]) -> None:
+        self.process = process
+        """The leader; its pipes are the server's stdin, stdout and stderr."""
+
+        self.exited = anyio.Event()
+        """Set as soon as the leader has exited."""
+
+        self._on_reaped = on_reaped
+
+    @classmethod
+    async def spawn(
+        cls,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        cwd: str | Path | None,
+        on_reaped: Callable[[int], None],
+    ) -> ProcessGroup:
+        """Start ``argv`` with piped stdio in a new session (so a new process group).
+
+        ``on_reaped`` gets the exit code each time a wait for the leader's reaping ends.
+
+        Raises:
+            OSError: If the process cannot be spawned (e.g. ``FileNotFoundError``).
+        """
+        process = await anyio.open_process(
+            list(argv),
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=PIPE,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+        )
+        return cls(process, on_reaped)
+
+    @property
+    def pid(self) -> int:
+        """The leader's pid; also the process group id."""
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The leader's exit code, once it has been reaped."""
+        return self.process.returncode
+
+    async def wait_exit(self) -> None:
+        """Return, and set ``exited``, when the leader has exited.
+
+        ``Process.wait()`` would also wait for stdout EOF, which never comes while a helper
+        holds the pipe. A pidfd wakes us at once; polling ``returncode`` is the fallback.
+        """
+        if not self.exited.is_set():
+            await _wait_leader_exit(self.process)
+            self.exited.set()
+
+    async def wait_reaped(self) -> None:
+        """Wait until the leader has exited and been reaped, then report its exit code.
+
+        The transport's own exit watcher may be gone: a caller's cancellation (a startup
+        deadline) cancels it along with the other transport tasks, so this waits by itself.
+        """
+        await self.wait_exit()
+        while self.process.returncode is None:
+            await anyio.sleep(_POLL_INTERVAL)
+        self._on_reaped(self.process.returncode)
+
+    async def stop(self) -> None:
+        """Close stdin, wait, SIGTERM the group, wait, SIGKILL it; then sweep the group.
+
+        Our ends of stdout and stderr stay open (`close_pipes`), so what the server wrote
+        last can still be read.
+        """
+        process = self.process
+        assert process.stdin is not None
+        escaped = await _escaped_descendants(self.pid)
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+        with anyio.move_on_after(STDIN_GRACE):
+            await self.wait_reaped()
+        if not self.exited.is_set():
+            logger.info(
+                "server pid %d ignored stdin EOF for %gs; sending SIGTERM", self.pid, STDIN_GRACE
+            )
+            await self._terminate(TERM_GRACE)
+        # The leader is gone (or was killed); helpers it forked into its group must not
+        # outlive it, also when the leader exited in time by itself.
+        if await self.members():
+            await self._terminate(SWEEP_GRACE)
+        with anyio.move_on_after(TERM_GRACE):
+            await self.wait_reaped()
+        if process.returncode is None:
+            logger.warning("server pid %d survived SIGKILL; abandoning it", self.pid)
+        for pid, start in escaped:
+            if _started_at(pid) == start:
+                logger.warning(
+                    "server pid %d: its descendant pid %d left the process group (setsid or "
+                    "setpgid), so closing the server cannot reap it; it is still running",
+                    self.pid,
+                    pid,
+                )
+
+    async def close_pipes(self) -> None:
+        """Close our ends of stdout and stderr, and asyncio's transport that holds them."""
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                with contextlib.suppress(
+                    OSError, anyio.BrokenResourceError, anyio.ClosedResourceError
+                ):
+                    await stream.aclose()
+        _close_subprocess_transport(self.process)
+
+    async def members(self) -> list[int]:
+        """`group_members`, with the /proc scan (if one is needed) off the event loop."""
+        if not _group_exists(self.pid):
+            return []
+        return await anyio.to_thread.run_sync(_scan_group, self.pid)
+
+    async def _terminate(self, grace: float) -> None:
+        """SIGTERM the group, wait up to ``grace`` for it to empty, then SIGKILL what is left."""
+        if not self._signal(signal.SIGTERM):
+            return
+        if await self._wait_empty(grace):
+            return
+        logger.info("process group %d outlived SIGTERM by %gs; sending SIGKILL", self.pid, grace)
+        self._signal(signal.SIGKILL)
+        if not await self._wait_empty(grace):
+            logger.warning("process group %d survived SIGKILL: %s", self.pid, await self.members())
+
+    async def _wait_empty(self, timeout: float) -> bool:
+        """Return whether every live member of the group is gone within ``timeout``.
+
+        The leader's exit is awaited first (no polling with a pidfd): while it lives the
+        group is certainly not empty, and scanning /proc for 30 servers at once would stall
+        the loop.
+        """
+        with anyio.move_on_after(timeout):
+            await self.wait_reaped()
+            while await self.members():
+                await anyio.sleep(_GROUP_POLL_INTERVAL)
+            return True
+        return False
+
+    def _signal(self, sig: signal.Signals) -> bool:
+        """Send ``sig`` to the group; return False if the group no longer exists."""
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            logger.warning("no permission to signal some of process group %d", self.pid)
+        return True
+
+
+def group_members(pgid: int) -> list[int]:
+    """Return the pids of live (non-zombie) processes in process group ``pgid``.
+
+    Zombies count as dead: an orphaned helper stays a zombie until PID 1 reaps it, and
+    some container inits never do, so ``killpg(pgid, 0)`` would report it alive forever.
+    Without /proc, a group that answers signal 0 is reported as ``[pgid]``.
+    """
+    return _scan_group(pgid) if _group_exists(pgid) else []
+
+
+async def _wait_leader_exit(process: Process) -> None:
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # AttributeError: no pidfd_open (macOS, BSD)
+        pidfd = None
+    if pidfd is not None:
+        try:
+            await anyio.wait_readable(pidfd)
+        finally:
+            anyio.notify_closing(pidfd)
+            os.close(pidfd)
+    while process.returncode is None:
+        await anyio.sleep(_POLL_INTERVAL)
+
+
+def _group_exists(pgid: int) -> bool:
+    """Probe the group with signal 0: cheap, and most groups are simply gone."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # members we may not signal (or zombies): it exists
+    return True
+
+
+def _scan_group(pgid: int) -> list[int]:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs: the signal probe is all we have
+        return [pgid]
+    members: list[int] = []
+    for entry in entries:
+        fields = _proc_stat(entry) if entry.isdigit() else None
+        if fields is not None and len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
+def _proc_stat(pid: int | str) -> list[bytes] | None:
+    """Return the fields of ``/proc/<pid>/stat`` after the command: state ppid pgrp ...
+
+    The command is in parentheses and may hold spaces or parentheses, so the fields start
+    after the last ``)``.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def _started_at(pid: int) -> int | None:
+    """Return the start time of live process ``pid`` (clock ticks), or None if it is gone."""
+    fields = _proc_stat(pid)
+    if fields is None or len(fields) < 20 or fields[0] == b"Z":
+        return None
+    return int(fields[19])
+
+
+async def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
+    """Return (pid, start time) of the leader's live descendants outside its process group."""
+    if not _has_children(leader):
+        return []  # the common case: no /proc scan at all
+    return await anyio.to_thread.run_sync(_scan_escaped_descendants, leader)
+
+
+def _has_children(pid: int) -> bool:
+    """Whether ``pid`` has child processes (True when the kernel cannot tell us)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False  # the leader is gone, or there is no /proc to ask
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                if f.read().strip():
+                    return True
+        except FileNotFoundError:
+            continue  # the thread ended
+        except OSError:
+            return True  # no CONFIG_PROC_CHILDREN: scan to be sure
+    return False
+
+
+def _scan_escaped_descendants(leader: int) -> list[tuple[int, int]]:
+    try:
+        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    children: dict[int, list[tuple[int, list[bytes]]]] = {}
+    for pid in entries:
+        fields = _proc_stat(pid)
+        if fields is not None and len(fields) >= 20:
+            children.setdefault(int(fields[1]), []).append((pid, fields))
+    escaped: list[tuple[int, int]] = []
+    stack = [leader]
+    while stack:
+        for pid, fields in children.get(stack.pop(), []):
+            stack.append(pid)
+            if int(fields[2]) != leader and fields[0] != b"Z":
+                escaped.append((pid, int(fields[19])))
+    return escaped
+
+
+def _close_subprocess_transport(process: Process) -> None:
+    """Close asyncio's subprocess transport, which stays open while a pipe end survives.
+
+    Nothing public exposes it (the SDK does the same walk); without it the transport warns
+    at garbage collection.
+    """
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError):
+            close()

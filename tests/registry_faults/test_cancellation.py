@@ -1,0 +1,122 @@
+"""Cancellation, late closers and the host dying: servers are reaped whatever ends first.
+
+Every test requests ``no_leaks``: after it, nothing the test spawned is alive and no fd,
+thread or task is left over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+
+from fault_support import read_pids, wait_dead
+from leaks import record_group
+from mcpmount.config import RegistryConfig
+from mcpmount.registry import Registry, open_registry
+from mcpmount.transports import group_members
+from support import FIXTURE, fixture, record_pids
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+class TestCancel:
+    async def test_cancelling_the_host_during_a_call_reaps_everything(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """The host's task group is cancelled mid-call; both servers are reaped cleanly."""
+        pids: list[int] = []
+        config = RegistryConfig.from_servers({"a": fixture(), "b": fixture()})
+        with anyio.CancelScope() as reap:  # its deadline is set when the cancel begins
+            async with anyio.create_task_group() as host:
+
+                async def agent() -> None:
+                    async with open_registry(config) as registry:
+                        record_pids(registry)
+                        pids.extend(r.pid for r in registry.status() if r.pid is not None)
+                        await registry.call("a__sleep", {"seconds": 30})
+
+                host.start_soon(agent)
+                with anyio.fail_after(30):  # mounting is not what this test times
+                    while len(pids) < 2:
+                        await anyio.sleep(0.02)
+                await anyio.sleep(0.2)
+                # Only the cancel and the reap are timed: well under a second when healthy,
+                # so 10 s means a hang even on a loaded machine.
+                reap.deadline = anyio.current_time() + 10
+                host.cancel_scope.cancel()
+        assert not reap.cancelled_caught
+        assert all(group_members(pid) == [] for pid in pids)
+        assert not [r for r in caplog.records if "different task" in r.getMessage()]
+
+    async def test_cancelling_a_close_still_reaps_the_server(self) -> None:
+        """The task closing a stubborn server is cancelled; the reap finishes anyway."""
+        async with Registry() as registry:
+            close = await registry.mount("stubborn", fixture("--ignore-eof", "--ignore-term"))
+            record_pids(registry)
+            pid = registry.status()[0].pid
+            assert pid is not None
+            with anyio.move_on_after(0.3):
+                await close()
+            with anyio.fail_after(2 + 2 + 2 + 1):
+                while group_members(pid):
+                    await anyio.sleep(0.05)
+
+    async def test_a_closer_after_the_registry_closed_is_a_no_op(self) -> None:
+        """A closer called after the registry closed does nothing and raises nothing."""
+        async with Registry() as registry:
+            close = await registry.mount("one", fixture())
+            record_pids(registry)
+            pid = registry.status()[0].pid
+        await close()
+        await close()
+        assert pid is not None
+        assert group_members(pid) == []
+
+    async def test_an_eof_respecting_server_exits_when_the_host_is_killed(
+        self, tmp_path: Path
+    ) -> None:
+        """On host SIGKILL an EOF-honouring server exits by itself.
+
+        An EOF-ignoring one may live on (nothing watches for the host): whether it does
+        depends on whether it next writes to its now reader-less stderr pipe, so this test
+        only reaps it.
+        """
+        polite, rude = tmp_path / "polite", tmp_path / "rude"
+        host = textwrap.dedent(
+            f"""
+            import os, signal, sys, anyio
+            from mcpmount.config import RegistryConfig, StdioServer
+            from mcpmount.registry import open_registry
+            def spec(*flags):
+                return StdioServer(command=sys.executable, args=[{FIXTURE!r}, *flags])
+            config = RegistryConfig.from_servers({{
+                "polite": spec("--pidfile", {str(polite)!r}),
+                "rude": spec("--ignore-eof", "--pidfile", {str(rude)!r}),
+            }})
+            async def main():
+                async with open_registry(config):
+                    print("up", flush=True)
+                    os.kill(os.getpid(), signal.SIGKILL)
+            anyio.run(main)
+            """
+        )
+        proc = await anyio.run_process([sys.executable, "-c", host], check=False)
+        assert proc.returncode == -signal.SIGKILL
+        assert b"up" in proc.stdout
+        polite_pid = read_pids(polite)["server"]
+        rude_pid = read_pids(rude)["server"]
+        record_group(polite_pid)
+        record_group(rude_pid)
+        try:
+            await wait_dead(polite_pid, 3)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(rude_pid, signal.SIGKILL)
+            await wait_dead(rude_pid, 3)
