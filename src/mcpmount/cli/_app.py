@@ -159,7 +159,9 @@ def _configure_logging(verbosity: int) -> None:
     if verbosity < 2:
         # The SDK logs every unparseable server line with a traceback; we report it ourselves.
         logging.getLogger("mcp").setLevel(logging.ERROR)
-    # These log whole URLs (userinfo, query tokens) and session ids at INFO and DEBUG:
-    # secrets, never shown at any verbosity.
-    for name in ("httpx2", "httpcore2", "mcp.client.streamable_http"):
+    # These log whole URLs (userinfo, query tokens, a secret in the path) and session ids:
+    # secrets, never shown at any verbosity. The SDK's HTTP client warns with redirect
+    # targets too; our own errors say the same with the secrets hidden.
+    for name in ("httpx2", "httpcore2"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)

@@ -50,9 +50,13 @@ class Diagnostics:
         while self._stderr_size - len(self._stderr[0]) >= _STDERR_TAIL_BYTES:
             self._stderr_size -= len(self._stderr.popleft())
 
-    def stderr_tail(self, limit: int = 2000) -> str:
-        """Return the last ``limit`` characters the server wrote to stderr."""
-        text = b"".join(self._stderr).decode("utf-8", "replace")
+    def stderr_tail(self, limit: int = 2000, redact: Callable[[str], str] = str) -> str:
+        """Return the last ``limit`` characters the server wrote to stderr.
+
+        ``redact`` runs on everything kept *before* the cut, so a secret that straddles
+        the cut cannot leave its suffix behind (about 4 KiB are kept, more than the cut).
+        """
+        text = redact(b"".join(self._stderr).decode("utf-8", "replace"))
         return text[-limit:]
 
 

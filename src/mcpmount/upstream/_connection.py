@@ -361,7 +361,8 @@ class Connection:
         return self.spec.startup_timeout or self.settings.startup_timeout
 
     def _with_stderr(self, message: str) -> str:
-        tail = self.spec.redact(self.transport.diagnostics.stderr_tail(_STDERR_TAIL_CHARS).strip())
+        tail = self.transport.diagnostics.stderr_tail(_STDERR_TAIL_CHARS, self.spec.redact)
+        tail = tail.strip()
         return f"{message}\n    stderr: {tail}" if tail else message
 
 
