@@ -34,6 +34,9 @@ class Diagnostics:
     session_renewals: int = 0
     """How often an expired HTTP session was re-initialized."""
 
+    refused_list: str | None = None
+    """Why a message defining more tools than ``max_tools`` was refused unparsed."""
+
     # Never in a repr: the server may have written a secret to stderr.
     _stderr: deque[bytes] = field(default_factory=lambda: deque[bytes](), repr=False)
     _stderr_size: int = field(default=0, repr=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.transports._base import ServerTransport
 from mcpmount.transports._http import HttpTransport
+from mcpmount.transports._limits import MessageLimits
 from mcpmount.transports._stdio import StdioTransport
 
 __all__ = ["transport_for"]
@@ -15,6 +16,7 @@ def transport_for(spec: ServerSpec, settings: RegistrySettings) -> ServerTranspo
 
     ``settings`` are the server's effective ones (its own limit overrides applied).
     """
+    limits = MessageLimits(settings.max_message_bytes, settings.max_tools)
     match spec:
         case StdioServer():
             return StdioTransport(
@@ -22,7 +24,7 @@ def transport_for(spec: ServerSpec, settings: RegistrySettings) -> ServerTranspo
                 spec.args,
                 env=spec.env_values(),
                 cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
-                max_message_bytes=settings.max_message_bytes,
+                limits=limits,
             )
         case HttpServer():
-            return HttpTransport(spec)
+            return HttpTransport(spec, limits)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 import anyio
 import httpx2
@@ -15,6 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcpmount.config import HttpServer
 from mcpmount.transports._base import Diagnostics, ServerTransport, short
+from mcpmount.transports._limits import MessageLimits, MessageMeter
 
 __all__ = ["HttpTransport"]
 
@@ -29,9 +30,10 @@ _SESSION_HEADER = "mcp-session-id"
 class HttpTransport(ServerTransport):
     """A server at a streamable HTTP URL, with the spec's headers on every request."""
 
-    def __init__(self, spec: HttpServer) -> None:
+    def __init__(self, spec: HttpServer, limits: MessageLimits) -> None:
         super().__init__()
         self._spec = spec
+        self._limits = limits
 
     @property
     def close_bound(self) -> float:
@@ -74,11 +76,90 @@ class HttpTransport(ServerTransport):
                 headers=self._spec.header_values(),
                 timeout=timeout,
                 event_hooks={"response": [keep_status]},
-                transport=_SessionRenewal(httpx2.AsyncHTTPTransport(), diagnostics),
+                transport=_SessionRenewal(
+                    _Metered(httpx2.AsyncHTTPTransport(), self._limits, diagnostics), diagnostics
+                ),
             ) as http,
-            streamable_http_client(self._spec.url, http_client=http) as streams,
+            streamable_http_client(
+                self._spec.url, http_client=http, max_sse_event_size=self._limits.max_bytes
+            ) as streams,
         ):
             yield streams
+
+
+class MessageRefused(httpx2.StreamError):
+    """A response body broke the message limits; reading it stopped there.
+
+    A stream error, so the SDK fails only the request the body answered (a JSON-RPC
+    error carrying this message), and the session stays up.
+    """
+
+
+class _Metered(httpx2.AsyncBaseTransport):
+    """Hold every response body to the message limits while it is read.
+
+    An event stream is left alone: its events are held one by one by the SDK's
+    ``max_sse_event_size``, and the stream itself may rightly last all session.
+    """
+
+    def __init__(
+        self, inner: httpx2.AsyncBaseTransport, limits: MessageLimits, diagnostics: Diagnostics
+    ) -> None:
+        self._inner = inner
+        self._limits = limits
+        self._diagnostics = diagnostics
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        body = response.stream
+        kind = response.headers.get("content-type", "").lower()
+        if kind.startswith("text/event-stream") or not isinstance(body, httpx2.AsyncByteStream):
+            return response
+        declared = response.headers.get("content-length", "")
+        refused = (
+            self._limits.too_large()
+            if declared.isdigit() and int(declared) > self._limits.max_bytes
+            else None
+        )
+        stream = _MeteredStream(body, self._limits.meter(), refused, self._diagnostics)
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=stream,
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _MeteredStream(httpx2.AsyncByteStream):
+    def __init__(
+        self,
+        inner: httpx2.AsyncByteStream,
+        meter: MessageMeter,
+        refused: str | None,
+        diagnostics: Diagnostics,
+    ) -> None:
+        self._inner = inner
+        self._meter = meter
+        self._refused = refused
+        self._diagnostics = diagnostics
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        reason = self._refused
+        if reason is None:
+            async for chunk in self._inner:
+                if (reason := self._meter.feed(chunk)) is not None:
+                    break
+                yield chunk
+        if reason is not None:
+            if reason == self._meter.limits.too_many_tools():
+                self._diagnostics.refused_list = reason
+            raise MessageRefused(f"mcpmount refused the answer: {reason}")
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 def _status_message(status: int, spec: HttpServer) -> str:

@@ -39,6 +39,7 @@ from mcp.shared.message import SessionMessage
 
 from mcpmount.errors import describe_invalid
 from mcpmount.transports._base import Diagnostics, ServerTransport
+from mcpmount.transports._limits import MessageLimits
 from mcpmount.transports._procgroup import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup
 
 __all__ = ["StdioTransport"]
@@ -58,6 +59,8 @@ _EXIT_NOTICE_WAIT = 0.5
 _CHUNK = 65536
 _PIPE_CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 
+_DEFAULT_LIMITS = MessageLimits(max_bytes=16 * 1024 * 1024, max_tools=1000)
+
 _CLOSE_BOUND = _FLUSH_TIMEOUT + STDIN_GRACE + 2 * TERM_GRACE + 2 * SWEEP_GRACE + TERM_GRACE + 1.0
 """Worst case of a close (flush, stdin grace, TERM and KILL of the group, TERM and KILL of a
 sweep, the wait for the leader's reaping) plus slack."""
@@ -73,7 +76,7 @@ class StdioTransport(ServerTransport):
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        max_message_bytes: int = 16 * 1024 * 1024,
+        limits: MessageLimits = _DEFAULT_LIMITS,
     ) -> None:
         """Describe the server to spawn.
 
@@ -82,14 +85,15 @@ class StdioTransport(ServerTransport):
             args: Its arguments.
             env: Added to the SDK's minimal environment, which is all the child inherits.
             cwd: Its working directory, as given (a missing one is named as given).
-            max_message_bytes: The longest stdout line accepted; a longer one loses the server.
+            limits: The longest stdout line accepted, and the most tools one line may
+                define; a line that breaks either loses the server.
         """
         super().__init__()
         self._command = command
         self._args = list(args)
         self._env = dict(env or {})
         self._cwd = cwd
-        self._max_message_bytes = max_message_bytes
+        self._limits = limits
         self._group: ProcessGroup | None = None
 
     @property
@@ -135,7 +139,7 @@ class StdioTransport(ServerTransport):
         )
         # No await until the task group is entered: a cancellation in the gap would leak
         # the process.
-        pipes = _Pipes(group, self.diagnostics, self._max_message_bytes, on_lost)
+        pipes = _Pipes(group, self.diagnostics, self._limits, on_lost)
         async with anyio.create_task_group() as tg:
             pipes.start(tg)
             self._group = group
@@ -164,12 +168,12 @@ class _Pipes:
         self,
         group: ProcessGroup,
         diagnostics: Diagnostics,
-        max_message_bytes: int,
+        limits: MessageLimits,
         on_lost: Callable[[str], None],
     ) -> None:
         self._group = group
         self._diagnostics = diagnostics
-        self._max_message_bytes = max_message_bytes
+        self._limits = limits
         self._on_lost = on_lost
         self._read_send, self.read_stream = anyio.create_memory_object_stream[
             SessionMessage | Exception
@@ -218,6 +222,11 @@ class _Pipes:
                     scanned = 0
                     if not line.strip():
                         continue
+                    if (refused := self._limits.refuse(line)) is not None:
+                        if refused == self._limits.too_many_tools():
+                            self._diagnostics.refused_list = refused
+                        self.give_up(refused)  # before parsing: a huge list is never built
+                        break
                     try:
                         message = _parse(line)
                     except ValueError as exc:
@@ -242,10 +251,11 @@ class _Pipes:
                     # After the session is gone, keep draining so the server never blocks.
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                         await self._read_send.send(SessionMessage(message))
+                if self._diagnostics.failure is not None:
+                    buffer.clear()
                 scanned = len(buffer)
-                limit = self._max_message_bytes
-                if scanned > limit:
-                    self.give_up(f"it sent a message over max_message_bytes ({limit} bytes)")
+                if scanned > self._limits.max_bytes:
+                    self.give_up(self._limits.too_large())
                     buffer.clear()
                     scanned = 0
         self._read_send.close()  # EOF: usually the process is exiting, and the watcher says how

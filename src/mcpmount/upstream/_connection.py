@@ -350,6 +350,8 @@ class Connection:
         for leaf in leaves(exc):
             if isinstance(leaf, ToolListError | ServerStartError):
                 return leaf
+        if (refused := self.transport.diagnostics.refused_list) is not None:
+            return ToolListError(self.server, refused)
         if timed_out:
             return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
         return ServerStartError(
