@@ -93,3 +93,11 @@ def test_call_with_arguments_json_cannot_carry_exits_2_and_sends_nothing(
         assert "'a__echo'" in said
         assert problem in said
         assert "Traceback" not in said
+
+
+def test_nothing_outlives_mcpmount_killed_by_sigkill(tmp_path: Path) -> None:
+    """SIGKILL runs no code in mcpmount; its watchdog still ends the server and its helper."""
+    process, pids, _ = _start(tmp_path, "status", "--watch", "1")
+    process.kill()
+    assert process.wait(timeout=30) == -signal.SIGKILL
+    _wait_for(lambda: not [pid for pid in pids if alive(pid)], "the servers to die", 15)

@@ -37,6 +37,7 @@ from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, sta
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
+from mcpmount.transports import Reaper
 from mcpmount.upstream import Connection, ServerState, Supervisor
 
 __all__ = ["Registry"]
@@ -68,6 +69,8 @@ class Registry:
         self._mounting: set[str] = set()
         self._starting: set[Connection] = set()
         self._failures: dict[str, ServerError] = {}
+        self._reaper = Reaper()
+        """Ends every stdio server's process group if this process dies without closing."""
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
@@ -125,7 +128,12 @@ class Registry:
     ) -> Connection:
         """Start one connection in the registry's task group and wait until it is ready."""
         connection = Connection(
-            server, spec, self.settings, on_lost=self._lost, on_tools=self._relisted
+            server,
+            spec,
+            self.settings,
+            on_lost=self._lost,
+            on_tools=self._relisted,
+            reaper=self._reaper,
         )
         if restarting is not None:
             restarting.pending = connection  # so that closing the server closes this too
@@ -257,6 +265,7 @@ class Registry:
                     tg.start_soon(connection.aclose)
                 closers = [Closer(self, s) for s in list(self._servers.values())]
                 tg.start_soon(close_all, closers)
+            await self._reaper.aclose()
 
     def _forget(self, supervisor: Supervisor) -> None:
         """Drop a server's names, synchronously; a no-op if it is already gone."""

@@ -9,12 +9,14 @@ from mcpmount.transports._factory import transport_for
 from mcpmount.transports._http import HttpTransport
 from mcpmount.transports._memory import MemoryTransport
 from mcpmount.transports._procgroup import group_members
+from mcpmount.transports._reaper import Reaper
 from mcpmount.transports._stdio import StdioTransport
 
 __all__ = [
     "Diagnostics",
     "HttpTransport",
     "MemoryTransport",
+    "Reaper",
     "ServerTransport",
     "StdioTransport",
     "group_members",

@@ -6,15 +6,19 @@ from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServe
 from mcpmount.transports._base import ServerTransport
 from mcpmount.transports._http import HttpTransport
 from mcpmount.transports._limits import MessageLimits
+from mcpmount.transports._reaper import Reaper
 from mcpmount.transports._stdio import StdioTransport
 
 __all__ = ["transport_for"]
 
 
-def transport_for(spec: ServerSpec, settings: RegistrySettings) -> ServerTransport:
+def transport_for(
+    spec: ServerSpec, settings: RegistrySettings, reaper: Reaper | None = None
+) -> ServerTransport:
     """Return a fresh transport for ``spec``.
 
-    ``settings`` are the server's effective ones (its own limit overrides applied).
+    ``settings`` are the server's effective ones (its own limit overrides applied);
+    ``reaper`` ends a stdio server's process group if the host dies.
     """
     limits = MessageLimits(settings.max_message_bytes, settings.max_tools)
     match spec:
@@ -25,6 +29,7 @@ def transport_for(spec: ServerSpec, settings: RegistrySettings) -> ServerTranspo
                 env=spec.env_values(),
                 cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
                 limits=limits,
+                reaper=reaper,
             )
         case HttpServer():
             return HttpTransport(spec, limits)

@@ -41,6 +41,7 @@ from mcpmount.errors import describe_invalid
 from mcpmount.transports._base import Diagnostics, ServerTransport
 from mcpmount.transports._limits import MessageLimits
 from mcpmount.transports._procgroup import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup
+from mcpmount.transports._reaper import Reaper
 
 __all__ = ["StdioTransport"]
 
@@ -77,6 +78,7 @@ class StdioTransport(ServerTransport):
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         limits: MessageLimits = _DEFAULT_LIMITS,
+        reaper: Reaper | None = None,
     ) -> None:
         """Describe the server to spawn.
 
@@ -87,6 +89,8 @@ class StdioTransport(ServerTransport):
             cwd: Its working directory, as given (a missing one is named as given).
             limits: The longest stdout line accepted, and the most tools one line may
                 define; a line that breaks either loses the server.
+            reaper: Told of the process group while it lives, to end it if the host
+                dies without closing it.
         """
         super().__init__()
         self._command = command
@@ -94,6 +98,7 @@ class StdioTransport(ServerTransport):
         self._env = dict(env or {})
         self._cwd = cwd
         self._limits = limits
+        self._reaper = reaper
         self._group: ProcessGroup | None = None
 
     @property
@@ -139,6 +144,8 @@ class StdioTransport(ServerTransport):
         )
         # No await until the task group is entered: a cancellation in the gap would leak
         # the process.
+        if self._reaper is not None:
+            self._reaper.watch(group.pid)
         pipes = _Pipes(group, self.diagnostics, self._limits, on_lost)
         async with anyio.create_task_group() as tg:
             pipes.start(tg)
@@ -152,6 +159,8 @@ class StdioTransport(ServerTransport):
                     # would leak; every wait inside is bounded.
                     with anyio.CancelScope(shield=True):
                         await pipes.shut_down()
+                    if self._reaper is not None:
+                        self._reaper.unwatch(group.pid)
                 finally:
                     # A helper holding the pipes must not keep the pipe readers waiting.
                     tg.cancel_scope.cancel()

@@ -42,7 +42,7 @@ from mcpmount.errors import (
     UpstreamError,
     describe_invalid,
 )
-from mcpmount.transports import ServerTransport, leaves, transport_for
+from mcpmount.transports import Reaper, ServerTransport, leaves, transport_for
 from mcpmount.upstream._listing import check_tools, list_all_tools
 
 __all__ = ["Connection", "ServerState"]
@@ -112,10 +112,13 @@ class Connection:
     use_transport: InitVar[ServerTransport | None] = None
     """A transport to use instead of the one ``spec`` names (e.g. a `MemoryTransport`)."""
 
-    def __post_init__(self, use_transport: ServerTransport | None) -> None:
+    reaper: InitVar[Reaper | None] = None
+    """The watchdog that ends a stdio server's process group if the host dies."""
+
+    def __post_init__(self, use_transport: ServerTransport | None, reaper: Reaper | None) -> None:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
         if use_transport is None:
-            use_transport = transport_for(self.spec, self.settings)
+            use_transport = transport_for(self.spec, self.settings, reaper)
         self.transport = use_transport
 
     @property
