@@ -92,9 +92,12 @@ class TestHttp:
         async with serve_http(app) as url:
             async with Registry() as registry:
                 began = time.perf_counter()
-                with pytest.raises(ServerStartError, match="within 1 s"):
+                with pytest.raises(ServerStartError, match="within 1 s") as caught:
                     await registry.mount("mute", HttpServer(url=url, startup_timeout=1))
                 assert time.perf_counter() - began < 1 + 3.5
+            # It says what to check for an HTTP server, not for a stdio one.
+            assert "is an MCP endpoint and answers" in str(caught.value)
+            assert "stdout" not in str(caught.value)
             app.release()
 
     async def test_a_stalled_http_call_fails_at_the_call_timeout(self, http_server: str) -> None:

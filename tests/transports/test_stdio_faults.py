@@ -48,7 +48,7 @@ class TestStart:
         """Never answers, ignores EOF and SIGTERM: startup_timeout plus a bounded reap."""
         async with Registry() as registry:
             began = time.perf_counter()
-            with pytest.raises(ServerStartError, match="within 1 s"):
+            with pytest.raises(ServerStartError, match=r"within 1 s.*speaking on stdout"):
                 await registry.mount(
                     "mute", fixture("--no-init", "--ignore-eof", "--ignore-term", startup_timeout=1)
                 )

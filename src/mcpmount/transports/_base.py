@@ -79,6 +79,11 @@ class ServerTransport(abc.ABC):
     def close_bound(self) -> float:
         """Seconds a close may take at worst; past it the connection is cut off."""
 
+    @property
+    def silence_hint(self) -> str:
+        """What to check when the server never answered (the end of a startup timeout)."""
+        return "check that the server is running and speaks MCP"
+
     @abc.abstractmethod
     def open(self, on_lost: Callable[[str], None]) -> Transport:
         """Return the SDK transport: an async context manager yielding (read, write) streams.

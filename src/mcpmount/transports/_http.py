@@ -39,6 +39,10 @@ class HttpTransport(ServerTransport):
     def close_bound(self) -> float:
         return _CLOSE_BOUND
 
+    @property
+    def silence_hint(self) -> str:
+        return f"check that {self._spec.display_url()} is an MCP endpoint and answers"
+
     def open(self, on_lost: Callable[[str], None]) -> Transport:
         # ``on_lost`` stays unused: a dead HTTP server fails the SDK's own task group,
         # which ends the connection by itself.

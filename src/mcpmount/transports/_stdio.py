@@ -105,6 +105,10 @@ class StdioTransport(ServerTransport):
     def close_bound(self) -> float:
         return _CLOSE_BOUND
 
+    @property
+    def silence_hint(self) -> str:
+        return "check that it is an MCP server speaking on stdout"
+
     def open(self, on_lost: Callable[[str], None]) -> Transport:
         """Spawn the server when entered; see `ServerTransport.open`.
 

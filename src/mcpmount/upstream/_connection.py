@@ -345,8 +345,8 @@ class Connection:
     def _timeout_message(self, seconds: float) -> str:
         what = "connect, handshake and list its tools"
         return self._with_stderr(
-            f"did not {what} within {seconds:g} s (startup_timeout); check that it is an MCP "
-            "server speaking on stdout, or raise startup_timeout"
+            f"did not {what} within {seconds:g} s (startup_timeout); "
+            f"{self.transport.silence_hint}, or raise startup_timeout"
         )
 
     def _start_error(self, exc: Exception, *, timed_out: bool) -> ServerStartError | ToolListError:
