@@ -159,5 +159,5 @@ class Analyzer:
         return f"<Analyzer cached_words={len(self._cache)}>"
 
     def tokenize(self, text: str) -> tuple[str, ...]:
-        """Return the index terms of ``text``, as the module's `tokenize` does."""
+        """Return the terms the module's `tokenize` gives for ``text``, as a tuple."""
         return tuple(filter(None, map(self._cache.__getitem__, _WORD.findall(text))))
