@@ -1,44 +1,20 @@
-"""The tool index: ranking rules, query forms, updates and the meta-tool's schema."""
+"""The tool index: ranking rules, query forms, updates, and no state shared with the process."""
 
 from __future__ import annotations
 
+import gc
+import importlib
+import pkgutil
 import random
+from dataclasses import replace
 
-import mcp_types
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from search_support import make, names
 
-from mcpmount.search import (
-    MAX_LIMIT,
-    TOOL_SEARCH_NAME,
-    SearchIndex,
-    stem,
-    tokenize,
-    tool_search_definition,
-)
-from mcpmount.tool import MountedTool
-
-
-def make(
-    namespace: str,
-    raw_name: str,
-    description: str = "",
-    args: dict[str, str] | None = None,
-    title: str | None = None,
-) -> MountedTool:
-    properties = {k: {"type": "string", "description": v} for k, v in (args or {}).items()}
-    definition = mcp_types.Tool(
-        name=raw_name,
-        title=title,
-        description=description,
-        input_schema={"type": "object", "properties": properties},
-    )
-    return MountedTool(f"{namespace}__{raw_name}", namespace, raw_name, definition, True)
-
-
-def names(index: SearchIndex, query: str, limit: int = 5) -> list[str]:
-    return [hit.tool.name for hit in index.search(query, limit).hits]
+import mcpmount.search
+from mcpmount.search import MAX_LIMIT, SearchIndex
 
 
 @pytest.fixture(name="index")
@@ -158,25 +134,7 @@ class TestQueryForms:
         assert names(index, "shut down the VMs")[0] == "cloud__stop_instance"
 
 
-class TestTokens:
-    @pytest.mark.parametrize(
-        ("text", "expected"),
-        [
-            ("readFile", ["read", "fil"]),
-            ("read_file", ["read", "fil"]),
-            ("read-file", ["read", "fil"]),
-            ("read.file", ["read", "fil"]),
-            ("getHTTPResponse", ["get", "http", "respons"]),
-            ("ec2Instances", ["ec", "2", "instanc"]),
-            ("github__create_issue", ["github", "creat", "issu"]),
-        ],
-    )
-    def test_names_split_on_separators_camel_case_and_digits(
-        self, text: str, expected: list[str]
-    ) -> None:
-        """``_ - .``, camelCase humps and letter/digit boundaries separate words."""
-        assert tokenize(text) == expected
-
+class TestRanking:
     def test_a_camel_case_tool_is_found_by_its_spoken_words(self) -> None:
         """``listOpenTickets`` is found by "list open tickets"."""
         index = SearchIndex()
@@ -190,22 +148,6 @@ class TestTokens:
         assert names(index, "list open tickets")[0] == "desk__listOpenTickets"
         assert names(index, "read all files")[0] == "desk__files.read-all"
 
-    @pytest.mark.parametrize(
-        ("words", "stem_"),
-        [
-            (["create", "created", "creating", "creation", "creates"], "creat"),
-            (["file", "files"], "fil"),
-            (["directory", "directories"], "directory"),
-            (["stop", "stopped", "stopping", "stops"], "stop"),
-            (["commit", "commits", "committed"], "commit"),
-        ],
-    )
-    def test_inflections_share_a_stem(self, words: list[str], stem_: str) -> None:
-        """The stemmer conflates the inflections tool text and queries mix."""
-        assert {stem(w) for w in words} == {stem_}
-
-
-class TestRanking:
     def test_ties_break_by_public_name_whatever_the_insertion_order(self) -> None:
         """Equal scores order by name, and results do not depend on add order."""
         tools = [make(f"ns{i}", "ping", "Ping a host.") for i in range(8)]
@@ -284,27 +226,6 @@ def all_names(index: SearchIndex) -> list[str]:
     return [n for q in ("fs", "cloud", "github", "jira", "crm") for n in names(index, q, 20)]
 
 
-def test_the_meta_tool_schema_takes_a_query_and_a_bounded_limit() -> None:
-    """``tool_search`` requires ``query`` and allows ``limit`` 1..20, default 5."""
-    tool = tool_search_definition()
-    assert tool.name == TOOL_SEARCH_NAME == "tool_search"
-    assert tool.description is not None
-    for form in ("select:", "+"):
-        assert form in tool.description
-    schema = tool.input_schema
-    assert schema["type"] == "object"
-    assert schema["required"] == ["query"]
-    assert schema["properties"]["query"]["type"] == "string"
-    limit = schema["properties"]["limit"]
-    assert (limit["type"], limit["default"], limit["minimum"], limit["maximum"]) == (
-        "integer",
-        5,
-        1,
-        MAX_LIMIT,
-    )
-    assert tool_search_definition(max_limit=8).input_schema["properties"]["limit"]["maximum"] == 8
-
-
 @settings(max_examples=300, deadline=None)
 @given(query=st.text(max_size=200), limit=st.integers(min_value=-5, max_value=50))
 def test_search_never_raises_on_arbitrary_text(query: str, limit: int) -> None:
@@ -323,3 +244,56 @@ SEARCH_FUZZ_INDEX.add(
         make("git", "git_status", "Show status."),
     ]
 )
+
+
+class TestNoProcessWideState:
+    @pytest.mark.parametrize("enabled", [True, False])
+    def test_indexing_leaves_the_garbage_collector_as_it_is(self, enabled: bool) -> None:
+        """The collector stays on (or off) throughout building and searching: the index
+        reads names, here probes that note the collector's state, in both phases."""
+        states: dict[str, list[bool]] = {"hash": [], "lower": []}
+
+        class Probe(str):
+            __slots__ = ()
+
+            def __hash__(self) -> int:  # the index maps public names to documents
+                states["hash"].append(gc.isenabled())
+                return super().__hash__()
+
+            def lower(self) -> str:  # names match ignoring case
+                states["lower"].append(gc.isenabled())
+                return super().lower()
+
+        tools = [make("ns", f"tool_{i}", f"Does thing {i} to a file.") for i in range(50)]
+        probes = [replace(t, name=Probe(t.name), raw_name=Probe(t.raw_name)) for t in tools]
+        was = gc.isenabled()
+        (gc.enable if enabled else gc.disable)()
+        try:
+            index = SearchIndex()
+            index.add(probes)
+            hits = index.search("file", 3).hits
+        finally:
+            (gc.enable if was else gc.disable)()
+        assert hits
+        assert states["hash"]
+        assert states["lower"]
+        assert set(states["hash"]) | set(states["lower"]) == {enabled}
+
+    def test_two_indexes_share_no_cache(self) -> None:
+        """Each index analyzes text with its own analyzer, whose cache only it fills."""
+        first, second = SearchIndex(), SearchIndex()
+        assert first.analyzer is not second.analyzer
+        first.add([make("fs", "read_file", "Read the complete contents of a file.")])
+        assert first.search("read").hits
+        assert len(first.analyzer) > 0
+        assert len(second.analyzer) == 0
+
+    def test_no_module_of_the_package_holds_mutable_state(self) -> None:
+        """Module globals are constants: no dict, list or set a process could share."""
+        for info in pkgutil.iter_modules(mcpmount.search.__path__):
+            module = importlib.import_module(f"mcpmount.search.{info.name}")
+            for name, value in vars(module).items():
+                if not name.startswith("__"):
+                    assert not isinstance(value, dict | list | set | bytearray), (
+                        f"{module.__name__}.{name}"
+                    )

@@ -1,0 +1,101 @@
+"""The ``tool_search`` meta-tool: its definition, and one call of it against an index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import mcp_types
+
+from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex, SearchResult
+
+__all__ = ["TOOL_SEARCH_NAME", "ToolSearchCall", "call_tool_search", "tool_search_definition"]
+
+TOOL_SEARCH_NAME: Final = "tool_search"
+"""The public name of the meta-tool."""
+
+
+def tool_search_definition(max_limit: int = MAX_LIMIT) -> mcp_types.Tool:
+    """Return the definition of the ``tool_search`` meta-tool.
+
+    Args:
+        max_limit: The largest ``limit`` the schema allows (at most `MAX_LIMIT`).
+    """
+    max_limit = max(1, min(max_limit, MAX_LIMIT))
+    return mcp_types.Tool(
+        name=TOOL_SEARCH_NAME,
+        title="Search for tools",
+        description=(
+            "Search the tools that are available but not loaded yet, and load the best "
+            "matches. Call it before saying that no tool can do something. Returns the full "
+            "definitions (name, description, input schema) of the matching tools, best first; "
+            "every returned tool can be called right away.\n"
+            "Query forms:\n"
+            '- keywords naming the action and the object, e.g. "stop virtual machine" or '
+            '"list pull requests"; a tool\'s exact name ranks that tool first;\n'
+            '- "select:name_a,name_b" loads exactly those tools by name, in that order;\n'
+            '- "+word" requires a word, e.g. "+github issue" for issue tools of the '
+            "github server (server names are words of the tool names)."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": (
+                        'Keywords, "select:name_a,name_b", or keywords with "+required" words.'
+                    ),
+                },
+                "limit": {
+                    "type": "integer",
+                    "description": "How many tools to return at most.",
+                    "default": min(DEFAULT_LIMIT, max_limit),
+                    "minimum": 1,
+                    "maximum": max_limit,
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSearchCall:
+    """One ``tool_search`` call: the result the model sees and what it found."""
+
+    result: mcp_types.CallToolResult
+    """The ``tools/call`` result: the found definitions as JSON text and structured content,
+    or an error result when the arguments are malformed."""
+
+    found: SearchResult | None
+    """The search itself; None when the arguments were malformed and nothing was searched."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The public names of the found tools, best first."""
+        return () if self.found is None else tuple(hit.tool.name for hit in self.found.hits)
+
+
+def call_tool_search(index: SearchIndex, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+    """Run ``tool_search`` with the model's ``arguments`` against ``index``; never raises."""
+    args = dict(arguments or {})
+    query = args.get("query")
+    limit = args.get("limit", DEFAULT_LIMIT)
+    if not isinstance(query, str) or not isinstance(limit, int) or isinstance(limit, bool):
+        text = 'tool_search takes {"query": string, "limit": integer (1-20, default 5)}'
+        error = mcp_types.CallToolResult(
+            content=[mcp_types.TextContent(type="text", text=text)], is_error=True
+        )
+        return ToolSearchCall(error, None)
+    found = index.search(query, limit)
+    payload: dict[str, Any] = {"tools": [hit.tool.to_dict() for hit in found.hits]}
+    if found.hint:
+        payload["hint"] = found.hint
+    result = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
+        structured_content=payload,
+    )
+    return ToolSearchCall(result, found)
