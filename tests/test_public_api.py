@@ -11,16 +11,70 @@ import pytest
 import mcpmount
 import mcpmount.config
 
-MODULES = [
-    "mcpmount.config",
-    "mcpmount.errors",
-    "mcpmount.naming",
-    "mcpmount.registry",
-    "mcpmount.search",
-    "mcpmount.tool",
-    "mcpmount.transports",
-    "mcpmount.upstream",
-]
+PACKAGE = Path(mcpmount.__file__).parent
+
+FLOORS = {
+    "errors": 0,
+    "naming": 0,
+    "tool": 0,
+    "config": 1,
+    "search": 1,
+    "transports": 2,
+    "catalog": 2,
+    "upstream": 3,
+    "registry": 4,
+    "adapters": 5,
+    "serve": 5,
+    "cli": 6,
+}
+"""Each room's floor: a room imports only from its own floor or below (README "Layout")."""
+
+MODULES = sorted(f"mcpmount.{room}" for room in FLOORS)
+
+
+def _imports(path: Path) -> list[str]:
+    """The ``mcpmount.*`` modules a source file imports (at run time or for type checking)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+    return [name for name in found if name.startswith("mcpmount.")]
+
+
+def _room(path: Path) -> str | None:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0] if parts[0] in FLOORS else None
+
+
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if _room(p) is not None)
+
+
+def test_every_room_has_a_floor() -> None:
+    """A new package or module must be placed on a floor (and in the README's layout)."""
+    rooms = {p.stem for p in PACKAGE.glob("*.py")} | {
+        p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()
+    }
+    rooms -= {"__init__", "__main__"}
+    assert rooms == set(FLOORS)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_import_runs_upward_or_into_another_rooms_private_module(path: Path) -> None:
+    """Floors draw the data flow; a room's private modules are its own."""
+    room = _room(path)
+    assert room is not None
+    for name in _imports(path):
+        parts = name.split(".")
+        other = parts[1]
+        if other not in FLOORS:
+            continue  # a name imported from the package itself
+        assert FLOORS[other] <= FLOORS[room], f"{room} (floor {FLOORS[room]}) imports {name}"
+        if other != room:
+            assert not any(part.startswith("_") for part in parts[2:3]), (
+                f"{room} reaches into {name}; import it from mcpmount.{other}"
+            )
 
 
 def test_the_package_exports_exactly_its_sorted_all() -> None:

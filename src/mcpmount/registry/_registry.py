@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -19,20 +19,17 @@ import mcp_types
 from anyio.abc import TaskGroup
 from mcp.shared.dispatcher import ProgressFnT
 
-from mcpmount import naming
 from mcpmount.catalog import Catalog, Listener, Pins
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
-    CallTimeoutError,
-    ConfigError,
     MountError,
     RegistryError,
     ServerError,
-    ServerNotRunningError,
     ServerStartError,
 )
-from mcpmount.registry._arguments import check_arguments
+from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
+from mcpmount.registry._mounting import check_namespaces, mount_concurrently
 from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, status_row
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
@@ -106,7 +103,7 @@ class Registry:
                 from the lock file under ``on_change = "refuse"``; it was reaped first.
             NameCollisionError: One of its public names is taken; it was reaped first.
         """
-        _check_namespaces([server])
+        check_namespaces([server])
         if server in self._servers or server in self._mounting:
             raise ServerStartError(server, "a server with this namespace is already mounted")
         self._mounting.add(server)
@@ -181,7 +178,8 @@ class Registry:
             ConfigError: A namespace is invalid; nothing was started.
             MountError: One or more required servers failed.
         """
-        outcomes = await self._mount_concurrently(servers, fail_fast=fail_fast)
+        check_namespaces(servers)
+        outcomes = await mount_concurrently(self._mount_outcome, servers, fail_fast=fail_fast)
         failures = {o.server: o.error for o in outcomes if o.error is not None}
         if any(servers[server].required for server in failures):
             mounted = [self._servers.get(o.server) for o in outcomes if o.error is None]
@@ -209,44 +207,24 @@ class Registry:
         Raises:
             ConfigError: A namespace is invalid; nothing was started.
         """
-        outcomes = await self._mount_concurrently(servers, fail_fast=False, on_outcome=on_outcome)
+        check_namespaces(servers)
+        outcomes = await mount_concurrently(
+            self._mount_outcome, servers, fail_fast=False, on_outcome=on_outcome
+        )
         self._failures.update({o.server: o.error for o in outcomes if o.error is not None})
         by_server = {o.server: o for o in outcomes}
         return [by_server[server] for server in servers]
 
-    async def _mount_concurrently(
-        self,
-        servers: Mapping[str, ServerSpec],
-        *,
-        fail_fast: bool,
-        on_outcome: Callable[[MountOutcome], None] | None = None,
-    ) -> list[MountOutcome]:
-        """Mount every server in one task group; the outcomes of those not cancelled."""
-        _check_namespaces(servers)
-        outcomes: list[MountOutcome] = []
-        async with anyio.create_task_group() as tg:
-
-            async def mount_one(server: str, spec: ServerSpec) -> None:
-                began = anyio.current_time()
-                try:
-                    await self.mount(server, spec)
-                except ServerError as exc:
-                    outcome = MountOutcome(server, spec, anyio.current_time() - began, error=exc)
-                    if spec.required and fail_fast:
-                        tg.cancel_scope.cancel()
-                else:
-                    tools = self._catalog.of(server)
-                    startup = self._servers[server].connection.startup_seconds
-                    seconds = startup or anyio.current_time() - began
-                    deferred = sum(e.deferred for e in tools)
-                    outcome = MountOutcome(server, spec, seconds, len(tools), deferred)
-                outcomes.append(outcome)
-                if on_outcome is not None:
-                    on_outcome(outcome)
-
-            for server, spec in servers.items():
-                tg.start_soon(mount_one, server, spec)
-        return outcomes
+    async def _mount_outcome(self, server: str, spec: ServerSpec) -> MountOutcome:
+        """Mount one server; say how it went instead of raising."""
+        began = anyio.current_time()
+        try:
+            await self.mount(server, spec)
+        except ServerError as exc:
+            return MountOutcome(server, spec, anyio.current_time() - began, error=exc)
+        tools = self._catalog.of(server)
+        seconds = self._servers[server].connection.startup_seconds or anyio.current_time() - began
+        return MountOutcome(server, spec, seconds, len(tools), sum(e.deferred for e in tools))
 
     async def unmount(self, server: str) -> None:
         """Close one server and drop its tools; does nothing if it is not mounted."""
@@ -417,39 +395,9 @@ class Registry:
         if timeout is None:
             timeout = supervisor.spec.call_timeout or self.settings.call_timeout
         began = anyio.current_time()
-        # The timeout is this call's deadline, whatever the transport is doing: a server
-        # that stops reading its stdin holds a write before any request clock starts.
-        with anyio.move_on_after(timeout) as deadline:
-            if supervisor.connection.state is ServerState.FAILED:
-                # It died a moment ago and its owner task is still winding down: begin
-                # the restart now (if its policy restarts it) so this call waits for it.
-                self._lost(supervisor.connection)
-            if not supervisor.ready.is_set():  # restarting: wait for it
-                await supervisor.ready.wait()
-            if supervisor.restarting:
-                raise ServerNotRunningError(
-                    entry.server, name, "it is restarting and did not come back"
-                )
-            remaining = timeout - (anyio.current_time() - began)
-            connection = supervisor.connection
-            result = await connection.call(name, entry.raw_name, arguments, remaining, progress)
-            if (stats := self._stats.get(entry.server)) is not None:
-                stats.record(anyio.current_time() - began)
-            return result
-        if not supervisor.ready.is_set():
-            raise ServerNotRunningError(
-                entry.server, name, f"it is restarting and was not back within {timeout:g} s"
-            )
-        assert deadline.cancel_called
-        raise CallTimeoutError(entry.server, name, timeout)
-
-
-def _check_namespaces(servers: Collection[str]) -> None:
-    """Raise one ``ConfigError`` naming every invalid namespace; nothing is started then."""
-    bad = [
-        f"servers.{server}: {problem}"
-        for server in servers
-        if (problem := naming.namespace_problem(server)) is not None
-    ]
-    if bad:
-        raise ConfigError("<mount>", bad)
+        result = await call_within(
+            supervisor, entry, arguments, timeout, progress, begin_restart=self._lost
+        )
+        if (stats := self._stats.get(entry.server)) is not None:
+            stats.record(anyio.current_time() - began)
+        return result

@@ -1,0 +1,115 @@
+"""One call on its way to a server: its arguments checked, and its timeout a deadline.
+
+Arguments: a transport that meets a value it cannot encode fails inside its writer, and
+that failure would tear down the whole connection and every call in flight on it. So the
+arguments are walked once, before anything is sent, and a value JSON cannot carry is the
+caller's error.
+
+Deadline: the timeout bounds the whole call, whatever the transport is doing. A server
+that stops reading its stdin holds a write before any request clock starts, and a call
+that arrives while its server restarts waits for it within the same deadline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+import mcp_types
+from mcp.shared.dispatcher import ProgressFnT
+
+from mcpmount.errors import ArgumentsError, CallTimeoutError, ServerNotRunningError
+from mcpmount.tool import MountedTool
+from mcpmount.upstream import Connection, ServerState, Supervisor
+
+__all__ = ["call_within", "check_arguments"]
+
+
+def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:
+    """Raise ``ArgumentsError`` if ``arguments`` hold a value JSON over UTF-8 cannot carry.
+
+    Iterative, so a deeply nested argument cannot exhaust the stack.
+    """
+    if arguments is None:
+        return
+    stack: list[tuple[str, object]] = [("arguments", arguments)]
+    while stack:
+        where, value = stack.pop()
+        match value:
+            case str():
+                if not value.isascii() and not _encodable(value):
+                    raise ArgumentsError(server, tool, where, _SURROGATE)
+            case bool() | int() | None:
+                pass
+            case float():
+                if not math.isfinite(value):
+                    raise ArgumentsError(server, tool, where, f"is {value}, {_NOT_FINITE}")
+            case Mapping():
+                mapping: Mapping[object, object] = value  # pyright: ignore[reportUnknownVariableType]
+                for key, item in mapping.items():
+                    if not isinstance(key, str):
+                        problem = "has a key that is not a string; JSON keys are strings"
+                        raise ArgumentsError(server, tool, where, problem)
+                    if not key.isascii() and not _encodable(key):
+                        raise ArgumentsError(server, tool, f"a key of {where}", _SURROGATE)
+                    stack.append((f"{where}.{key}" if where != "arguments" else key, item))
+            case list() | tuple():
+                items: list[object] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+                stack.extend((f"{where}[{i}]", item) for i, item in enumerate(items))
+            case _:
+                pass  # other types: the SDK's serializer decides (and raises a TypeError)
+
+
+_SURROGATE = "holds a lone surrogate (e.g. \\ud800), which UTF-8 cannot encode"
+_NOT_FINITE = "which JSON cannot carry (use null or a string)"
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+async def call_within(
+    supervisor: Supervisor,
+    entry: MountedTool,
+    arguments: Mapping[str, Any] | None,
+    timeout: float,
+    progress: ProgressFnT | None,
+    *,
+    begin_restart: Callable[[Connection], None],
+) -> mcp_types.CallToolResult:
+    """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds.
+
+    ``begin_restart`` is told of a connection found dead whose owner has not yet
+    reported it, so that a restart (if the policy wants one) begins now and this call
+    waits for it instead of failing at once.
+
+    Raises:
+        ServerNotRunningError: The server is restarting and was not back in time.
+        CallTimeoutError: No answer in time; the outcome is unknown.
+        CallError: What ``Connection.call`` raises.
+    """
+    name = entry.name
+    began = anyio.current_time()
+    with anyio.move_on_after(timeout):
+        if supervisor.connection.state is ServerState.FAILED:
+            begin_restart(supervisor.connection)
+        if not supervisor.ready.is_set():
+            await supervisor.ready.wait()
+        if supervisor.restarting:
+            reason = "it is restarting and did not come back"
+            raise ServerNotRunningError(entry.server, name, reason)
+        remaining = timeout - (anyio.current_time() - began)
+        return await supervisor.connection.call(
+            name, entry.raw_name, arguments, remaining, progress
+        )
+    if not supervisor.ready.is_set():
+        raise ServerNotRunningError(
+            entry.server, name, f"it is restarting and was not back within {timeout:g} s"
+        )
+    raise CallTimeoutError(entry.server, name, timeout)
