@@ -191,7 +191,7 @@ async def test_crash_on_start_exits_before_the_handshake(tmp_path: Path) -> None
 async def test_spawn_helper_writes_the_pidfile_and_the_checker_catches_the_helper(
     tmp_path: Path, no_leaks: LeakChecker
 ) -> None:
-    """The helper (same group) survives the SDK close when the leader exits on EOF (§4 D)."""
+    """The helper (same group) survives the SDK close when the leader exits on EOF."""
     pidfile = tmp_path / "pids"
     with anyio.fail_after(15):
         async with fixture_client(
