@@ -112,3 +112,34 @@ async def test_openai_calls_map_bad_json_and_tool_errors_to_error_messages(
     assert str(failed["content"]).startswith("Error: ")
     assert "disk full" in str(failed["content"])
     assert added == {"type": "function_call_output", "call_id": "c3", "output": "3"}
+
+
+async def test_openai_arguments_json_cannot_carry_are_an_error_the_model_sees(
+    tmp_path: Path,
+) -> None:
+    """A model's lone surrogate or NaN is refused before it reaches the server, as an
+    "Error: ..." result; the server answers the next call."""
+    with anyio.fail_after(20):
+        async with mcpmount.open_registry(config(tmp_path)) as registry:
+            chat = OpenAIAdapter(registry)
+            refused = [
+                await chat.run(
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "one__echo", "arguments": arguments},
+                    }
+                )
+                for i, arguments in enumerate(['{"text": "\\ud800"}', '{"text": NaN}'])
+            ]
+            after = await chat.run(
+                {
+                    "id": "c9",
+                    "type": "function",
+                    "function": {"name": "one__echo", "arguments": '{"text": "after"}'},
+                }
+            )
+    assert "lone surrogate" in str(refused[0]["content"])
+    assert "is nan" in str(refused[1]["content"])
+    assert all(str(r["content"]).startswith("Error: ") for r in refused)
+    assert after["content"] == "after"

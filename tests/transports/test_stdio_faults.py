@@ -36,6 +36,19 @@ class TestStart:
             assert str(script) in str(caught.value)
             assert registry.mounted_tools() == []
 
+    @pytest.mark.parametrize("attempt", range(5))
+    async def test_a_startup_crash_keeps_the_last_line_of_its_traceback(self, attempt: int) -> None:
+        """The tail is read after stderr drains, so it ends with the exception, not with
+        "Traceback (most recent call last):" alone (a race: repeated to catch it)."""
+        script = "import sys\ndef start():\n    raise RuntimeError('bad config')\nstart()\n"
+        spec = StdioServer(command=sys.executable, args=["-c", script], startup_timeout=20)
+        async with Registry() as registry:
+            with pytest.raises(ServerStartError) as caught:
+                await registry.mount("crashy", spec)
+        message = str(caught.value)
+        assert "Traceback (most recent call last):" in message
+        assert "RuntimeError: bad config" in message, (attempt, message)
+
     async def test_a_missing_cwd_is_named(self, tmp_path: Path) -> None:
         """A cwd that does not exist is named as the cause, not the command."""
         missing = str(tmp_path / "gone")
