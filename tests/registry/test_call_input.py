@@ -4,15 +4,26 @@ the timeout is a deadline for that call whatever the transport is doing."""
 from __future__ import annotations
 
 import math
+import os
+import signal
+import sys
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 import anyio
 import pytest
 
-from mcpmount.errors import ArgumentsError, CallTimeoutError, ServerCrashedError
+from mcpmount.config import StdioServer
+from mcpmount.errors import (
+    ArgumentsError,
+    CallTimeoutError,
+    ServerCrashedError,
+    ServerNotRunningError,
+)
 from mcpmount.registry import Registry
-from support import fixture, record_pids, text_of
+from mcpmount.upstream import _supervisor
+from support import FIXTURE, fixture, record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -96,3 +107,46 @@ async def test_a_call_right_after_a_crash_waits_for_the_restart() -> None:
         record_pids(registry)
         assert text_of(result) == "back"
         assert registry.status()[0].restarts == 1
+
+
+async def test_a_server_that_gave_up_restarting_is_not_restarted_by_a_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After its restart attempts fail, a server stays failed: a call fails at once and
+    starts nothing (it does not begin another series of restarts)."""
+    monkeypatch.setattr(_supervisor, "RESTART_ATTEMPTS", 2)
+    starts = tmp_path / "starts"
+    # Serves the first time; every later start fails at once. Each start is counted.
+    script = f'echo x >> "$0"; [ "$(wc -l < "$0")" -gt 1 ] && exit 3; exec "{sys.executable}" "$1"'
+    args = ["-c", script, str(starts), FIXTURE]
+    spec = StdioServer(command="sh", args=args, restart="on-failure")
+    async with Registry() as registry:
+        await registry.mount("once", spec)
+        record_pids(registry)
+        pid = registry.status()[0].pid
+        assert pid is not None
+        os.killpg(pid, signal.SIGKILL)
+
+        def gave_up() -> bool:
+            return len(starts.read_text().split()) == 3 and registry.status()[0].state == "failed"
+
+        with anyio.fail_after(30):  # two attempts: 0.5 s and 1 s of backoff, two spawns
+            while not gave_up():
+                await anyio.sleep(0.05)
+        began = time.perf_counter()
+        with pytest.raises(ServerNotRunningError):
+            await registry.call("once__echo", {"text": "x"}, timeout=20)
+        assert time.perf_counter() - began < 5
+        await anyio.sleep(1.0)  # a restart the call began would have spawned by now
+        assert len(starts.read_text().split()) == 3
+
+
+async def test_arguments_that_hold_themselves_are_refused_not_walked_forever() -> None:
+    """A list that contains itself is an ArgumentsError, at once."""
+    looped: list[object] = []
+    looped.append(looped)
+    async with Registry() as registry:
+        await registry.mount("a", fixture())
+        record_pids(registry)
+        with anyio.fail_after(5), pytest.raises(ArgumentsError, match="nests deeper"):
+            await registry.call("a__echo", {"text": looped})

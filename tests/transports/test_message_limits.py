@@ -4,6 +4,7 @@ message defining more than ``max_tools`` tools is refused before it is parsed.""
 
 from __future__ import annotations
 
+import gzip
 import json
 import tracemalloc
 from collections.abc import Generator
@@ -55,12 +56,29 @@ async def test_a_stdio_list_of_220000_tools_is_refused_before_it_is_parsed(
     assert peak[0] < 5 * size, f"peak {peak[0] / _MB:.0f} MB for a {size / _MB:.0f} MB line"
 
 
+async def test_a_tool_key_written_with_escapes_cannot_slip_past_the_count(
+    tmp_path: Path,
+) -> None:
+    """``"input\\u0053chema"`` decodes to inputSchema but is not counted as one; the count
+    of JSON objects refuses the list all the same, before it is parsed."""
+    tool = '{"name": "t%d", "input\\u0053chema": {"type": "object"}}'
+    listing = tmp_path / "list.json"
+    listing.write_text('{"tools": [' + ", ".join(tool % i for i in range(200_000)) + "]}")
+    size = listing.stat().st_size
+    with peak_python_memory() as peak:
+        async with Registry() as registry:
+            with pytest.raises(ToolListError, match="JSON objects"):
+                await registry.mount("many", raw(str(listing)))
+    assert peak[0] < 5 * size, f"peak {peak[0] / _MB:.0f} MB for a {size / _MB:.0f} MB line"
+
+
 class _HugeList:
     """A real MCP app, except that ``tools/list`` answers with ``size`` bytes of JSON."""
 
-    def __init__(self, app: ASGIApp, size: int) -> None:
+    def __init__(self, app: ASGIApp, size: int, *, gzip: bool = False) -> None:
         self.app = app
         self.size = size
+        self.gzip = gzip
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -86,6 +104,12 @@ class _HugeList:
             await self.app(scope, replay, send)
             return
         headers = [(b"content-type", b"application/json")]
+        if self.gzip:  # a small body that would inflate: refused unread
+            headers.append((b"content-encoding", b"gzip"))
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            body = gzip.compress(b" " * self.size)
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            return
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         head = b'{"jsonrpc": "2.0", "id": ' + json.dumps(request["id"]).encode()
         head += b', "result": {"tools": ['
@@ -121,3 +145,11 @@ async def test_an_http_list_with_too_many_tools_is_refused_as_a_tool_list() -> N
     async with serve_http(app) as url, Registry() as registry:
         with pytest.raises(ToolListError, match=r"more than 1000 tools \(max_tools\)"):
             await registry.mount("many", HttpServer(url=url, protocol="legacy"))
+
+
+async def test_a_compressed_http_answer_is_refused_before_it_inflates() -> None:
+    """Identity is asked for; a body compressed anyway cannot be metered, so it is refused."""
+    app = _HugeList(build_http_fixture_server().streamable_http_app(), size=_MB, gzip=True)
+    async with serve_http(app) as url, Registry() as registry:
+        with pytest.raises(ServerStartError, match="gzip-compressed"):
+            await registry.mount("zipped", HttpServer(url=url, protocol="legacy"))

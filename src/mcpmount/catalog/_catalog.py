@@ -220,10 +220,6 @@ class Catalog:
             close = difflib.get_close_matches(name, self._tools, n=3)
             raise UnknownToolError(name, close) from None
 
-    def find(self, name: str) -> MountedTool | None:
-        """Return the tool called ``name``, or None."""
-        return self._tools.get(name)
-
     def of(self, server: str) -> list[MountedTool]:
         """Return the tools of ``server``, in list order."""
         return list(self._servers.get(server, {}).values())

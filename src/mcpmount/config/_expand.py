@@ -50,6 +50,11 @@ _PLAIN_NAMES = frozenset(
 hidden wherever it may show (errors, stderr, logs), whichever key it was expanded in."""
 
 
+def _is_plain(name: str) -> bool:
+    """Whether the variable is one known to hold no secret."""
+    return name in _PLAIN_NAMES or name.startswith("XDG_")
+
+
 def expand(
     value: str,
     where: str,
@@ -82,7 +87,7 @@ def expand(
                 f"(use ${{{name}:-default}} to give a default)"
             )
             return ""
-        if secrets is not None and found and not (name in _PLAIN_NAMES or name.startswith("XDG_")):
+        if secrets is not None and found and not _is_plain(name):
             secrets.append(found)
         return found
 
@@ -97,7 +102,8 @@ def _warn_secret_arg(arg: object, where: str) -> None:
     if not isinstance(arg, str):
         return
     for match in _REFERENCE.finditer(arg):
-        if match["name"] and _SECRET_NAME.search(match["name"]):
+        name = match["name"]
+        if name and _SECRET_NAME.search(name) and not _is_plain(name):
             logger.warning(
                 "%s: passes ${%s} on the command line, where every local user can read it "
                 "(/proc/<pid>/cmdline); pass it in env instead",

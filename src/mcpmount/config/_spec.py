@@ -208,6 +208,16 @@ class StdioServer(ServerBase):
         """Return the values `redact` hides: the ``env`` values, and expanded ones."""
         return [*self.env_values().values(), *super().secret_values()]
 
+    def __repr_args__(self) -> Iterable[tuple[str | None, object]]:
+        # An argument or the cwd may hold a value expanded from a secret variable.
+        for name, value in super().__repr_args__():
+            if name == "args":
+                yield name, [self.redact(arg) for arg in self.args]
+            elif name == "cwd" and self.cwd is not None:
+                yield name, self.redact(self.cwd)
+            else:
+                yield name, value
+
 
 def _is_loopback(host: str) -> bool:
     if host == "localhost":

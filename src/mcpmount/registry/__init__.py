@@ -1,8 +1,9 @@
 """The registry: mounted servers, one name table, calls routed through it."""
 
 from mcpmount.catalog import RegistryChange
+from mcpmount.registry._closer import Closer
 from mcpmount.registry._open import open_registry, read_pins
-from mcpmount.registry._registry import Closer, Registry
+from mcpmount.registry._registry import Registry
 from mcpmount.registry._status import MountOutcome, ServerStatus
 from mcpmount.registry._view import View
 

@@ -30,13 +30,17 @@ __all__ = ["call_within", "check_arguments"]
 def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:
     """Raise ``ArgumentsError`` if ``arguments`` hold a value JSON over UTF-8 cannot carry.
 
-    Iterative, so a deeply nested argument cannot exhaust the stack.
+    Iterative, so a deeply nested argument cannot exhaust the stack, and bounded in
+    depth, so a container that holds itself is refused instead of walked forever.
     """
     if arguments is None:
         return
-    stack: list[tuple[str, object]] = [("arguments", arguments)]
+    stack: list[tuple[str, object, int]] = [("arguments", arguments, 0)]
     while stack:
-        where, value = stack.pop()
+        where, value, depth = stack.pop()
+        if depth > MAX_DEPTH and isinstance(value, Mapping | list | tuple):
+            problem = f"nests deeper than {MAX_DEPTH} levels (does it hold itself?)"
+            raise ArgumentsError(server, tool, where, problem)
         match value:
             case str():
                 if not value.isascii() and not _encodable(value):
@@ -54,13 +58,16 @@ def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None)
                         raise ArgumentsError(server, tool, where, problem)
                     if not key.isascii() and not _encodable(key):
                         raise ArgumentsError(server, tool, f"a key of {where}", _SURROGATE)
-                    stack.append((f"{where}.{key}" if where != "arguments" else key, item))
+                    stack.append((f"{where}.{key}" if depth else key, item, depth + 1))
             case list() | tuple():
                 items: list[object] = list(value)  # pyright: ignore[reportUnknownArgumentType]
-                stack.extend((f"{where}[{i}]", item) for i, item in enumerate(items))
+                stack.extend((f"{where}[{i}]", item, depth + 1) for i, item in enumerate(items))
             case _:
                 pass  # other types: the SDK's serializer decides (and raises a TypeError)
 
+
+MAX_DEPTH = 256
+"""The deepest nesting of containers in a call's arguments."""
 
 _SURROGATE = "holds a lone surrogate (e.g. \\ud800), which UTF-8 cannot encode"
 _NOT_FINITE = "which JSON cannot carry (use null or a string)"
@@ -96,6 +103,7 @@ async def call_within(
     """
     name = entry.name
     began = anyio.current_time()
+    sent = False
     with anyio.move_on_after(timeout):
         if supervisor.connection.state is ServerState.FAILED:
             begin_restart(supervisor.connection)
@@ -105,10 +113,14 @@ async def call_within(
             reason = "it is restarting and did not come back"
             raise ServerNotRunningError(entry.server, name, reason)
         remaining = timeout - (anyio.current_time() - began)
-        return await supervisor.connection.call(
-            name, entry.raw_name, arguments, remaining, progress
-        )
-    if not supervisor.ready.is_set():
+        sent = True
+        try:
+            return await supervisor.connection.call(
+                name, entry.raw_name, arguments, remaining, progress
+            )
+        except CallTimeoutError:  # the SDK's clock ran out with ours: say the caller's timeout
+            raise CallTimeoutError(entry.server, name, timeout) from None
+    if not sent:
         raise ServerNotRunningError(
             entry.server, name, f"it is restarting and was not back within {timeout:g} s"
         )

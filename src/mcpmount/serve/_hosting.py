@@ -156,23 +156,25 @@ class _StdinLines:
         # a BufferedReader holds its lock, and the interpreter's exit then aborts with
         # "Fatal Python error: _enter_buffered_busy" (exit 134) while the client keeps
         # stdin open. A raw read holds no lock.
-        pending = b""
+        buffer = bytearray()
+        scanned = 0  # bytes of buffer known to hold no newline: each byte is scanned once
         try:
             while chunk := os.read(self._fd, _STDIN_CHUNK):
-                lines = (pending + chunk).split(b"\n")
-                pending = lines.pop()
-                for line in lines:
-                    text = line.decode("utf-8", errors="replace") + "\n"
+                buffer += chunk
+                while (end := buffer.find(b"\n", scanned)) >= 0:
+                    text = buffer[: end + 1].decode("utf-8", errors="replace")
+                    del buffer[: end + 1]
+                    scanned = 0
                     anyio.from_thread.run(self._send.send, text, token=token)
-            if pending:
-                text = pending.decode("utf-8", errors="replace")
+                scanned = len(buffer)
+            if buffer:
+                text = buffer.decode("utf-8", errors="replace")
                 anyio.from_thread.run(self._send.send, text, token=token)
-        except Exception:  # the loop ended (RunFinishedError) or the stream was closed
-            return
-        try:
+        except Exception:  # the loop ended (RunFinishedError), stdin failed or was closed
+            pass
+        # EOF (or a read error): the session ends; after the loop ended, nothing to tell.
+        with contextlib.suppress(Exception):
             anyio.from_thread.run_sync(self._send.close, token=token)
-        except Exception:
-            return
 
     def __aiter__(self) -> _StdinLines:
         return self

@@ -78,7 +78,9 @@ async def serve(
                     mounted.set()
 
             async def stop_on_signal() -> None:
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                # The same stop signals as every other command (a closed terminal: SIGHUP).
+                stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+                with anyio.open_signal_receiver(*stop_signals) as signals:
                     async for signum in signals:
                         logger.info("%s: closing every server", signal.Signals(signum).name)
                         stop.set()

@@ -12,6 +12,8 @@ import mcp_types
 from mcp import MCPError
 from mcp.client import Transport
 
+from mcpmount.transports._limits import Refusal
+
 __all__ = ["Diagnostics", "ServerTransport", "leaves", "short"]
 
 _STDERR_TAIL_BYTES = 4096
@@ -36,6 +38,11 @@ class Diagnostics:
 
     refused_list: str | None = None
     """Why a message defining more tools than ``max_tools`` was refused unparsed."""
+
+    def note_refusal(self, refusal: Refusal) -> None:
+        """Remember a message refused unparsed, if it was a tool list."""
+        if refusal.tool_list:
+            self.refused_list = refusal.reason
 
     # Never in a repr: the server may have written a secret to stderr.
     _stderr: deque[bytes] = field(default_factory=lambda: deque[bytes](), repr=False)

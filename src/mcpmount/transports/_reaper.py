@@ -75,11 +75,6 @@ class Reaper:
         self._process: subprocess.Popen[bytes] | None = None
         self._closed = False
 
-    @property
-    def pid(self) -> int | None:
-        """The watchdog's pid, once it runs."""
-        return self._process.pid if self._process is not None else None
-
     def watch(self, pgid: int) -> None:
         """Have the watchdog end process group ``pgid`` if the host dies."""
         self._send(f"+{pgid}\n")

@@ -236,9 +236,8 @@ class _Pipes:
                     if not line.strip():
                         continue
                     if (refused := self._limits.refuse(line)) is not None:
-                        if refused == self._limits.too_many_tools():
-                            self._diagnostics.refused_list = refused
-                        self.give_up(refused)  # before parsing: a huge list is never built
+                        self._diagnostics.note_refusal(refused)
+                        self.give_up(refused.reason)  # before parsing: nothing huge is built
                         break
                     try:
                         message = _parse(line)
@@ -268,7 +267,7 @@ class _Pipes:
                     buffer.clear()
                 scanned = len(buffer)
                 if scanned > self._limits.max_bytes:
-                    self.give_up(self._limits.too_large())
+                    self.give_up(self._limits.too_large().reason)
                     buffer.clear()
                     scanned = 0
         self._read_send.close()  # EOF: usually the process is exiting, and the watcher says how
@@ -309,8 +308,8 @@ class _Pipes:
 
     async def watch_stdin(self) -> None:
         # A server that stops reading its stdin blocks every request behind the write in
-        # progress, before any request's timeout clock has started. A watchdog, not a cancel
-        # scope per write: the write path is the hot path.
+        # progress. Each call ends at its own deadline anyway; this declares the server
+        # lost, so that later calls fail at once instead of each waiting out its deadline.
         while True:
             await anyio.sleep(_STDIN_STALL / 4)
             started = self._writing

@@ -290,9 +290,9 @@ class Connection:
             reason = self.error or self._lost or f"it is {self.state}"
             raise ServerNotRunningError(self.server, tool, reason)
         try:
-            # The SDK's own request clock bounds the wait (and tells the server the call is
-            # cancelled); a second cancel scope here would cost more than the rest of this
-            # method. A request that cannot even be written is bounded by the transport.
+            # The SDK's own request clock bounds the wait for the answer and tells the server
+            # the call is cancelled. The caller's deadline (the registry's) bounds the rest,
+            # a write the server does not read included.
             result = await client.call_tool(
                 raw_name,
                 dict(arguments) if arguments is not None else None,

@@ -36,6 +36,8 @@ class _Phase(enum.Enum):
     UP = enum.auto()
     """Its connection is the truth (starting, ready or failed)."""
     RESTARTING = enum.auto()
+    GAVE_UP = enum.auto()
+    """Its restarts failed `RESTART_ATTEMPTS` times in a row: it stays failed."""
     CLOSED = enum.auto()
 
 
@@ -74,7 +76,7 @@ class Supervisor:
                 return ServerState.CLOSED
             case _Phase.RESTARTING:
                 return ServerState.RESTARTING
-            case _Phase.UP:
+            case _Phase.UP | _Phase.GAVE_UP:
                 return self.connection.state
 
     @property
@@ -103,7 +105,7 @@ class Supervisor:
         On True the caller must run `restart` (in a task of its own); calls wait for it.
         """
         if connection is not self.connection or self._phase is not _Phase.UP:
-            return False  # an old connection, a restart already under way, or closing
+            return False  # an old connection, a restart under way, given up, or closing
         self.error = connection.error
         if self.spec.restart != "on-failure":
             return False
@@ -150,6 +152,8 @@ class Supervisor:
                 self.server,
                 RESTART_ATTEMPTS,
             )
+            if self._phase is _Phase.RESTARTING:
+                self._phase = _Phase.GAVE_UP
             return None
         finally:
             if self._phase is _Phase.RESTARTING:
