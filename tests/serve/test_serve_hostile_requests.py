@@ -33,11 +33,12 @@ def _call(request_id: int, arguments: str) -> bytes:
     return f'{head}, "params": {{"name": "a__echo", "arguments": {arguments}}}}}\n'.encode()
 
 
-async def test_a_lone_surrogate_in_arguments_is_answered_and_the_server_keeps_serving(
+async def test_requests_the_sdk_cannot_parse_are_answered_and_the_server_keeps_serving(
     tmp_path: Path,
 ) -> None:
-    """The JSON escape \\ud800 decodes to a lone surrogate: an isError answer naming the
-    argument, and the next call on the same upstream server succeeds."""
+    """A lone surrogate escape (\\ud800), which the SDK's parser refuses, and a NaN: each
+    gets an answer for its id that says why; the next call on the same upstream server
+    succeeds."""
     config = write_config(tmp_path, fixture_server("a", extra='restart = "never"'))
     answers: dict[int, dict[str, object]] = {}
     with (tmp_path / "serve.log").open("w") as errors:
@@ -47,10 +48,11 @@ async def test_a_lone_surrogate_in_arguments_is_answered_and_the_server_keeps_se
             lines = b"".join(json.dumps(m).encode() + b"\n" for m in _HANDSHAKE)
             await process.stdin.send(lines)
             await process.stdin.send(_call(2, '{"text": "\\ud800"}'))
+            await process.stdin.send(_call(4, '{"text": NaN}'))
             await process.stdin.send(_call(3, '{"text": "after"}'))
             buffer = b""
             with anyio.fail_after(STARTUP + BEHAVIOUR):
-                while not {2, 3} <= answers.keys():
+                while not {2, 3, 4} <= answers.keys():
                     buffer += await process.stdout.receive()
                     *complete, buffer = buffer.split(b"\n")
                     for line in complete:
@@ -60,12 +62,15 @@ async def test_a_lone_surrogate_in_arguments_is_answered_and_the_server_keeps_se
             await process.stdin.aclose()
             with anyio.fail_after(BEHAVIOUR):
                 await process.wait()
-    refused = answers[2]["result"]
-    assert isinstance(refused, dict)
-    assert refused["isError"] is True
-    text = json.dumps(refused)
-    assert "lone surrogate" in text
-    assert "a__echo" in text
+    # The SDK cannot parse the surrogate: an invalid-params error for its id.
+    error = json.dumps(answers[2]["error"])
+    assert '"code": -32602' in error
+    assert "lone surrogate" in error
+    assert "tools/call" in error
+    # NaN the SDK parses; the registry refuses it before it reaches the server.
+    nan = json.dumps(answers[4]["result"])
+    assert '"isError": true' in nan
+    assert "is nan" in nan
     after = json.dumps(answers[3]["result"])
     assert "after" in after
     assert '"isError": true' not in after

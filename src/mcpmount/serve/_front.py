@@ -48,6 +48,7 @@ from starlette.applications import Starlette
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.serve._hosting import run_http, run_stdio
+from mcpmount.serve._screen import UNREADABLE_METHOD
 from mcpmount.serve._sessions import Sessions
 
 __all__ = ["RegistryServer"]
@@ -84,6 +85,7 @@ class RegistryServer:
             on_subscriptions_listen=self.listen,
         )
         self.server.middleware.append(self._track_session)
+        self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         self._sessions = Sessions(registry)
         self._dirty = anyio.Event()
 
@@ -119,6 +121,13 @@ class RegistryServer:
         # that comes up. The wait is bounded by the servers' startup timeouts.
         if self.mounted is not None:
             await self.mounted.wait()
+
+    async def _unreadable(
+        self, ctx: ServerRequestContext[Any, Any], params: _Unreadable
+    ) -> mcp_types.EmptyResult:
+        """Answer a request the SDK could not parse (see `mcpmount.serve._screen`)."""
+        message = f"{params.method}: the request cannot be read: {params.problem}; nothing was sent"
+        raise MCPError(mcp_types.INVALID_PARAMS, message)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
@@ -229,6 +238,12 @@ class RegistryServer:
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self.listen.close,
         )
+
+
+class _Unreadable(mcp_types.RequestParams):
+    method: str
+    """The method the unreadable request named."""
+    problem: str
 
 
 def _hop(result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:

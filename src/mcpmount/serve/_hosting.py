@@ -25,6 +25,8 @@ from mcp.server import InitializationOptions, Server
 from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 
+from mcpmount.serve._screen import screen
+
 __all__ = ["run_http", "run_stdio", "write_portfile"]
 
 _HTTP_SHUTDOWN_GRACE: Final = 2
@@ -162,7 +164,7 @@ class _StdinLines:
             while chunk := os.read(self._fd, _STDIN_CHUNK):
                 buffer += chunk
                 while (end := buffer.find(b"\n", scanned)) >= 0:
-                    text = buffer[: end + 1].decode("utf-8", errors="replace")
+                    text = screen(buffer[: end + 1].decode("utf-8", errors="replace"))
                     del buffer[: end + 1]
                     scanned = 0
                     anyio.from_thread.run(self._send.send, text, token=token)
