@@ -7,6 +7,8 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from collections.abc import Generator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,15 +28,25 @@ def _wait_for(condition: object, what: str, within: float = STARTUP) -> None:
         time.sleep(0.05)
 
 
-def _serve(config: str, log: Path) -> subprocess.Popen[bytes]:
-    """Serve over stdio with stdin a pipe this test keeps open (as a client would)."""
+@contextmanager
+def _serve(config: str, log: Path) -> Generator[subprocess.Popen[bytes]]:
+    """Serve over stdio with stdin a pipe this test keeps open (as a client would); on the
+    way out, close stdin and kill the process if it still runs."""
     with log.open("w") as errors:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [*serve_command(config)[:3], "-v", *serve_command(config)[3:]],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=errors,
         )
+    try:
+        yield process
+    finally:
+        if process.stdin is not None:
+            process.stdin.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -45,20 +57,13 @@ def test_a_stop_signal_with_stdin_open_closes_every_server_and_exits_0(
     pidfile = tmp_path / "a.pid"
     config = write_config(tmp_path, fixture_server("a", "--pidfile", str(pidfile)))
     log = tmp_path / "serve.log"
-    process = _serve(config, log)
-    try:
+    with _serve(config, log) as process:
         _wait_for(lambda: "serving" in log.read_text(), "the mounts")
         pids = [int(line.split()[1]) for line in pidfile.read_text().split("\n") if line]
         for pid in pids:
             record_group(pid)
         process.send_signal(sig)
         code = process.wait(timeout=BEHAVIOUR)
-    finally:
-        if process.stdin is not None:
-            process.stdin.close()
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     said = log.read_text()
     assert "Fatal Python error" not in said
     assert code == 0, said
@@ -69,15 +74,8 @@ def test_a_required_server_failing_with_stdin_open_exits_1(tmp_path: Path) -> No
     """The mount error names the server; exit 1 as the README promises, not an abort."""
     config = write_config(tmp_path, fixture_server("bad", "--crash-on-start"))
     log = tmp_path / "serve.log"
-    process = _serve(config, log)
-    try:
+    with _serve(config, log) as process:
         code = process.wait(timeout=STARTUP + BEHAVIOUR)
-    finally:
-        if process.stdin is not None:
-            process.stdin.close()
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     said = log.read_text()
     assert "Fatal Python error" not in said
     assert code == 1, said
