@@ -18,12 +18,13 @@ from mcpmount.config._spec import ServerSpec
 from mcpmount.config._tables import Tables
 from mcpmount.naming import MAX_NAMESPACE_LENGTH
 
-_HOST_ONLY_KEYS = frozenset(
-    {"disabled", "autoApprove", "alwaysAllow", "timeout", "description", "disabledTools"}
-)
+_HOST_ONLY_KEYS = frozenset({"disabled", "autoApprove", "alwaysAllow", "timeout", "description"})
 """Keys MCP hosts add to ``mcpServers`` entries that mean nothing here; they are ignored."""
 
-_HOST_KEYS = ("command", "args", "env", "cwd", "url", "headers", "type")
+_HOST_KEYS = ("command", "args", "env", "cwd", "url", "headers", "type", "disabledTools")
+
+_RENAMED = {"disabledTools": "disabled_tools"}
+"""Host keys that mean what one of ours means, under another name."""
 
 _HOST_TYPES: Mapping[str, Literal["stdio", "http"]] = {
     "stdio": "stdio",
@@ -75,7 +76,8 @@ def read_host_file(
                     f"the namespace {namespace!r}; rename one",
                 )
             )
-        spec = tables.server(data, loc, spelt={"transport": "type"})
+        spelt = {"transport": "type"} | {ours: theirs for theirs, ours in _RENAMED.items()}
+        spec = tables.server(data, loc, spelt=spelt)
         if spec is not None and namespace and names[namespace] == name:
             servers[namespace] = spec
     return settings, servers
@@ -91,7 +93,7 @@ def _our_keys(entry: Table, loc: Loc, problems: list[str]) -> Table | None:
     data: Table = {}
     for key, value in entry.items():
         if key in _HOST_KEYS:
-            data[key] = value
+            data[_RENAMED.get(key, key)] = value
         elif key not in _HOST_ONLY_KEYS:
             problems.append(line((*loc, key), unknown_key(key, _HOST_KEYS)))
     if "type" in data:

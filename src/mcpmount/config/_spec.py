@@ -74,6 +74,10 @@ class ServerBase(BaseModel):
     pin: list[str] = []
     """Globs of raw names that stay visible even when deferred."""
 
+    disabled_tools: list[str] = []
+    """Globs of raw names never mounted: not listed, not searchable, not callable
+    (``disabledTools`` in an ``mcpServers`` file)."""
+
     trust_annotations: bool = False
     """Whether this server's tool annotations (``readOnlyHint``, ...) may be trusted."""
 
@@ -164,6 +168,10 @@ class ServerBase(BaseModel):
         for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
             text = text.replace(secret, "***")
         return text
+
+    def is_disabled(self, raw_name: str) -> bool:
+        """Return whether the tool ``raw_name`` is disabled (never mounted)."""
+        return any(fnmatchcase(raw_name, glob) for glob in self.disabled_tools)
 
     def is_deferred(self, raw_name: str, defer_all: bool) -> bool:
         """Return whether the tool ``raw_name`` is hidden from the manifest.

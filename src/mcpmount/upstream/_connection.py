@@ -145,9 +145,7 @@ class Connection:
                         # Subscribe before listing, so no change falls between the two.
                         await watchers.start(self._listen, client)
                     listed = await list_all_tools(client, self.server, self.settings)
-                    self.tools = check_tools(
-                        self.server, listed, self.settings, self.spec.invalid_names
-                    )
+                    self.tools = self._check(listed)
                     startup.deadline = math.inf
                     self._client = client
                     self.state = ServerState.READY
@@ -195,7 +193,7 @@ class Connection:
         try:
             with anyio.fail_after(self._startup_timeout()):
                 listed = await list_all_tools(client, self.server, self.settings)
-            tools = check_tools(self.server, listed, self.settings, self.spec.invalid_names)
+            tools = self._check(listed)
             if self.on_tools is not None:
                 self.on_tools(self, tools)
             self.tools = tools
@@ -204,6 +202,11 @@ class Connection:
             self.relist_error = str(exc)
         else:
             self.relist_error = None
+
+    def _check(self, listed: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
+        """The tools of ``listed`` that may be registered (see `check_tools`)."""
+        spec = self.spec
+        return check_tools(self.server, listed, self.settings, spec.invalid_names, spec.is_disabled)
 
     async def _listen(
         self, client: Client, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED

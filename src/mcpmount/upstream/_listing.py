@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import jsonschema
@@ -69,8 +69,12 @@ def check_tools(
     tools: Sequence[mcp_types.Tool],
     settings: RegistrySettings,
     invalid_names: Literal["refuse", "skip"] = "refuse",
+    disabled: Callable[[str], bool] = lambda _: False,
 ) -> list[mcp_types.Tool]:
     """Return the tools that may be registered, or refuse the whole server.
+
+    A tool for which ``disabled(raw_name)`` holds is dropped first, unchecked: the user
+    turned it off, so nothing about it may keep the server from mounting.
 
     Raises:
         ToolListError: On an invalid name (unless ``invalid_names == "skip"``), a duplicate
@@ -81,6 +85,8 @@ def check_tools(
     names: set[str] = set()
     for tool in tools:
         name = tool.name
+        if disabled(name):
+            continue
         if not SEP986_NAME.match(name.strip()):
             reason = "its name is not 1-128 characters of A-Z a-z 0-9 . _ - (SEP-986)"
             if invalid_names == "skip":
