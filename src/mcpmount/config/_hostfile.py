@@ -21,9 +21,19 @@ from mcpmount.naming import MAX_NAMESPACE_LENGTH
 _HOST_ONLY_KEYS = frozenset({"disabled", "autoApprove", "alwaysAllow", "timeout", "description"})
 """Keys MCP hosts add to ``mcpServers`` entries that mean nothing here; they are ignored."""
 
-_HOST_KEYS = ("command", "args", "env", "cwd", "url", "headers", "type", "disabledTools")
+_HOST_KEYS = (
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "type",
+    "enabledTools",
+    "disabledTools",
+)
 
-_RENAMED = {"disabledTools": "disabled_tools"}
+_RENAMED = {"enabledTools": "tools", "disabledTools": "exclude_tools"}
 """Host keys that mean what one of ours means, under another name."""
 
 _HOST_TYPES: Mapping[str, Literal["stdio", "http"]] = {

@@ -74,8 +74,12 @@ class ServerBase(BaseModel):
     pin: list[str] = []
     """Globs of raw names that stay visible even when deferred."""
 
-    disabled_tools: list[str] = []
-    """Globs of raw names never mounted: not listed, not searchable, not callable
+    tools: list[str] | None = None
+    """Globs of the raw names to mount; None mounts every tool (``enabledTools`` in an
+    ``mcpServers`` file). A tool filtered out is not listed, searchable or callable."""
+
+    exclude_tools: list[str] = []
+    """Globs of raw names never mounted, even when ``tools`` matches them
     (``disabledTools`` in an ``mcpServers`` file)."""
 
     trust_annotations: bool = False
@@ -169,9 +173,11 @@ class ServerBase(BaseModel):
             text = text.replace(secret, "***")
         return text
 
-    def is_disabled(self, raw_name: str) -> bool:
-        """Return whether the tool ``raw_name`` is disabled (never mounted)."""
-        return any(fnmatchcase(raw_name, glob) for glob in self.disabled_tools)
+    def filters_out(self, raw_name: str) -> bool:
+        """Return whether the tool ``raw_name`` is filtered out (never mounted)."""
+        if self.tools is not None and not any(fnmatchcase(raw_name, g) for g in self.tools):
+            return True
+        return any(fnmatchcase(raw_name, glob) for glob in self.exclude_tools)
 
     def is_deferred(self, raw_name: str, defer_all: bool) -> bool:
         """Return whether the tool ``raw_name`` is hidden from the manifest.

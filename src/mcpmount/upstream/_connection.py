@@ -206,7 +206,7 @@ class Connection:
     def _check(self, listed: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
         """The tools of ``listed`` that may be registered (see `check_tools`)."""
         spec = self.spec
-        return check_tools(self.server, listed, self.settings, spec.invalid_names, spec.is_disabled)
+        return check_tools(self.server, listed, self.settings, spec.invalid_names, spec.filters_out)
 
     async def _listen(
         self, client: Client, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED

@@ -69,12 +69,12 @@ def check_tools(
     tools: Sequence[mcp_types.Tool],
     settings: RegistrySettings,
     invalid_names: Literal["refuse", "skip"] = "refuse",
-    disabled: Callable[[str], bool] = lambda _: False,
+    filtered_out: Callable[[str], bool] = lambda _: False,
 ) -> list[mcp_types.Tool]:
     """Return the tools that may be registered, or refuse the whole server.
 
-    A tool for which ``disabled(raw_name)`` holds is dropped first, unchecked: the user
-    turned it off, so nothing about it may keep the server from mounting.
+    A tool for which ``filtered_out(raw_name)`` holds is dropped first, unchecked: the
+    user turned it off, so nothing about it may keep the server from mounting.
 
     Raises:
         ToolListError: On an invalid name (unless ``invalid_names == "skip"``), a duplicate
@@ -85,7 +85,7 @@ def check_tools(
     names: set[str] = set()
     for tool in tools:
         name = tool.name
-        if disabled(name):
+        if filtered_out(name):
             continue
         if not SEP986_NAME.match(name.strip()):
             reason = "its name is not 1-128 characters of A-Z a-z 0-9 . _ - (SEP-986)"

@@ -1,5 +1,6 @@
-"""A tool the user disabled never comes back: ``disabledTools`` in an ``mcpServers`` file
-and ``disabled_tools`` in TOML keep it out of the list, the search and the calls."""
+"""A tool the user filtered out never comes back: ``enabledTools``/``disabledTools`` in an
+``mcpServers`` file and ``tools``/``exclude_tools`` in TOML keep it out of the list, the
+search and the calls."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from support import FIXTURE, record_pids
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
-def _host_file(tmp_path: Path, disabled: object) -> Path:
+def _host_file(tmp_path: Path, disabled: object, **more: object) -> Path:
     path = tmp_path / ".mcp.json"
-    entry = {"command": sys.executable, "args": [FIXTURE], "disabledTools": disabled}
+    entry = {"command": sys.executable, "args": [FIXTURE], "disabledTools": disabled, **more}
     path.write_text(json.dumps({"mcpServers": {"fx": entry}}))
     return path
 
@@ -37,7 +38,7 @@ async def test_disabled_tools_of_an_mcp_json_are_never_mounted(tmp_path: Path) -
             await registry.call("fx__crash", {})
 
 
-async def test_disabled_tools_in_toml_skip_even_a_tool_that_would_refuse_the_server(
+async def test_excluded_tools_in_toml_skip_even_a_tool_that_would_refuse_the_server(
     tmp_path: Path,
 ) -> None:
     """A disabled tool is dropped before it is checked: its bad definition no longer matters."""
@@ -53,11 +54,21 @@ async def test_disabled_tools_in_toml_skip_even_a_tool_that_would_refuse_the_ser
     args = json.dumps([FIXTURE, "--raw", "--list-json", listing])
     path.write_text(
         f'[servers.raw]\ncommand = "{sys.executable}"\nargs = {args}\n'
-        'disabled_tools = ["bad name!"]\n'
+        'exclude_tools = ["bad name!"]\n'
     )
     async with open_registry(path) as registry:
         record_pids(registry)
         assert [tool.name for tool in registry.mounted_tools()] == ["raw__good"]
+
+
+async def test_enabled_tools_mount_only_what_they_match_less_the_disabled(
+    tmp_path: Path,
+) -> None:
+    """enabledTools is an allow-list; disabledTools still wins over it."""
+    path = _host_file(tmp_path, ["add"], enabledTools=["echo", "add", "pid"])
+    async with open_registry(path) as registry:
+        record_pids(registry)
+        assert [tool.name for tool in registry.mounted_tools()] == ["fx__echo", "fx__pid"]
 
 
 def test_disabled_tools_must_be_a_list_of_globs(tmp_path: Path) -> None:
