@@ -302,6 +302,11 @@ class _Pipes:
                     await stdin.send(data.encode() + b"\n")
                     self._writing = None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            self._writer_done.set()
+            # A closed stdin usually means the process is exiting: give the exit notice
+            # the chance to say how (the first reason given up with is the one kept).
+            with anyio.move_on_after(_EOF_EXIT_WAIT):
+                await self._group.exited.wait()
             self.give_up("its stdin closed")
         finally:
             self._writer_done.set()
