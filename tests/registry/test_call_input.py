@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from leaks import record_group
 from mcpmount.config import StdioServer
 from mcpmount.errors import (
     ArgumentsError,
@@ -23,7 +24,7 @@ from mcpmount.errors import (
 )
 from mcpmount.registry import Registry
 from mcpmount.upstream import _supervisor
-from support import FIXTURE, fixture, record_pids, text_of
+from support import FIXTURE, alive, fixture, record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -150,3 +151,33 @@ async def test_arguments_that_hold_themselves_are_refused_not_walked_forever() -
         record_pids(registry)
         with anyio.fail_after(5), pytest.raises(ArgumentsError, match="nests deeper"):
             await registry.call("a__echo", {"text": looped})
+
+
+async def test_unmounting_a_server_whose_restart_is_starting_reaps_that_start_too(
+    tmp_path: Path,
+) -> None:
+    """A restart hangs in its startup; closing the server cuts it short and reaps it."""
+    starts = tmp_path / "starts"
+    # Serves the first time; a later start hangs before it answers. Each start is counted.
+    script = (
+        'echo $$ >> "$0"; [ "$(wc -l < "$0")" -gt 1 ] && exec sleep 300; '
+        f'exec "{sys.executable}" "$1"'
+    )
+    args = ["-c", script, str(starts), FIXTURE]
+    spec = StdioServer(command="sh", args=args, restart="on-failure", startup_timeout=120)
+    async with Registry() as registry:
+        await registry.mount("slow", spec)
+        record_pids(registry)
+        pid = registry.status()[0].pid
+        assert pid is not None
+        os.killpg(pid, signal.SIGKILL)
+        with anyio.fail_after(30):
+            while len(starts.read_text().split()) < 2:
+                await anyio.sleep(0.05)
+        restarting = int(starts.read_text().split()[1])
+        record_group(restarting)
+        began = time.perf_counter()
+        await registry.unmount("slow")
+        assert time.perf_counter() - began < 15
+        assert registry.status() == []
+        assert not alive(restarting)

@@ -31,10 +31,12 @@ class Closer:
     async def __call__(self) -> None:
         supervisor = self._server
         supervisor.close()
-        self._registry._forget(supervisor)  # pyright: ignore[reportPrivateUsage]
+        registry = self._registry
+        registry._forget(supervisor)  # pyright: ignore[reportPrivateUsage]
+        connections = registry._connections_of(supervisor)  # pyright: ignore[reportPrivateUsage]
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
-                for connection in supervisor.connections():
+                for connection in connections:
                     tg.start_soon(connection.aclose)
 
 

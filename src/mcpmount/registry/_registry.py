@@ -120,9 +120,7 @@ class Registry:
             self._lost(connection)
         return Closer(self, supervisor)
 
-    async def _connect(
-        self, server: str, spec: ServerSpec, restarting: Supervisor | None = None
-    ) -> Connection:
+    async def _connect(self, server: str, spec: ServerSpec) -> Connection:
         """Start one connection in the registry's task group and wait until it is ready."""
         connection = Connection(
             server,
@@ -132,9 +130,8 @@ class Registry:
             on_tools=self._relisted,
             reaper=self._reaper,
         )
-        if restarting is not None:
-            restarting.pending = connection  # so that closing the server closes this too
-        self._starting.add(connection)  # so that closing the registry cuts the start short
+        # While it starts, closing the registry, or its server, cuts the start short.
+        self._starting.add(connection)
         try:
             await self._task_group().start(connection.run)
         finally:
@@ -245,6 +242,11 @@ class Registry:
                 tg.start_soon(close_all, closers)
             await self._reaper.aclose()
 
+    def _connections_of(self, supervisor: Supervisor) -> list[Connection]:
+        """A server's connections to close: its current one and a restart's that starts."""
+        starting = [c for c in self._starting if c.server == supervisor.server]
+        return [supervisor.connection, *starting]
+
     def _forget(self, supervisor: Supervisor) -> None:
         """Drop a server's names, synchronously; a no-op if it is already gone."""
         if self._servers.get(supervisor.server) is not supervisor:
@@ -276,7 +278,7 @@ class Registry:
 
     async def _restart(self, supervisor: Supervisor) -> None:
         async def start() -> Connection:
-            connection = await self._connect(supervisor.server, supervisor.spec, supervisor)
+            connection = await self._connect(supervisor.server, supervisor.spec)
             await self._publish_or_close(supervisor, connection, first=False)
             return connection
 

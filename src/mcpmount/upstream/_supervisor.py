@@ -56,9 +56,6 @@ class Supervisor:
     error: str | None = None
     """Why it failed, or why its last restart or tool-list change was not applied."""
 
-    pending: Connection | None = None
-    """A restart's connection that is still starting (closing the server closes it too)."""
-
     ready: anyio.Event = field(default_factory=anyio.Event)
     """Set unless a restart is under way (a fresh, unset one is put in while it runs);
     calls that arrive during a restart wait on it."""
@@ -88,10 +85,6 @@ class Supervisor:
     def restarting(self) -> bool:
         """Whether a restart is under way."""
         return self._phase is _Phase.RESTARTING
-
-    def connections(self) -> list[Connection]:
-        """The connections to close: the current one and a starting restart's."""
-        return [self.connection, *([self.pending] if self.pending is not None else [])]
 
     def close(self) -> None:
         """Mark it closed: restarts stop, and calls waiting out a restart stop waiting."""
@@ -139,8 +132,6 @@ class Supervisor:
                     self.error = str(exc)
                     logger.warning("server %r did not restart: %s", self.server, exc)
                     continue
-                finally:
-                    self.pending = None
                 self.connection = connection
                 self.restarts += 1
                 self._up_since = anyio.current_time()
