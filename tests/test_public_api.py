@@ -17,6 +17,7 @@ FLOORS = {
     "errors": 0,
     "naming": 0,
     "tool": 0,
+    "handlers": 0,
     "config": 1,
     "search": 1,
     "transports": 2,

@@ -1,0 +1,116 @@
+"""What the registry asks of its host: the client side of MCP, and approval of calls.
+
+An upstream server may ask its client for things mid-session: a model completion
+(sampling), input from the user (elicitation), the roots it may work in. mcpmount is that
+client, and the host answers through `ClientHandlers` (an agent's own code, or ``mcpmount
+serve`` relaying to its downstream client). A capability is offered upstream only when its
+handler is given, so the defaults are the safe ones: no sampling, no elicitation, no roots.
+Upstream log messages go to Python `logging` unless a log handler is given.
+
+An `Approver` sees every call that a gate holds (a server's ``approve`` globs, or the
+registry's ``approval`` policy) before the server does; a denied call never reaches it.
+
+Every handler is told who asks (`Asker`): the server, and the tool call in flight when
+that can be told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+
+__all__ = [
+    "Approval",
+    "ApprovalRequest",
+    "Approver",
+    "Asker",
+    "ClientHandlers",
+    "ElicitationHandler",
+    "LogHandler",
+    "RootsHandler",
+    "SamplingHandler",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Who asks: a server, and the call it asks during, when that can be told."""
+
+    server: str
+    """The namespace of the asking server."""
+
+    tool: str | None = None
+    """The public name of the tool call in flight that asked, or None when unknown (a
+    request outside any call, or several calls of that server in flight at once)."""
+
+    context: object | None = None
+    """What the caller passed as ``context=`` to `Registry.call` for that call."""
+
+
+SamplingHandler = Callable[
+    [Asker, mcp_types.CreateMessageRequestParams],
+    Awaitable[
+        mcp_types.CreateMessageResult | mcp_types.CreateMessageResultWithTools | mcp_types.ErrorData
+    ],
+]
+"""Answers ``sampling/createMessage``: a model completion, or an error to refuse."""
+
+ElicitationHandler = Callable[
+    [Asker, mcp_types.ElicitRequestParams],
+    Awaitable[mcp_types.ElicitResult | mcp_types.ErrorData],
+]
+"""Answers ``elicitation/create`` (form or URL mode): accept, decline or cancel."""
+
+RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData]]
+"""Answers ``roots/list``."""
+
+LogHandler = Callable[[str, mcp_types.LoggingMessageNotificationParams], Awaitable[None]]
+"""Takes an upstream server's log message; the first argument is its namespace."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientHandlers:
+    """The host's answers to what upstream servers ask; each one is optional."""
+
+    sampling: SamplingHandler | None = None
+    elicitation: ElicitationHandler | None = None
+    roots: RootsHandler | None = None
+    logging: LogHandler | None = None
+    """Default: Python `logging`, logger ``mcpmount.server.<namespace>``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """One gated call, held until an approver answers."""
+
+    server: str
+    tool: str
+    """The public name."""
+    raw_name: str
+    """The name the server knows the tool by (what ``approve`` globs match)."""
+    arguments: Mapping[str, Any]
+    context: object | None = None
+    """What the caller passed as ``context=`` to `Registry.call`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """An approver's answer; on a denial the model sees ``reason``."""
+
+    allowed: bool
+    reason: str = ""
+
+    @classmethod
+    def allow(cls) -> Approval:
+        return cls(True)
+
+    @classmethod
+    def deny(cls, reason: str) -> Approval:
+        return cls(False, reason)
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+"""Decides a gated call; raising counts as a denial."""
