@@ -81,6 +81,10 @@ class ClientHandlers:
     logging: LogHandler | None = None
     """Default: Python `logging`, logger ``mcpmount.server.<namespace>``."""
 
+    sampling_capability: mcp_types.SamplingCapability | None = None
+    """What the sampling handler supports beyond plain messages (e.g. ``tools``), offered
+    upstream with it; a relay passes on its own client's. Ignored without ``sampling``."""
+
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:

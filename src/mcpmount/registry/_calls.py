@@ -87,10 +87,13 @@ async def call_within(
     arguments: Mapping[str, Any] | None,
     timeout: float,
     progress: ProgressFnT | None,
+    context: object | None,
     *,
     begin_restart: Callable[[Connection], None],
 ) -> mcp_types.CallToolResult:
     """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds.
+
+    ``context`` is the caller's, for the handlers of what the server asks meanwhile.
 
     ``begin_restart`` is told of a connection found dead whose owner has not yet
     reported it, so that a restart (if the policy wants one) begins now and this call
@@ -116,7 +119,7 @@ async def call_within(
         sent = True
         try:
             return await supervisor.connection.call(
-                name, entry.raw_name, arguments, remaining, progress
+                name, entry.raw_name, arguments, remaining, progress, context
             )
         except CallTimeoutError:  # the SDK's clock ran out with ours: say the caller's timeout
             raise CallTimeoutError(entry.server, name, timeout) from None

@@ -9,6 +9,7 @@ from collections.abc import AsyncGenerator
 from mcpmount.catalog import Pins, lock_path
 from mcpmount.config import RegistryConfig, load_config
 from mcpmount.errors import ConfigError
+from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.registry._registry import Registry
 
 __all__ = ["open_registry", "read_pins"]
@@ -20,6 +21,8 @@ async def open_registry(
     *,
     fail_fast: bool = True,
     use_lock: bool = True,
+    handlers: ClientHandlers | None = None,
+    approver: Approver | None = None,
 ) -> AsyncGenerator[Registry]:
     """Mount every server of ``config`` concurrently; close them all on the way out.
 
@@ -30,6 +33,8 @@ async def open_registry(
         config: A loaded config, or the path of a TOML (or ``mcpServers`` JSON) file.
         fail_fast: Cancel the other mounts as soon as a required server fails.
         use_lock: Hold the tools against the lock file, if there is one.
+        handlers: The host's answers to what servers ask; see `Registry`.
+        approver: Decides the calls an approval gate holds; see `Registry`.
 
     Raises:
         ConfigError: The config file (or its lock file) is invalid.
@@ -38,7 +43,9 @@ async def open_registry(
     if not isinstance(config, RegistryConfig):
         config = load_config(config)
     pins = read_pins(config) if use_lock else None
-    async with Registry(config.settings, pins=pins) as registry:
+    async with Registry(
+        config.settings, pins=pins, handlers=handlers, approver=approver
+    ) as registry:
         await registry.mount_all(config.servers, fail_fast=fail_fast)
         yield registry
 

@@ -27,6 +27,7 @@ from mcpmount.errors import (
     ServerError,
     ServerStartError,
 )
+from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._mounting import check_namespaces, mount_concurrently
@@ -53,13 +54,23 @@ class Registry:
         settings: Names, timeouts and limits; defaults (and ``MCPMOUNT_*``) if omitted.
         pins: Pinned tool hashes from a lock file. With pins, a server whose definitions
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
+        handlers: The host's answers to what servers ask (sampling, elicitation, roots)
+            and where their log messages go; see `ClientHandlers`.
+        approver: Decides the calls that an approval gate holds; see `Approver`.
     """
 
     def __init__(
-        self, settings: RegistrySettings | None = None, *, pins: Pins | None = None
+        self,
+        settings: RegistrySettings | None = None,
+        *,
+        pins: Pins | None = None,
+        handlers: ClientHandlers | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RegistrySettings()
         self.pins = pins
+        self.handlers = handlers
+        self.approver = approver
         self._catalog = Catalog(self.settings, pins)
         self._servers: dict[str, Supervisor] = {}
         self._stats: dict[str, CallStats] = {}
@@ -128,6 +139,7 @@ class Registry:
             self.settings,
             on_lost=self._lost,
             on_tools=self._relisted,
+            handlers=self.handlers,
             reaper=self._reaper,
         )
         # While it starts, closing the registry, or its server, cuts the start short.
@@ -368,6 +380,7 @@ class Registry:
         *,
         timeout: float | None = None,
         progress: ProgressFnT | None = None,
+        context: object | None = None,
     ) -> mcp_types.CallToolResult:
         """Call a mounted tool (or ``tool_search``) and return its result.
 
@@ -378,6 +391,8 @@ class Registry:
             arguments: The tool's arguments.
             timeout: Seconds to wait; default: the server's, else the registry's call_timeout.
             progress: Called with (progress, total, message) as the server reports progress.
+            context: Anything; handed to the handlers (as ``Asker.context``) of what the
+                server asks during this call.
 
         Raises:
             UnknownToolError: No tool has that name.
@@ -398,7 +413,7 @@ class Registry:
             timeout = supervisor.spec.call_timeout or self.settings.call_timeout
         began = anyio.current_time()
         result = await call_within(
-            supervisor, entry, arguments, timeout, progress, begin_restart=self._lost
+            supervisor, entry, arguments, timeout, progress, context, begin_restart=self._lost
         )
         if (stats := self._stats.get(entry.server)) is not None:
             stats.record(anyio.current_time() - began)

@@ -56,8 +56,11 @@ class View:
         *,
         timeout: float | None = None,
         progress: ProgressFnT | None = None,
+        context: object | None = None,
     ) -> mcp_types.CallToolResult:
         """Call like ``Registry.call``; a ``tool_search`` also activates what it found."""
         if name == TOOL_SEARCH_NAME:
             return self.tool_search(arguments).result
-        return await self.registry.call(name, arguments, timeout=timeout, progress=progress)
+        return await self.registry.call(
+            name, arguments, timeout=timeout, progress=progress, context=context
+        )

@@ -42,7 +42,9 @@ from mcpmount.errors import (
     UpstreamError,
     describe_invalid,
 )
+from mcpmount.handlers import ClientHandlers
 from mcpmount.transports import Reaper, ServerTransport, leaves, transport_for
+from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._listing import check_tools, list_all_tools
 
 __all__ = ["Connection", "ServerState"]
@@ -101,6 +103,10 @@ class Connection:
     relist_error: str | None = None
     """Why the last re-list on a list change was not applied, if it was not."""
 
+    handlers: InitVar[ClientHandlers | None] = None
+    """The host's answers to what the server asks; a capability is offered only with one."""
+    asking: Asking = field(init=False)
+
     _client: Client | None = None
     _wake: anyio.Event = field(default_factory=anyio.Event)
     _done: anyio.Event = field(default_factory=anyio.Event)
@@ -115,8 +121,14 @@ class Connection:
     reaper: InitVar[Reaper | None] = None
     """The watchdog that ends a stdio server's process group if the host dies."""
 
-    def __post_init__(self, use_transport: ServerTransport | None, reaper: Reaper | None) -> None:
+    def __post_init__(
+        self,
+        handlers: ClientHandlers | None,
+        use_transport: ServerTransport | None,
+        reaper: Reaper | None,
+    ) -> None:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
+        self.asking = Asking(self.server, handlers)
         if use_transport is None:
             use_transport = transport_for(self.spec, self.settings, reaper)
         self.transport = use_transport
@@ -278,8 +290,11 @@ class Connection:
         arguments: Mapping[str, Any] | None,
         timeout: float,
         progress: ProgressFnT | None = None,
+        context: object | None = None,
     ) -> mcp_types.CallToolResult:
-        """Call ``raw_name``; ``tool`` is its public name, for errors.
+        """Call ``raw_name``; ``tool`` is its public name, for errors and for `Asker`.
+
+        ``context`` is told to the handlers of what the server asks during the call.
 
         Raises:
             ServerNotRunningError: The server is not ready; nothing was sent.
@@ -296,12 +311,13 @@ class Connection:
             # The SDK's own request clock bounds the wait for the answer and tells the server
             # the call is cancelled. The caller's deadline (the registry's) bounds the rest,
             # a write the server does not read included.
-            result = await client.call_tool(
-                raw_name,
-                dict(arguments) if arguments is not None else None,
-                read_timeout_seconds=timeout,
-                progress_callback=progress,
-            )
+            with self.asking.calling(tool, context):
+                result = await client.call_tool(
+                    raw_name,
+                    dict(arguments) if arguments is not None else None,
+                    read_timeout_seconds=timeout,
+                    progress_callback=progress,
+                )
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
                 raise CallTimeoutError(self.server, tool, timeout) from None
@@ -338,6 +354,10 @@ class Connection:
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
+            sampling_callback=self.asking.sampling_callback,
+            sampling_capabilities=self.asking.sampling_capability,
+            elicitation_callback=self.asking.elicitation_callback,
+            list_roots_callback=self.asking.list_roots_callback,
         )
 
     def _transport_lost(self, reason: str) -> None:

@@ -1,0 +1,177 @@
+"""What an upstream server asks of its client, answered by the host's `ClientHandlers`.
+
+The SDK's ``Client`` offers sampling, elicitation (form and URL modes) or roots to a
+server only when it is given the matching callback (``ClientSession._build_capabilities``
+in the SDK), so `Asking` hands it a callback only for the handlers the host gave: without
+one the capability is not offered, and the server cannot ask.
+
+Who asks: in the 2026-07-28 era a server asks inside a call's result
+(``InputRequiredResult``), and the SDK's driver runs the callbacks in the calling task
+(``Client._drive_input_required``), so a context variable set around the call names it
+exactly. In the handshake era a request arrives on the session's own receive task, outside
+any call; then the asker is the one call of this server in flight, if there is exactly
+one, and unknown otherwise.
+
+A handler that raises (a timeout included) answers the server with an error and is logged;
+it never reaches the connection, whose task group it would otherwise tear down.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+import mcp_types
+from mcp import MCPError
+from mcp.client import ClientRequestContext
+from mcp.client.session import ElicitationFnT, ListRootsFnT, SamplingFnT
+
+from mcpmount.handlers import Asker, ClientHandlers
+
+__all__ = ["Asking"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _Call:
+    """One call in flight; compared by identity, so equal calls stay apart."""
+
+    tool: str
+    context: object | None
+
+
+_CALL: ContextVar[_Call | None] = ContextVar("mcpmount_upstream_call", default=None)
+"""The call the current task is making, whichever server it went to."""
+
+
+@dataclass(eq=False)
+class Asking:
+    """One connection's answers to its server's requests, and the calls they belong to."""
+
+    server: str
+    handlers: ClientHandlers | None
+    _in_flight: list[_Call] = field(default_factory=list[_Call])
+
+    @contextmanager
+    def calling(self, tool: str, context: object | None) -> Generator[None]:
+        """Mark a call to ``tool`` (its public name) as in flight for its duration."""
+        call = _Call(tool, context)
+        token = _CALL.set(call)
+        self._in_flight.append(call)
+        try:
+            yield
+        finally:
+            self._in_flight.remove(call)
+            _CALL.reset(token)
+
+    def asker(self) -> Asker:
+        """Who is asking now: the call of this task, else the only call in flight, else none."""
+        call = _CALL.get()
+        if call is None or call not in self._in_flight:  # not a call to this server
+            call = self._in_flight[0] if len(self._in_flight) == 1 else None
+        if call is None:
+            return Asker(self.server)
+        return Asker(self.server, call.tool, call.context)
+
+    # -- the SDK's callbacks; each is handed to the Client only when its handler is set ---------
+
+    @property
+    def sampling_callback(self) -> SamplingFnT | None:
+        return self._sample if self.handlers is not None and self.handlers.sampling else None
+
+    @property
+    def elicitation_callback(self) -> ElicitationFnT | None:
+        return self._elicit if self.handlers is not None and self.handlers.elicitation else None
+
+    @property
+    def list_roots_callback(self) -> ListRootsFnT | None:
+        return self._list_roots if self.handlers is not None and self.handlers.roots else None
+
+    @property
+    def sampling_capability(self) -> mcp_types.SamplingCapability | None:
+        return self.handlers.sampling_capability if self.handlers is not None else None
+
+    async def _sample(
+        self, context: ClientRequestContext, params: mcp_types.CreateMessageRequestParams
+    ) -> _Sampled:
+        handler = self.handlers.sampling if self.handlers is not None else None
+        if handler is None:
+            return _unsupported("sampling")
+        answer = await self._answer("sampling", lambda asker: handler(asker, params))
+        if isinstance(answer, _Sampled):
+            return answer
+        return self._invalid("sampling", answer)
+
+    async def _elicit(
+        self, context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        handler = self.handlers.elicitation if self.handlers is not None else None
+        if handler is None:
+            return _unsupported("elicitation")
+        answer = await self._answer("elicitation", lambda asker: handler(asker, params))
+        if isinstance(answer, mcp_types.ElicitResult | mcp_types.ErrorData):
+            return answer
+        return self._invalid("elicitation", answer)
+
+    async def _list_roots(
+        self, context: ClientRequestContext
+    ) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
+        handler = self.handlers.roots if self.handlers is not None else None
+        if handler is None:
+            return _unsupported("roots")
+        answer = await self._answer("roots", handler)
+        if isinstance(answer, mcp_types.ListRootsResult | mcp_types.ErrorData):
+            return answer
+        return self._invalid("roots", answer)
+
+    async def _answer(
+        self, what: str, ask: Callable[[Asker], Awaitable[object]]
+    ) -> object | mcp_types.ErrorData:
+        """Run one handler; what it raises becomes an error answer (cancellation passes)."""
+        asker = self.asker()
+        try:
+            return await ask(asker)
+        except MCPError as exc:  # a handler's deliberate JSON-RPC error (e.g. a relayed one)
+            logger.info(
+                "server %r: the %s handler answered %s with an error: %s",
+                self.server,
+                what,
+                _asked_by(asker),
+                exc.message,
+            )
+            return exc.error
+        except Exception as exc:
+            logger.warning(
+                "server %r: the %s handler failed for %s: %r",
+                self.server,
+                what,
+                _asked_by(asker),
+                exc,
+            )
+            message = f"the client's {what} handler failed ({type(exc).__name__})"
+            return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=message)
+
+    def _invalid(self, what: str, answer: object) -> mcp_types.ErrorData:
+        logger.warning(
+            "server %r: the %s handler returned %s, not a result", self.server, what, type(answer)
+        )
+        message = f"the client's {what} handler returned an invalid answer"
+        return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=message)
+
+
+_Sampled = (
+    mcp_types.CreateMessageResult | mcp_types.CreateMessageResultWithTools | mcp_types.ErrorData
+)
+
+
+def _unsupported(what: str) -> mcp_types.ErrorData:
+    """The answer when no handler is set (the capability was not offered, yet it was asked)."""
+    return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=f"{what} is not supported")
+
+
+def _asked_by(asker: Asker) -> str:
+    return f"tool {asker.tool!r}" if asker.tool is not None else "a request outside a known call"

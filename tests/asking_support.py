@@ -1,0 +1,57 @@
+"""Helpers for tests of what upstream servers ask: the asking server and recording handlers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types
+
+from mcpmount.config import StdioServer
+from mcpmount.handlers import Asker, ClientHandlers
+from support import SERVERS, stdio_spec
+
+ASKING = str(SERVERS / "asking_server.py")
+
+
+def asking(**options: Any) -> StdioServer:
+    """A stdio spec for the asking server."""
+    return stdio_spec(ASKING, **options)
+
+
+@dataclass
+class Recorder:
+    """Handlers that answer like a cooperative host and record who asked what."""
+
+    asked: list[tuple[str, str, str | None, object | None]] = field(
+        default_factory=list[tuple[str, str, str | None, object | None]]
+    )
+
+    def handlers(self) -> ClientHandlers:
+        return ClientHandlers(sampling=self.sample, elicitation=self.elicit, roots=self.roots)
+
+    def _note(self, what: str, asker: Asker) -> None:
+        self.asked.append((what, asker.server, asker.tool, asker.context))
+
+    async def sample(
+        self, asker: Asker, params: mcp_types.CreateMessageRequestParams
+    ) -> mcp_types.CreateMessageResult:
+        self._note("sampling", asker)
+        prompt = params.messages[0].content
+        text = prompt.text if isinstance(prompt, mcp_types.TextContent) else "?"
+        content = mcp_types.TextContent(type="text", text=f"echo {text}")
+        return mcp_types.CreateMessageResult(role="assistant", content=content, model="test")
+
+    async def elicit(
+        self, asker: Asker, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult:
+        if isinstance(params, mcp_types.ElicitRequestURLParams):
+            self._note("elicitation:url", asker)
+            return mcp_types.ElicitResult(action="accept")
+        self._note("elicitation:form", asker)
+        return mcp_types.ElicitResult(action="accept", content={"answer": "because"})
+
+    async def roots(self, asker: Asker) -> mcp_types.ListRootsResult:
+        self._note("roots", asker)
+        root = mcp_types.Root(uri="file:///work/project", name="project")  # pyright: ignore[reportArgumentType]
+        return mcp_types.ListRootsResult(roots=[root])
