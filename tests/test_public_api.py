@@ -104,6 +104,7 @@ def test_the_public_names_are_the_documented_ones() -> None:
         "ServerState",
         "ServerStatus",
         "StdioServer",
+        "ToolOverride",
         "UnknownToolError",
         "View",
         "__version__",

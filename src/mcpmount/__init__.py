@@ -8,7 +8,14 @@
 from importlib.metadata import version as _version
 
 from mcpmount import errors
-from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioServer, load_config
+from mcpmount.config import (
+    HttpServer,
+    RegistryConfig,
+    RegistrySettings,
+    StdioServer,
+    ToolOverride,
+    load_config,
+)
 from mcpmount.errors import (
     CallError,
     ConfigError,
@@ -48,6 +55,7 @@ __all__ = [
     "ServerState",
     "ServerStatus",
     "StdioServer",
+    "ToolOverride",
     "UnknownToolError",
     "View",
     "__version__",

@@ -25,7 +25,8 @@ class MountedTool:
     """The name the server listed it under; calls are sent with this name."""
 
     definition: mcp_types.Tool
-    """The definition exactly as the server listed it (untrusted data)."""
+    """The definition the model is shown: as the server listed it (untrusted data), with
+    the server's override of its name, title or description applied (see `listed`)."""
 
     deferred: bool = False
     """Hidden from the per-turn manifest; found through ``tool_search``, still callable."""
@@ -34,10 +35,14 @@ class MountedTool:
     """Whether the server's behaviour hints (``readOnlyHint`` and friends) are believed.
     Set from the server's ``trust_annotations``; untrusted hints are not exported."""
 
+    listed: mcp_types.Tool | None = None
+    """The definition exactly as the server listed it, when an override changed it;
+    None when `definition` is that."""
+
     @property
     def renamed(self) -> bool:
-        """Whether the public name is not simply ``<namespace>__<raw name>`` (it was
-        sanitized or shortened, and carries a hash suffix)."""
+        """Whether the public name is not simply ``<namespace>__<raw name>`` (an override
+        renamed the tool, or its name was sanitized or shortened and carries a hash suffix)."""
         return self.name != f"{self.server}{SEPARATOR}{self.raw_name}"
 
     def to_mcp(self) -> mcp_types.Tool:

@@ -114,7 +114,10 @@ def test_args_given_as_a_string_is_an_error_and_never_split(write: Write) -> Non
         ("call_timeout = inf", "servers.fs.call_timeout: must be a finite number"),
         ('call_timeout = "30"', "servers.fs.call_timeout: must be a number"),
         ('required = "no"', "servers.fs.required: must be true or false"),
-        ('invalid_names = "drop"', "servers.fs.invalid_names: must be 'refuse' or 'skip'"),
+        (
+            'invalid_names = "drop"',
+            "servers.fs.invalid_names: must be 'refuse', 'skip' or 'sanitize'",
+        ),
         ('defer = "yes"', "servers.fs.defer: must be true, false or a list of globs"),
         ("defer = [1]", "servers.fs.defer: must be true, false or a list of globs"),
         ("env = { A = 1 }", "servers.fs.env.A: must be a string"),

@@ -19,7 +19,8 @@ from typing import Any
 import mcp_types
 
 from mcpmount import naming
-from mcpmount.catalog._pins import Pins, diff_tools, tool_hash
+from mcpmount.catalog._overrides import apply_overrides
+from mcpmount.catalog._pins import Pins, diff_tools, pin_of
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     DefinitionChangedError,
@@ -102,9 +103,13 @@ class Catalog:
             NameCollisionError: A name is taken by another server.
             DefinitionChangedError: The list differs from the pins and the policy refuses.
         """
+        shown = apply_overrides(server, tools, spec.overrides)
         try:
             names = naming.assign(
-                server, [tool.name for tool in tools], self.settings.max_name_length
+                server,
+                [tool.name for tool in tools],
+                self.settings.max_name_length,
+                renames={raw: tool.name for raw, tool in shown.items()},
             )
         except ValueError as exc:
             raise ToolListError(server, str(exc)) from None
@@ -112,21 +117,22 @@ class Catalog:
             other = self._tools.get(name)
             if other is not None and other.server != server:
                 raise NameCollisionError(server, raw, name, other.server, other.raw_name)
-        old = self._servers.get(server, {})
-        self._check_pins(server, spec, tools, {raw: e.definition for raw, e in old.items()})
         by_raw = {raw: name for name, raw in names.items()}
         entries = {
             tool.name: MountedTool(
                 name=by_raw[tool.name],
                 server=server,
                 raw_name=tool.name,
-                definition=tool,
+                definition=shown[tool.name],
                 deferred=spec.is_deferred(tool.name, self.settings.defer_all),
                 annotations_trusted=spec.trust_annotations,
+                listed=None if shown[tool.name] is tool else tool,
             )
             for tool in tools
         }
-        diff = diff_tools({raw: tool_hash(e.definition) for raw, e in old.items()}, tools)
+        old = self._servers.get(server, {})
+        self._check_pins(server, spec, entries, old)
+        diff = diff_tools({raw: pin_of(e) for raw, e in old.items()}, entries.values())
         if not first and not diff:
             return
         for entry in old.values():
@@ -161,13 +167,13 @@ class Catalog:
         self,
         server: str,
         spec: ServerSpec,
-        tools: Sequence[mcp_types.Tool],
-        old: Mapping[str, mcp_types.Tool],
+        tools: Mapping[str, MountedTool],
+        old: Mapping[str, MountedTool],
     ) -> None:
         """Hold a tool list against the lock file's pins, per the server's ``on_change``."""
         if self.pins is None or spec.on_change == "accept":
             return
-        diff = diff_tools(self.pins.servers.get(server, {}), tools, old)
+        diff = diff_tools(self.pins.servers.get(server, {}), tools.values(), old)
         if not diff:
             return
         if spec.on_change == "refuse":
@@ -249,7 +255,7 @@ class Catalog:
     def pins_of(self) -> dict[str, dict[str, str]]:
         """Return namespace -> raw name -> definition hash, for every published server."""
         return {
-            server: {raw: tool_hash(entry.definition) for raw, entry in entries.items()}
+            server: {raw: pin_of(entry) for raw, entry in entries.items()}
             for server, entries in self._servers.items()
             if entries
         }

@@ -4,6 +4,14 @@ A server's tool list is untrusted and can change under a running agent (a rug pu
 definition the user approved is swapped for another). ``mcpmount lock`` writes the hash of
 every mounted tool's definition to a lock file beside the config; with a lock file present,
 each server's ``on_change`` policy decides what happens to a definition that differs.
+
+A pin is keyed by the tool's raw name and hashes what the model is shown: with a
+per-tool override (``overrides`` in the server's config), the overridden name, title and
+description, plus the server's own values of the fields the override replaced. So a
+changed upstream definition is still caught, even in a field the model no longer sees
+(it may announce a change of behaviour), and editing an override changes the pin too
+(run ``mcpmount lock`` again). A tool without an override hashes exactly as it always
+did, so lock files written before overrides existed stay valid.
 """
 
 from __future__ import annotations
@@ -19,7 +27,9 @@ from typing import cast
 import mcp_types
 import xxhash
 
-__all__ = ["LOCK_VERSION", "Pins", "ToolDiff", "diff_tools", "lock_path", "tool_hash"]
+from mcpmount.tool import MountedTool
+
+__all__ = ["LOCK_VERSION", "Pins", "ToolDiff", "diff_tools", "lock_path", "pin_of", "tool_hash"]
 
 LOCK_VERSION = 1
 
@@ -27,16 +37,41 @@ _DIFF_LINES = 40
 """The most lines of unified diff one changed tool contributes to a message."""
 
 
-def _canonical(tool: mcp_types.Tool) -> str:
-    """The parts of a definition a model reads, as canonical JSON."""
+_KEEP = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+"""The parts of a definition a model reads."""
+
+_OVERRIDABLE = ("name", "title", "description")
+
+
+def _canonical(tool: mcp_types.Tool, listed: mcp_types.Tool | None = None) -> str:
+    """The parts of a definition a model reads, as canonical JSON.
+
+    With ``listed`` (the server's own definition of an overridden tool), the server's
+    values of the fields ``tool`` overrides are kept under ``"overridden"``.
+    """
     wire = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-    keep = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
-    return json.dumps({k: wire[k] for k in keep if k in wire}, sort_keys=True, indent=1)
+    kept: dict[str, object] = {k: wire[k] for k in _KEEP if k in wire}
+    if listed is not None:
+        own = listed.model_dump(mode="json", by_alias=True, exclude_none=True)
+        replaced = {k: own.get(k) for k in _OVERRIDABLE if own.get(k) != wire.get(k)}
+        if replaced:
+            kept["overridden"] = replaced
+    return json.dumps(kept, sort_keys=True, indent=1)
 
 
-def tool_hash(tool: mcp_types.Tool) -> str:
-    """Return the xxh3-64 hex digest of a tool's definition (name, text, schemas, annotations)."""
-    return xxhash.xxh3_64_hexdigest(_canonical(tool).encode("utf-8", "surrogatepass"))
+def tool_hash(tool: mcp_types.Tool, listed: mcp_types.Tool | None = None) -> str:
+    """Return the xxh3-64 hex digest of a tool's definition (name, text, schemas, annotations).
+
+    Args:
+        tool: The definition the model is shown.
+        listed: The server's own definition, when an override changed ``tool``.
+    """
+    return xxhash.xxh3_64_hexdigest(_canonical(tool, listed).encode("utf-8", "surrogatepass"))
+
+
+def pin_of(tool: MountedTool) -> str:
+    """Return the pin of a mounted tool: the hash of what the model is shown of it."""
+    return tool_hash(tool.definition, tool.listed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,33 +103,29 @@ class ToolDiff:
 
 def diff_tools(
     before: Mapping[str, str],
-    after: Iterable[mcp_types.Tool],
-    old_tools: Mapping[str, mcp_types.Tool] | None = None,
+    after: Iterable[MountedTool],
+    old_tools: Mapping[str, MountedTool] | None = None,
 ) -> ToolDiff:
-    """Compare hashes ``before`` (raw name -> hash) with the tools ``after``.
+    """Compare pins ``before`` (raw name -> hash) with the tools ``after`` (see `pin_of`).
 
-    ``old_tools``, when given, supplies the old definitions for a line-by-line diff.
+    ``old_tools`` (raw name -> tool), when given, supplies the old definitions for a
+    line-by-line diff.
     """
-    now = {tool.name: tool for tool in after}
+    now = {tool.raw_name: tool for tool in after}
+    pins = {name: pin_of(tool) for name, tool in now.items()}
     added = tuple(sorted(name for name in now if name not in before))
     removed = tuple(sorted(name for name in before if name not in now))
-    changed = tuple(
-        sorted(
-            name for name, tool in now.items() if name in before and tool_hash(tool) != before[name]
-        )
-    )
+    changed = tuple(sorted(name for name in now if name in before and pins[name] != before[name]))
     details: list[str] = []
     for name in changed:
         old = (old_tools or {}).get(name)
         if old is None:
-            details.append(
-                f"{name}: definition changed (hash {before[name]} -> {tool_hash(now[name])})"
-            )
+            details.append(f"{name}: definition changed (hash {before[name]} -> {pins[name]})")
             continue
         lines = list(
             difflib.unified_diff(
-                _canonical(old).splitlines(),
-                _canonical(now[name]).splitlines(),
+                _canonical(old.definition, old.listed).splitlines(),
+                _canonical(now[name].definition, now[name].listed).splitlines(),
                 f"{name} (before)",
                 f"{name} (now)",
                 lineterm="",

@@ -21,12 +21,14 @@ validate a config without spawning a server. Every problem is reported at once, 
 each, naming the key; no line ever contains a value, because values may be secrets.
 
 Its modules, from the bottom up: ``_problems`` (problem lines), ``_fields`` (checked field
-types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_spec`` (the server models
-and their union), ``_expand`` (``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables
-to data), ``_hostfile`` (the ``mcpServers`` dialect) and ``_load`` (`load_config`).
+types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_override`` (per-tool
+overrides), ``_spec`` (the server models and their union), ``_expand`` (``${VAR}``),
+``_read`` (files to tables), ``_tables`` (tables to data), ``_hostfile`` (the
+``mcpServers`` dialect) and ``_load`` (`load_config`).
 """
 
 from mcpmount.config._load import RegistryConfig, load_config
+from mcpmount.config._override import ToolOverride
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 
@@ -38,5 +40,6 @@ __all__ = [
     "ServerBase",
     "ServerSpec",
     "StdioServer",
+    "ToolOverride",
     "load_config",
 ]

@@ -8,8 +8,18 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, SecretStr
+from pydantic import AfterValidator, ConfigDict, Field, SecretStr
 from pydantic_core import PydanticCustomError
+
+STRICT_DATA = ConfigDict(
+    extra="forbid",
+    frozen=True,
+    strict=True,
+    hide_input_in_errors=True,
+    use_attribute_docstrings=True,
+)
+"""The model config of every table of a config file: unknown keys refused, no coercion,
+immutable, and no value quoted in errors (values may be secrets)."""
 
 
 def _no_nul(value: str) -> str:

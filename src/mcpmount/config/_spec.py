@@ -31,6 +31,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from mcpmount.config._fields import (
+    STRICT_DATA,
     Arg,
     EnvName,
     EnvValue,
@@ -40,6 +41,7 @@ from mcpmount.config._fields import (
     Text,
     Timeout,
 )
+from mcpmount.config._override import ToolOverride
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
 IMPLIED_BY: Mapping[str, str] = {"command": "stdio", "url": "http"}
@@ -51,13 +53,7 @@ _EITHER = " or ".join(f"{key} ({kind})" for key, kind in IMPLIED_BY.items())
 class ServerBase(BaseModel):
     """What every server declares, whatever its transport."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        strict=True,
-        hide_input_in_errors=True,
-        use_attribute_docstrings=True,
-    )
+    model_config = STRICT_DATA
 
     required: bool = True
     """A failing required server fails the whole ``open_registry``; others are skipped."""
@@ -85,8 +81,12 @@ class ServerBase(BaseModel):
     trust_annotations: bool = False
     """Whether this server's tool annotations (``readOnlyHint``, ...) may be trusted."""
 
-    invalid_names: Literal["refuse", "skip"] = "refuse"
-    """What to do with a raw tool name that breaks SEP-986: refuse the server or skip the tool."""
+    invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse"
+    """What to do with a raw tool name that breaks SEP-986: refuse the server, skip the
+    tool, or mount it under a sanitized public name (calls still use the raw name)."""
+
+    overrides: dict[str, ToolOverride] = {}
+    """Raw tool name -> the name, title and description the model is shown instead."""
 
     protocol: Literal["auto", "legacy"] = "auto"
     """The MCP handshake: ``auto`` probes ``server/discover`` first, ``legacy`` does not."""

@@ -2,13 +2,14 @@
 
 Everything a server lists is data from a third-party program. A server whose list breaks
 a rule is refused whole (all-or-nothing), with an error naming the server and the tool;
-only names that break SEP-986 may instead be skipped, when the server's policy says so.
+only names that break SEP-986 may instead be skipped or sanitized, when the server's
+policy says so. A tool that can only run as a task is not mounted: this client never
+drives task-augmented calls, so it could be listed but never called.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -20,13 +21,11 @@ from mcp import Client
 
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError, describe_invalid
+from mcpmount.naming import TOOL_NAME_PATTERN
 
-__all__ = ["check_tools", "list_all_tools", "schema_depth", "schema_problem"]
+__all__ = ["check_tools", "list_all_tools", "needs_task", "schema_depth", "schema_problem"]
 
 logger = logging.getLogger(__name__)
-
-SEP986_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-"""Valid raw tool names (SEP-986), checked after trimming surrounding whitespace."""
 
 
 async def list_all_tools(
@@ -68,16 +67,20 @@ def check_tools(
     server: str,
     tools: Sequence[mcp_types.Tool],
     settings: RegistrySettings,
-    invalid_names: Literal["refuse", "skip"] = "refuse",
+    invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse",
     filtered_out: Callable[[str], bool] = lambda _: False,
 ) -> list[mcp_types.Tool]:
     """Return the tools that may be registered, or refuse the whole server.
 
     A tool for which ``filtered_out(raw_name)`` holds is dropped first, unchecked: the
-    user turned it off, so nothing about it may keep the server from mounting.
+    user turned it off, so nothing about it may keep the server from mounting. So is a
+    tool whose ``execution.taskSupport`` is ``"required"`` (see `needs_task`), with a
+    warning. A name that breaks SEP-986 (checked after trimming surrounding whitespace)
+    refuses the server, or with ``invalid_names`` drops the tool (``"skip"``) or keeps it
+    (``"sanitize"``: its public name is sanitized and suffixed, calls use the raw name).
 
     Raises:
-        ToolListError: On an invalid name (unless ``invalid_names == "skip"``), a duplicate
+        ToolListError: On an invalid name (with ``invalid_names == "refuse"``), a duplicate
             name, a description over ``max_description_bytes``, a schema nested deeper
             than ``max_schema_depth`` or a schema that is not a valid JSON Schema.
     """
@@ -87,14 +90,27 @@ def check_tools(
         name = tool.name
         if filtered_out(name):
             continue
-        if not SEP986_NAME.match(name.strip()):
+        if needs_task(tool):
+            logger.warning(
+                "server %r: tool %r is not mounted: it must be called as a task "
+                '(execution.taskSupport = "required"), and mcpmount does not drive tasks',
+                server,
+                name,
+            )
+            continue
+        if not TOOL_NAME_PATTERN.match(name.strip()):
             reason = "its name is not 1-128 characters of A-Z a-z 0-9 . _ - (SEP-986)"
             if invalid_names == "skip":
                 logger.warning("server %r: skipping tool %r: %s", server, name, reason)
                 continue
-            raise ToolListError(
-                server, f'{reason}; set invalid_names = "skip" to drop such tools', tool=name
-            )
+            if invalid_names == "refuse":
+                raise ToolListError(
+                    server,
+                    f'{reason}; set invalid_names = "sanitize" to mount it under a valid '
+                    'name, or "skip" to drop such tools',
+                    tool=name,
+                )
+            logger.info("server %r: tool %r gets a sanitized public name: %s", server, name, reason)
         if name in names:
             raise ToolListError(server, "it is listed twice", tool=name)
         names.add(name)
@@ -118,6 +134,14 @@ def check_tools(
             raise ToolListError(server, problem, tool=name)
         kept.append(tool)
     return kept
+
+
+def needs_task(tool: mcp_types.Tool) -> bool:
+    """Return whether ``tool`` can only be called as a task (``taskSupport: "required"``).
+
+    ``"optional"`` and ``"forbidden"`` (or no ``execution`` at all) are plain calls.
+    """
+    return tool.execution is not None and tool.execution.task_support == "required"
 
 
 def schema_problem(tool: mcp_types.Tool) -> str | None:
