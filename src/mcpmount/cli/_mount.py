@@ -65,6 +65,7 @@ async def run_check(config: RegistryConfig, as_json: bool, out: Console, err: Co
                     "deferred": row.deferred,
                     "startup_ms": round(row.seconds * 1000),
                     "error": row.error.detail if row.error else None,
+                    "notes": list(row.notes),
                 }
                 for row in rows
             ],
@@ -89,6 +90,9 @@ async def run_check(config: RegistryConfig, as_json: bool, out: Console, err: Co
                 Text(row.error.detail if row.error else ""),
             )
         out.print(table)
+        for row in rows:
+            for note in row.notes:
+                err.print(Text(f"{row.server}: {note}", style="yellow"))
         total = sum(row.tools for row in rows)
         summary = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
         err.print(Text(summary + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
@@ -159,6 +163,7 @@ def _status_json(registry: Registry, failed: Mapping[str, MountOutcome]) -> list
             "calls": row.calls,
             "p50_ms": row.p50_ms,
             "error": row.error,
+            "notes": list(row.notes),
         }
         for row in registry.status()
     ]

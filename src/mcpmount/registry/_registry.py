@@ -31,7 +31,7 @@ from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._mounting import check_namespaces, mount_concurrently
-from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, status_row
+from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, notes_of, status_row
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
@@ -232,8 +232,11 @@ class Registry:
         except ServerError as exc:
             return MountOutcome(server, spec, anyio.current_time() - began, error=exc)
         tools = self._catalog.of(server)
-        seconds = self._servers[server].connection.startup_seconds or anyio.current_time() - began
-        return MountOutcome(server, spec, seconds, len(tools), sum(e.deferred for e in tools))
+        supervisor = self._servers[server]
+        seconds = supervisor.connection.startup_seconds or anyio.current_time() - began
+        deferred = sum(e.deferred for e in tools)
+        notes = notes_of(supervisor, tools)
+        return MountOutcome(server, spec, seconds, len(tools), deferred, notes=notes)
 
     async def unmount(self, server: str) -> None:
         """Close one server and drop its tools; does nothing if it is not mounted."""

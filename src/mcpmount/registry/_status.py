@@ -11,7 +11,7 @@ from mcpmount.errors import ServerError
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
-__all__ = ["CallStats", "MountOutcome", "ServerStatus", "status_row"]
+__all__ = ["CallStats", "MountOutcome", "ServerStatus", "notes_of", "status_row"]
 
 _LATENCY_WINDOW = 256
 """How many of the latest answered calls the median is taken over."""
@@ -39,6 +39,8 @@ class ServerStatus:
     """Median latency of the last answered calls, in milliseconds."""
     error: str | None = None
     """Why it failed, or why its last restart or tool-list change was not applied."""
+    notes: tuple[str, ...] = ()
+    """What of its list is not mounted although it was not filtered out (see `notes_of`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class MountOutcome:
     deferred: int = 0
     error: ServerError | None = None
     """Why it failed; None if it is mounted."""
+    notes: tuple[str, ...] = ()
+    """What of its list is not mounted although it was not filtered out (see `notes_of`)."""
 
 
 @dataclass(eq=False)
@@ -76,6 +80,22 @@ class CallStats:
         return ordered[len(ordered) // 2] * 1000
 
 
+def notes_of(supervisor: Supervisor, tools: Sequence[MountedTool]) -> tuple[str, ...]:
+    """Return what a mounted server's config or list asks for that is not mounted.
+
+    A tool that can only be called as a task is left out, and an override may name a tool
+    that is not mounted (the server does not list it, or a filter drops it); neither stops
+    the server, so each is a note rather than an error.
+    """
+    notes: list[str] = []
+    if hidden := supervisor.connection.needs_tasks:
+        names = ", ".join(map(repr, hidden))
+        notes.append(f"not mounted, callable only as tasks (taskSupport required): {names}")
+    if unknown := sorted(supervisor.spec.overrides.keys() - {tool.raw_name for tool in tools}):
+        notes.append(f"overrides name tools that are not mounted: {', '.join(map(repr, unknown))}")
+    return tuple(notes)
+
+
 def status_row(
     supervisor: Supervisor, tools: Sequence[MountedTool], stats: CallStats | None
 ) -> ServerStatus:
@@ -95,4 +115,5 @@ def status_row(
         calls=stats.calls,
         p50_ms=stats.p50_ms(),
         error=supervisor.error or connection.error or connection.relist_error,
+        notes=notes_of(supervisor, tools),
     )

@@ -45,7 +45,7 @@ from mcpmount.errors import (
 from mcpmount.handlers import ClientHandlers
 from mcpmount.transports import Reaper, ServerTransport, leaves, transport_for
 from mcpmount.upstream._asking import Asking
-from mcpmount.upstream._listing import check_tools, list_all_tools
+from mcpmount.upstream._listing import check_tools, list_all_tools, needs_task
 
 __all__ = ["Connection", "ServerState"]
 
@@ -102,6 +102,9 @@ class Connection:
 
     relist_error: str | None = None
     """Why the last re-list on a list change was not applied, if it was not."""
+
+    needs_tasks: tuple[str, ...] = ()
+    """Raw names of listed tools left out because they can only be called as tasks."""
 
     handlers: InitVar[ClientHandlers | None] = None
     """The host's answers to what the server asks; a capability is offered only with one."""
@@ -218,6 +221,9 @@ class Connection:
     def _check(self, listed: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
         """The tools of ``listed`` that may be registered (see `check_tools`)."""
         spec = self.spec
+        self.needs_tasks = tuple(
+            tool.name for tool in listed if needs_task(tool) and not spec.filters_out(tool.name)
+        )
         return check_tools(self.server, listed, self.settings, spec.invalid_names, spec.filters_out)
 
     async def _listen(
