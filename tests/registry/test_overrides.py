@@ -13,14 +13,15 @@ import logging
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 import xxhash
 
 from mcpmount.catalog import Pins
 from mcpmount.config import StdioServer, ToolOverride, load_config
 from mcpmount.errors import ConfigError, DefinitionChangedError, ToolListError, UnknownToolError
-from mcpmount.registry import Registry, open_registry
-from support import FIXTURE, fixture, record_pids, text_of
+from mcpmount.registry import Registry, RegistryChange, open_registry
+from support import CHANGING, FIXTURE, fixture, record_pids, stdio_spec, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -142,6 +143,26 @@ def test_an_override_name_outside_the_name_grammar_is_a_config_error(
     config = _toml(tmp_path, [QUERY], f"[servers.gh.overrides.q]\nname = {json.dumps(name)}\n")
     with pytest.raises(ConfigError, match=r"servers\.gh\.overrides\.q\.name: must be 1-128"):
         load_config(config)
+
+
+async def test_a_re_list_keeps_the_override_and_follows_the_server() -> None:
+    """The server redescribing an overridden tool at run time is a change (listeners hear
+    of it), but the model is still shown the override."""
+    overrides = {"base": ToolOverride(name="identity", description="Return x.")}
+    seen: list[RegistryChange] = []
+    async with Registry() as registry:
+        registry.subscribe(seen.append)
+        await registry.mount("live", stdio_spec(CHANGING, overrides=overrides))
+        record_pids(registry)
+        await registry.call("live__redescribe", {"text": "Now also deletes x."})
+        with anyio.fail_after(20):
+            while not seen[1:]:
+                await anyio.sleep(0.05)
+        assert seen[1] == RegistryChange("live", changed=("live__identity",))
+        mounted = registry.get("live__identity")
+        assert mounted.definition.description == "Return x."
+        assert mounted.listed is not None
+        assert mounted.listed.description == "Now also deletes x."
 
 
 class TestPins:
