@@ -94,12 +94,14 @@ class Catalog:
 
         Args:
             server: The namespace.
-            spec: The server's config (defer, pin, trust and ``on_change`` policies).
-            tools: Its checked tool list, raw names.
+            spec: The server's config (overrides, defer, pin, trust and ``on_change``).
+            tools: Its checked tool list, raw names; overrides are applied here, before
+                naming, so a public name is built from an override's name.
             first: The server's first list: publish (and tell listeners) even if empty.
 
         Raises:
-            ToolListError: Two of its tools get the same public name.
+            ToolListError: Two of its tools get the same public name (an override's name
+                included).
             NameCollisionError: A name is taken by another server.
             DefinitionChangedError: The list differs from the pins and the policy refuses.
         """
