@@ -4,17 +4,21 @@ The tree::
 
     RegistryError                     base of everything below
     ├── ConfigError                   the config file is missing or invalid (CLI exit 2)
-    ├── UnknownToolError              no mounted tool has that name
+    ├── UnknownNameError              a lookup of a name that is not mounted
+    │   ├── UnknownToolError          no mounted tool has that name
+    │   └── UnknownPromptError        no mounted prompt has that name
+    ├── UnknownResourceError          a URI no mounted server owns (``mcpmount://<ns>/...``)
     ├── MountError                    one or more required servers failed to mount
     └── ServerError                   a failure that belongs to one server (``.server``)
         ├── ServerStartError          spawn, connect, handshake or listing failed or timed out
-        ├── ToolListError             the server's tool list was refused by a limit or rule
-        │   └── DefinitionChangedError  its tools differ from the lock file's pins
+        ├── ToolListError             the server's tool (prompt, resource) list was refused
+        │   └── DefinitionChangedError  its definitions differ from the lock file's pins
         ├── NameCollisionError        a public name is already taken
         ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
-        └── CallError                 a call failed (``.tool``)
+        └── CallError                 a call (a prompt, a read) failed (``.tool``, ``.kind``)
             ├── ArgumentsError        the arguments cannot be sent as JSON; nothing was sent
             ├── CallTimeoutError      no answer in time: the outcome is unknown
+            ├── NotSupportedError     the server does not offer what was asked; nothing was sent
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
             ├── ServerCrashedError    the connection was lost while the call was in flight
             └── UpstreamError         the server answered with a JSON-RPC error (``.code``)
@@ -37,6 +41,7 @@ __all__ = [
     "DefinitionChangedError",
     "MountError",
     "NameCollisionError",
+    "NotSupportedError",
     "RegistryError",
     "ResultTooLargeError",
     "ServerCrashedError",
@@ -44,6 +49,9 @@ __all__ = [
     "ServerNotRunningError",
     "ServerStartError",
     "ToolListError",
+    "UnknownNameError",
+    "UnknownPromptError",
+    "UnknownResourceError",
     "UnknownToolError",
     "UpstreamError",
     "describe_invalid",
@@ -68,8 +76,10 @@ class ConfigError(RegistryError):
         super().__init__(f"{path}: {len(self.problems)} config {noun}:\n{lines}")
 
 
-class UnknownToolError(RegistryError, LookupError):
-    """Raised when a call names a tool that is not mounted."""
+class UnknownNameError(RegistryError, LookupError):
+    """Base class of a lookup of a name that is not mounted; ``kind`` says what was sought."""
+
+    kind = "name"
 
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
         self.name = name
@@ -77,9 +87,37 @@ class UnknownToolError(RegistryError, LookupError):
         hint = (
             f"; did you mean {', '.join(self.suggestions)}?"
             if self.suggestions
-            else "; list the mounted tools with registry.tools() or `mcpmount tools`"
+            else f"; list the mounted {self.kind}s with registry.{self.kind}s() or "
+            f"`mcpmount {self.kind}s`"
         )
-        super().__init__(f"no mounted tool is named {name!r}{hint}")
+        super().__init__(f"no mounted {self.kind} is named {name!r}{hint}")
+
+
+class UnknownToolError(UnknownNameError):
+    """Raised when a call names a tool that is not mounted."""
+
+    kind = "tool"
+
+
+class UnknownPromptError(UnknownNameError):
+    """Raised when a prompt name is not mounted."""
+
+    kind = "prompt"
+
+
+class UnknownResourceError(RegistryError, LookupError):
+    """Raised when a URI is not a registry URI, or names a server that is not mounted.
+
+    Registry URIs are ``mcpmount://<namespace>/<the server's own URI>``.
+    """
+
+    def __init__(self, uri: str, reason: str) -> None:
+        self.uri = uri
+        self.reason = reason
+        super().__init__(
+            f"cannot route resource {uri!r}: {reason}; list the mounted resources with "
+            "registry.resources() or `mcpmount resources`"
+        )
 
 
 class ServerError(RegistryError):
@@ -96,11 +134,18 @@ class ServerStartError(ServerError):
 
 
 class ToolListError(ServerError):
-    """Raised when a server's tool list breaks a rule or a limit; nothing of it is registered."""
+    """Raised when a server's tool list breaks a rule or a limit; nothing of it is registered.
 
-    def __init__(self, server: str, message: str, *, tool: str | None = None) -> None:
+    Also raised for its prompt, resource and resource-template lists: ``kind`` says which
+    (``"tool"``, ``"prompt"``, ``"resource"``, ``"resource template"``).
+    """
+
+    def __init__(
+        self, server: str, message: str, *, tool: str | None = None, kind: str = "tool"
+    ) -> None:
         self.tool = tool
-        where = f"tool {tool!r}: " if tool is not None else ""
+        self.kind = kind
+        where = f"{kind} {tool!r}: " if tool is not None else ""
         super().__init__(server, f"{where}{message}")
 
 
@@ -110,11 +155,13 @@ class DefinitionChangedError(ToolListError):
     ``summary`` says what was added, removed and changed; ``details`` holds the diff.
     """
 
-    def __init__(self, server: str, summary: str, details: str = "") -> None:
+    def __init__(
+        self, server: str, summary: str, details: str = "", *, what: str = "tools"
+    ) -> None:
         self.summary = summary
         self.details = details
         message = (
-            f"its tools differ from the lock file: {summary}; review the change, then run "
+            f"its {what} differ from the lock file: {summary}; review the change, then run "
             "`mcpmount lock` to accept it (or set on_change)"
         )
         super().__init__(server, message + (f"\n{details}" if details else ""))
@@ -140,17 +187,24 @@ class NameCollisionError(ServerError):
 class ServerNotRunningError(ServerError):
     """Raised when a call reaches a server that crashed or was closed; nothing was sent."""
 
-    def __init__(self, server: str, tool: str, reason: str) -> None:
+    def __init__(self, server: str, tool: str, reason: str, *, kind: str = "tool") -> None:
         self.tool = tool
-        super().__init__(server, f"cannot call {tool!r}: the server is not running ({reason})")
+        self.kind = kind
+        what = repr(tool) if kind == "tool" else f"{kind} {tool!r}"
+        super().__init__(server, f"cannot call {what}: the server is not running ({reason})")
 
 
 class CallError(ServerError):
-    """Base class of the registry's failures while calling one tool."""
+    """Base class of the registry's failures while calling one tool.
 
-    def __init__(self, server: str, tool: str, message: str) -> None:
+    Also raised for a prompt get, a resource read or a completion: ``kind`` says which
+    (``"tool"``, ``"prompt"``, ``"resource"``), and ``tool`` holds its public name or URI.
+    """
+
+    def __init__(self, server: str, tool: str, message: str, *, kind: str = "tool") -> None:
         self.tool = tool
-        super().__init__(server, f"tool {tool!r}: {message}")
+        self.kind = kind
+        super().__init__(server, f"{kind} {tool!r}: {message}")
 
 
 class ArgumentsError(CallError, ValueError):
@@ -174,48 +228,68 @@ class ArgumentsError(CallError, ValueError):
 class CallTimeoutError(CallError, TimeoutError):
     """Raised when a call gets no answer in time; the server may still have acted."""
 
-    def __init__(self, server: str, tool: str, timeout: float) -> None:
+    def __init__(self, server: str, tool: str, timeout: float, *, kind: str = "tool") -> None:
         self.timeout = timeout
         super().__init__(
             server,
             tool,
             f"no answer within {timeout:g} s; the call was cancelled, but the outcome is "
-            "unknown (the tool may have acted); raise the timeout or check the server",
+            f"unknown (the {kind} may have acted); raise the timeout or check the server",
+            kind=kind,
+        )
+
+
+class NotSupportedError(CallError):
+    """Raised when a server's capabilities do not offer what was asked; nothing was sent."""
+
+    def __init__(self, server: str, tool: str, what: str, *, kind: str = "tool") -> None:
+        self.what = what
+        super().__init__(
+            server, tool, f"the server does not support {what} (its capabilities say so)", kind=kind
         )
 
 
 class ResultTooLargeError(CallError):
     """Raised when a tool ran but its result is larger than ``max_result_bytes``."""
 
-    def __init__(self, server: str, tool: str, size: int, limit: int) -> None:
+    def __init__(
+        self, server: str, tool: str, size: int, limit: int, *, kind: str = "tool"
+    ) -> None:
         self.size = size
         self.limit = limit
         super().__init__(
             server,
             tool,
-            f"the tool ran, but its result is {size} bytes, over the {limit}-byte limit "
-            "(max_result_bytes); it was refused, not truncated",
+            f"the {kind} {'ran' if kind == 'tool' else 'answered'}, but its result is {size} "
+            f"bytes, over the {limit}-byte limit (max_result_bytes); it was refused, not "
+            "truncated",
+            kind=kind,
         )
 
 
 class ServerCrashedError(CallError):
     """Raised when the connection to a server is lost while a call is in flight."""
 
-    def __init__(self, server: str, tool: str, reason: str) -> None:
+    def __init__(self, server: str, tool: str, reason: str, *, kind: str = "tool") -> None:
         super().__init__(
             server,
             tool,
             f"the connection was lost during the call ({reason}); the outcome is unknown",
+            kind=kind,
         )
 
 
 class UpstreamError(CallError):
     """Raised when the server answers a call with a JSON-RPC error instead of a result."""
 
-    def __init__(self, server: str, tool: str, code: int, message: str) -> None:
+    def __init__(
+        self, server: str, tool: str, code: int, message: str, *, kind: str = "tool"
+    ) -> None:
         self.code = code
         self.upstream_message = message
-        super().__init__(server, tool, f"the server answered with error {code}: {message}")
+        super().__init__(
+            server, tool, f"the server answered with error {code}: {message}", kind=kind
+        )
 
 
 class MountError(RegistryError):

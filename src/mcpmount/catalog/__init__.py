@@ -1,16 +1,50 @@
-"""What is mounted: the name table, its search index and manifest, and the lock file's pins."""
+"""What is mounted: the name table, its search index and manifest, the prompt and resource
+tables with their registry URIs, and the lock file's pins."""
 
 from mcpmount.catalog._catalog import Catalog, Listener, RegistryChange
-from mcpmount.catalog._pins import LOCK_VERSION, Pins, ToolDiff, diff_tools, lock_path, tool_hash
+from mcpmount.catalog._library import Library, MountedPrompt, StagedContent
+from mcpmount.catalog._pins import (
+    CONTENT_KINDS,
+    LOCK_VERSION,
+    Pins,
+    ToolDiff,
+    content_hash,
+    diff_hashes,
+    diff_tools,
+    lock_path,
+    tool_hash,
+)
+from mcpmount.catalog._uris import (
+    URI_SCHEME,
+    registry_uri,
+    rewrite_blocks,
+    rewrite_call,
+    rewrite_prompt,
+    rewrite_read,
+    split_uri,
+)
 
 __all__ = [
+    "CONTENT_KINDS",
     "LOCK_VERSION",
+    "URI_SCHEME",
     "Catalog",
+    "Library",
     "Listener",
+    "MountedPrompt",
     "Pins",
     "RegistryChange",
+    "StagedContent",
     "ToolDiff",
+    "content_hash",
+    "diff_hashes",
     "diff_tools",
     "lock_path",
+    "registry_uri",
+    "rewrite_blocks",
+    "rewrite_call",
+    "rewrite_prompt",
+    "rewrite_read",
+    "split_uri",
     "tool_hash",
 ]

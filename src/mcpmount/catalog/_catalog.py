@@ -9,16 +9,16 @@ the listeners told of every change.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import mcp_types
 
 from mcpmount import naming
+from mcpmount.catalog._listeners import Listeners
 from mcpmount.catalog._overrides import apply_overrides
 from mcpmount.catalog._pins import Pins, diff_tools, pin_of
 from mcpmount.config import RegistrySettings, ServerSpec
@@ -53,6 +53,9 @@ class RegistryChange:
     """Public names that disappeared."""
     changed: tuple[str, ...] = ()
     """Public names whose definition changed."""
+    kind: Literal["tools", "prompts", "resources"] = "tools"
+    """Which list changed; for ``resources`` (resources and templates) the names are
+    registry URIs (``mcpmount://<namespace>/<uri>``)."""
 
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed)
@@ -80,7 +83,7 @@ class Catalog:
         """Namespace -> raw name -> its entry."""
         self._index = SearchIndex()
         self._manifest: list[mcp_types.Tool] | None = None
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners[RegistryChange]("registry")
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -196,23 +199,11 @@ class Catalog:
         Listeners run synchronously, right after the change: keep them short (set an event,
         put on a queue). One that raises is logged and kept.
         """
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     def _changed(self, change: RegistryChange) -> None:
         self._manifest = None
-        for listener in list(self._listeners):
-            try:
-                listener(change)
-            except Exception:
-                logger.exception(
-                    "a registry listener failed on a change of server %r", change.server
-                )
+        self._listeners.tell(change, f"a change of server {change.server!r}")
 
     # -- reading ------------------------------------------------------------------------------
 

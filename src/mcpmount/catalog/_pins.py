@@ -12,6 +12,11 @@ changed upstream definition is still caught, even in a field the model no longer
 (it may announce a change of behaviour), and editing an override changes the pin too
 (run ``mcpmount lock`` again). A tool without an override hashes exactly as it always
 did, so lock files written before overrides existed stay valid.
+
+Prompts, resources and resource templates are pinned too, in their own sections of the
+lock file (``prompts``, ``resources``, ``templates``: namespace -> raw name or URI ->
+hash). A lock file written before those sections existed pins tools only: its servers'
+prompts and resources are not held to it until ``mcpmount lock`` is run again.
 """
 
 from __future__ import annotations
@@ -25,13 +30,32 @@ from pathlib import Path
 from typing import cast
 
 import mcp_types
+import pydantic
 import xxhash
 
 from mcpmount.tool import MountedTool
 
-__all__ = ["LOCK_VERSION", "Pins", "ToolDiff", "diff_tools", "lock_path", "pin_of", "tool_hash"]
+__all__ = [
+    "CONTENT_KINDS",
+    "LOCK_VERSION",
+    "Pins",
+    "ToolDiff",
+    "content_hash",
+    "diff_hashes",
+    "diff_tools",
+    "lock_path",
+    "pin_of",
+    "tool_hash",
+]
 
 LOCK_VERSION = 1
+
+CONTENT_KINDS = ("prompts", "resources", "templates")
+"""The lock file's sections besides ``servers`` (tools), each namespace -> key -> hash."""
+
+_UNPINNED = frozenset({"_meta", "icons", "annotations", "size"})
+"""Fields of a prompt or resource definition that are not pinned: metadata that changes
+with the data (a size, a modification time), not with what the model is told."""
 
 _DIFF_LINES = 40
 """The most lines of unified diff one changed tool contributes to a message."""
@@ -72,6 +96,23 @@ def tool_hash(tool: mcp_types.Tool, listed: mcp_types.Tool | None = None) -> str
 def pin_of(tool: MountedTool) -> str:
     """Return the pin of a mounted tool: the hash of what the model is shown of it."""
     return tool_hash(tool.definition, tool.listed)
+
+
+def content_hash(definition: pydantic.BaseModel) -> str:
+    """Return the xxh3-64 hex digest of a prompt, resource or template definition."""
+    wire = definition.model_dump(mode="json", by_alias=True, exclude_none=True)
+    kept = {key: value for key, value in wire.items() if key not in _UNPINNED}
+    text = json.dumps(kept, sort_keys=True)
+    return xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
+
+
+def diff_hashes(before: Mapping[str, str], after: Mapping[str, str]) -> ToolDiff:
+    """Compare two versions of a list as key -> hash (a changed item has a new hash)."""
+    return ToolDiff(
+        tuple(sorted(key for key in after if key not in before)),
+        tuple(sorted(key for key in before if key not in after)),
+        tuple(sorted(key for key, h in after.items() if key in before and before[key] != h)),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +190,9 @@ class Pins:
 
     servers: Mapping[str, Mapping[str, str]]
     path: Path | None = None
+    content: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None
+    """Section (one of `CONTENT_KINDS`) -> namespace -> raw name or URI -> hash; a section
+    that is missing (a lock file older than it) pins nothing of its kind."""
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Pins | None:
@@ -165,20 +209,12 @@ class Pins:
         except (OSError, json.JSONDecodeError) as exc:
             raise ValueError(f"{file}: not a readable lock file ({exc})") from None
         top = cast("dict[str, object]", data) if isinstance(data, dict) else {}
-        listed = top.get("servers")
+        listed: object = top.get("servers")
         if top.get("version") != LOCK_VERSION or not isinstance(listed, dict):
             raise ValueError(f"{file}: not a version-{LOCK_VERSION} mcpmount lock file")
-        servers: dict[str, dict[str, str]] = {}
-        for namespace, tools in cast("dict[object, object]", listed).items():
-            pinned = cast("dict[object, object]", tools) if isinstance(tools, dict) else None
-            if (
-                not isinstance(namespace, str)
-                or pinned is None
-                or not all(isinstance(k, str) and isinstance(v, str) for k, v in pinned.items())
-            ):
-                raise ValueError(f"{file}: servers.{namespace} must map tool names to hashes")
-            servers[namespace] = cast("dict[str, str]", pinned)
-        return cls(servers, file)
+        servers = _section(file, "servers", top["servers"])
+        content = {kind: _section(file, kind, top[kind]) for kind in CONTENT_KINDS if kind in top}
+        return cls(servers, file, content or None)
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write the lock file atomically."""
@@ -189,6 +225,25 @@ class Pins:
                 ns: dict(sorted(tools.items())) for ns, tools in sorted(self.servers.items())
             },
         }
+        for kind, section in (self.content or {}).items():
+            body[kind] = {ns: dict(sorted(pins.items())) for ns, pins in sorted(section.items())}
         tmp = file.with_name(file.name + ".tmp")
         tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
         tmp.replace(file)
+
+
+def _section(file: Path, name: str, listed: object) -> dict[str, dict[str, str]]:
+    """Read one section of a lock file: namespace -> key -> hash."""
+    if not isinstance(listed, dict):
+        raise ValueError(f"{file}: {name} must map namespaces to pinned hashes")
+    servers: dict[str, dict[str, str]] = {}
+    for namespace, pins in cast("dict[object, object]", listed).items():
+        pinned = cast("dict[object, object]", pins) if isinstance(pins, dict) else None
+        if (
+            not isinstance(namespace, str)
+            or pinned is None
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in pinned.items())
+        ):
+            raise ValueError(f"{file}: {name}.{namespace} must map names to hashes")
+        servers[namespace] = cast("dict[str, str]", pinned)
+    return servers

@@ -23,6 +23,8 @@ ENV_PREFIX = "MCPMOUNT_"
 
 LIMIT_KEYS = (
     "max_tools",
+    "max_prompts",
+    "max_resources",
     "max_pages",
     "max_description_bytes",
     "max_schema_depth",
@@ -76,8 +78,14 @@ class RegistrySettings(BaseSettings):
     max_tools: int = Field(default=1000, gt=0)
     """The most tools one server may list."""
 
+    max_prompts: int = Field(default=1000, gt=0)
+    """The most prompts one server may list."""
+
+    max_resources: int = Field(default=10_000, gt=0)
+    """The most resources, and separately resource templates, one server may list."""
+
     max_pages: int = Field(default=100, gt=0)
-    """The most ``tools/list`` pages one server may return."""
+    """The most pages one server may return for one list (tools, prompts, resources)."""
 
     max_description_bytes: int = Field(default=8192, gt=0)
     """The longest tool description, in UTF-8 bytes."""

@@ -94,6 +94,8 @@ class ServerBase(BaseModel):
     max_tools: Limit = None
     """This server's ``max_tools``; None uses the registry's (so do the keys below)."""
 
+    max_prompts: Limit = None
+    max_resources: Limit = None
     max_pages: Limit = None
     max_description_bytes: Limit = None
     max_schema_depth: Limit = None

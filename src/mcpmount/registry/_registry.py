@@ -1,7 +1,8 @@
 """The registry: many servers, each mounted all-or-nothing, behind one name table.
 
-A server's tools become visible in one synchronous block (`Catalog.publish`), after its
-connection is up, its list checked and its names assigned; any failure before that reaps
+A server's tools, prompts and resources become visible in one synchronous block
+(`Catalog.publish`, `Library.commit`), after its connection is up, its lists checked and
+its names assigned; any failure before that reaps
 the server and leaves the table exactly as it was. Calls are routed through the table,
 never by parsing names. A server that dies is handed to its `Supervisor`, which may
 start it again.
@@ -19,7 +20,7 @@ import mcp_types
 from anyio.abc import TaskGroup
 from mcp.shared.dispatcher import ProgressFnT
 
-from mcpmount.catalog import Catalog, Listener, Pins
+from mcpmount.catalog import Catalog, Library, Listener, Pins, rewrite_call
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     MountError,
@@ -30,21 +31,22 @@ from mcpmount.errors import (
 from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
+from mcpmount.registry._library import LibraryMethods
 from mcpmount.registry._mounting import check_namespaces, mount_concurrently
 from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, notes_of, status_row
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
 from mcpmount.transports import Reaper
-from mcpmount.upstream import Connection, ServerState, Supervisor
+from mcpmount.upstream import Connection, ServerContent, ServerState, Supervisor
 
 __all__ = ["Registry"]
 
 logger = logging.getLogger(__name__)
 
 
-class Registry:
-    """Mounted servers and their tools under one flat, namespaced name table.
+class Registry(LibraryMethods):
+    """Mounted servers and their tools (prompts, resources) under one namespaced name table.
 
     Enter it (``async with Registry(settings) as registry``) from the task that will also
     leave it; mount, call and close from any task. Leaving it closes every server
@@ -72,6 +74,7 @@ class Registry:
         self.handlers = handlers
         self.approver = approver
         self._catalog = Catalog(self.settings, pins)
+        self._library = Library(self.settings, pins)
         self._servers: dict[str, Supervisor] = {}
         self._stats: dict[str, CallStats] = {}
         self._mounting: set[str] = set()
@@ -140,6 +143,7 @@ class Registry:
             on_lost=self._lost,
             on_tools=self._relisted,
             handlers=self.handlers,
+            on_updated=self._updated,
             reaper=self._reaper,
         )
         # While it starts, closing the registry, or its server, cuts the start short.
@@ -155,13 +159,20 @@ class Registry:
     ) -> None:
         """Publish ``connection``'s tools for ``supervisor``; on refusal close it and raise."""
         try:
-            self._publish(supervisor, connection.tools, first=first)
+            self._publish(supervisor, connection.tools, connection.content, first=first)
         except RegistryError:
             await connection.aclose()
             raise
 
-    def _publish(self, supervisor: Supervisor, tools: list[mcp_types.Tool], *, first: bool) -> None:
-        """Publish a server's (new) tool list; synchronous, so nothing interleaves.
+    def _publish(
+        self,
+        supervisor: Supervisor,
+        tools: list[mcp_types.Tool],
+        content: ServerContent,
+        *,
+        first: bool,
+    ) -> None:
+        """Publish a server's (new) lists; synchronous, so nothing interleaves.
 
         Raises:
             ServerStartError: The registry or the server is closing.
@@ -170,7 +181,9 @@ class Registry:
         server = supervisor.server
         if self._closed or supervisor.closing:
             raise ServerStartError(server, "the registry or the server is closing")
+        commit = self._stage_content(supervisor, content)  # raises, or changes nothing
         self._catalog.publish(server, supervisor.spec, tools, first=first)
+        commit()
         self._servers[server] = supervisor
         if first:
             self._stats[server] = CallStats()
@@ -269,16 +282,19 @@ class Registry:
         del self._servers[supervisor.server]
         del self._stats[supervisor.server]
         self._catalog.forget(supervisor.server)
+        self._library.forget(supervisor.server)
 
     # -- what upstream connections report -----------------------------------------------------
 
-    def _relisted(self, connection: Connection, tools: list[mcp_types.Tool]) -> None:
-        """Apply a re-listed tool list (the server said it changed); raise to keep the old."""
+    def _relisted(
+        self, connection: Connection, tools: list[mcp_types.Tool], content: ServerContent
+    ) -> None:
+        """Apply re-listed lists (the server said one changed); raise to keep the old."""
         supervisor = self._servers.get(connection.server)
         if supervisor is None or supervisor.connection is not connection:
             return
         try:
-            self._publish(supervisor, tools, first=False)
+            self._publish(supervisor, tools, content, first=False)
         except RegistryError as exc:
             supervisor.error = str(exc)
             raise
@@ -309,15 +325,25 @@ class Registry:
     # -- what the model sees ------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` after every change of the name table; returns the unsubscriber.
+        """Call ``listener`` after every change of the tool, prompt or resource tables
+        (`RegistryChange.kind` says which); returns the unsubscriber.
 
         Listeners run synchronously, right after the change: keep them short (set an event,
         put on a queue). One that raises is logged and kept.
         """
-        return self._catalog.subscribe(listener)
+        from_tools, from_library = (
+            self._catalog.subscribe(listener),
+            self._library.subscribe(listener),
+        )
+
+        def unsubscribe() -> None:
+            from_tools()
+            from_library()
+
+        return unsubscribe
 
     def lock(self, previous: Pins | None = None) -> Pins:
-        """Return the pins of every mounted tool (for ``mcpmount lock``).
+        """Return the pins of every mounted tool, prompt and resource (for ``mcpmount lock``).
 
         Args:
             previous: The pins of the lock file being replaced: an optional server that
@@ -329,7 +355,7 @@ class Registry:
             for server in self._failures:
                 if server in previous.servers:
                     servers[server] = dict(previous.servers[server])
-        return Pins(servers)
+        return Pins(servers, content=self._content_pins(previous))
 
     def tools(self) -> list[mcp_types.Tool]:
         """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred."""
@@ -388,6 +414,7 @@ class Registry:
         """Call a mounted tool (or ``tool_search``) and return its result.
 
         A tool that reports ``isError`` is a result, not an exception: the model must see it.
+        Resource URIs in its content come back as registry URIs (`read_resource` reads them).
 
         Args:
             name: The public name, e.g. ``"fs__read_file"``.
@@ -420,4 +447,4 @@ class Registry:
         )
         if (stats := self._stats.get(entry.server)) is not None:
             stats.record(anyio.current_time() - began)
-        return result
+        return rewrite_call(entry.server, result)

@@ -6,7 +6,8 @@ from another task raises ``RuntimeError``, and a task that ends while it is open
 server. ``Connection.run`` is that task: it connects, lists and checks every tool, reports
 ``started``, then waits until it is told to stop or its server dies. Calls come from any
 task. Once started, the owner never raises into the shared task group: a server that dies
-is marked failed and its error kept, and no other server notices.
+is marked failed and its error kept, and no other server notices. Prompts, resources and
+templates are listed with the tools (`list_content`), under the same rules.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import pydantic
 from anyio.abc import TaskStatus
 from mcp import Client, MCPError
 from mcp.client.session import IncomingMessage
-from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost, ToolsListChanged
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_json
@@ -45,6 +45,8 @@ from mcpmount.errors import (
 from mcpmount.handlers import ClientHandlers
 from mcpmount.transports import Reaper, ServerTransport, leaves, transport_for
 from mcpmount.upstream._asking import Asking
+from mcpmount.upstream._content import ServerContent, list_content
+from mcpmount.upstream._feed import ChangeFeed
 from mcpmount.upstream._listing import check_tools, list_all_tools, needs_task
 
 __all__ = ["Connection", "ServerState"]
@@ -85,9 +87,12 @@ class Connection:
     on_lost: Callable[[Connection], None] | None = None
     """Called (from the owner task) when a ready server dies by itself."""
 
-    on_tools: Callable[[Connection, list[mcp_types.Tool]], None] | None = None
-    """Called (from the owner task) with the checked list after a re-list on a list change.
-    It applies the list or raises to refuse it; either way the connection stays up."""
+    on_tools: Callable[[Connection, list[mcp_types.Tool], ServerContent], None] | None = None
+    """Called (from the owner task) with the checked lists after a re-list on a list change.
+    It applies them or raises to refuse them; either way the connection stays up."""
+
+    on_updated: Callable[[Connection, str], None] | None = None
+    """Called with the raw URI of each resource update the server announces."""
 
     state: ServerState = ServerState.STARTING
     error: str | None = None
@@ -96,7 +101,12 @@ class Connection:
     tools: list[mcp_types.Tool] = field(default_factory=list[mcp_types.Tool])
     """The checked tool list (raw names), set before the owner reports started."""
 
+    content: ServerContent = field(default_factory=ServerContent)
+    """Its checked prompts, resources and templates (raw), set with ``tools``."""
+
     startup_seconds: float | None = None
+    feed: ChangeFeed = field(init=False)
+    """Its list-change notices and resource updates (and subscriptions), both eras."""
     transport: ServerTransport = field(init=False)
     """How the server is reached: the kind ``spec`` names, unless ``use_transport`` is given."""
 
@@ -135,6 +145,12 @@ class Connection:
         if use_transport is None:
             use_transport = transport_for(self.spec, self.settings, reaper)
         self.transport = use_transport
+        self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
+
+    @property
+    def client(self) -> Client | None:
+        """The SDK client while the server is up (for requests other than tool calls)."""
+        return self._client
 
     @property
     def pid(self) -> int | None:
@@ -154,13 +170,12 @@ class Connection:
         try:
             with self._scope, anyio.CancelScope(deadline=deadline) as startup:
                 async with self._client_for() as client, anyio.create_task_group() as watchers:
-                    if client.protocol_version in MODERN_PROTOCOL_VERSIONS and _lists_changes(
-                        client
-                    ):
+                    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                         # Subscribe before listing, so no change falls between the two.
-                        await watchers.start(self._listen, client)
+                        await watchers.start(self.feed.listen, client)
                     listed = await list_all_tools(client, self.server, self.settings)
                     self.tools = self._check(listed)
+                    self.content = await list_content(client, self.server, self.spec, self.settings)
                     startup.deadline = math.inf
                     self._client = client
                     self.state = ServerState.READY
@@ -208,12 +223,13 @@ class Connection:
         try:
             with anyio.fail_after(self._startup_timeout()):
                 listed = await list_all_tools(client, self.server, self.settings)
+                content = await list_content(client, self.server, self.spec, self.settings)
             tools = self._check(listed)
             if self.on_tools is not None:
-                self.on_tools(self, tools)
-            self.tools = tools
+                self.on_tools(self, tools, content)
+            self.tools, self.content = tools, content
         except (RegistryError, MCPError, TimeoutError) as exc:
-            logger.warning("server %r: its changed tool list was not applied: %s", self.server, exc)
+            logger.warning("server %r: its changed lists were not applied: %s", self.server, exc)
             self.relist_error = str(exc)
         else:
             self.relist_error = None
@@ -226,29 +242,12 @@ class Connection:
         )
         return check_tools(self.server, listed, self.settings, spec.invalid_names, spec.filters_out)
 
-    async def _listen(
-        self, client: Client, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Hold a 2026-07-28 ``subscriptions/listen`` stream open, so list changes arrive.
-
-        Reports started once the server acknowledged the stream (or refused it).
-        """
-        started = False
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                task_status.started()
-                started = True
-                async for event in subscription:
-                    if isinstance(event, ToolsListChanged):
-                        self._notice_list_changed()
-        except (MCPError, SubscriptionLost, ListenNotSupportedError, TimeoutError) as exc:
-            logger.info("server %r: no live tool-list changes (%s)", self.server, exc)
-        if not started:
-            task_status.started()
-
     async def _on_message(self, message: IncomingMessage) -> None:
-        if isinstance(message, mcp_types.ToolListChangedNotification):
-            self._notice_list_changed()
+        self.feed.on_message(message)
+
+    def _updated(self, uri: str) -> None:
+        if self.on_updated is not None:
+            self.on_updated(self, uri)
 
     def _notice_list_changed(self) -> None:
         self._wake.set()
@@ -412,8 +411,3 @@ def _payload_size(result: mcp_types.CallToolResult) -> int:
             case _:
                 size += _OPAQUE_PAYLOAD
     return size
-
-
-def _lists_changes(client: Client) -> bool:
-    tools = client.server_capabilities.tools
-    return tools is not None and bool(tools.list_changed)

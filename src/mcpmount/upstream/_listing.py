@@ -10,8 +10,8 @@ drives task-augmented calls, so it could be listed but never called.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Literal, TypeVar
 
 import jsonschema
 import mcp_types
@@ -23,7 +23,14 @@ from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError, describe_invalid
 from mcpmount.naming import TOOL_NAME_PATTERN
 
-__all__ = ["check_tools", "list_all_tools", "needs_task", "schema_depth", "schema_problem"]
+__all__ = [
+    "check_tools",
+    "list_all_tools",
+    "list_pages",
+    "needs_task",
+    "schema_depth",
+    "schema_problem",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -37,30 +44,57 @@ async def list_all_tools(
         ToolListError: If the list is invalid, too long, has too many pages, or its
             cursor repeats (a server that would paginate forever).
     """
-    tools: list[mcp_types.Tool] = []
+
+    async def page(cursor: str | None) -> tuple[list[mcp_types.Tool], str | None]:
+        listed = await client.list_tools(cursor=cursor)
+        return listed.tools, listed.next_cursor
+
+    return await list_pages(page, server, "tools/list", settings.max_pages, settings.max_tools)
+
+
+_Item = TypeVar("_Item")
+
+
+async def list_pages(
+    page: Callable[[str | None], Awaitable[tuple[list[_Item], str | None]]],
+    server: str,
+    method: str,
+    max_pages: int,
+    max_items: int,
+) -> list[_Item]:
+    """Return every item a paginated list (``method``) holds, following cursors to the end.
+
+    ``page(cursor)`` fetches one page: its items and the next cursor. The limit on items
+    is named after ``method``'s kind (``tools/list`` -> ``max_tools``).
+
+    Raises:
+        ToolListError: If an answer is invalid, the list has more than ``max_items``
+            items or ``max_pages`` pages, or its cursor repeats (pages that never end).
+    """
+    kind = method.split("/")[0] if method != "resources/templates/list" else "resources"
+    items: list[_Item] = []
     seen: set[str] = set()
     cursor: str | None = None
-    for _ in range(settings.max_pages):
+    for _ in range(max_pages):
         try:
-            page = await client.list_tools(cursor=cursor)
+            found, cursor = await page(cursor)
         except pydantic.ValidationError as exc:
             raise ToolListError(
-                server, f"its tools/list answer is invalid: {describe_invalid(exc)}"
+                server, f"its {method} answer is invalid: {describe_invalid(exc)}"
             ) from None
-        tools += page.tools
-        if len(tools) > settings.max_tools:
+        items += found
+        if len(items) > max_items:
             raise ToolListError(
                 server,
-                f"it lists more than {settings.max_tools} tools (max_tools); raise the limit "
+                f"it lists more than {max_items} {kind} (max_{kind}); raise the limit "
                 "or split the server",
             )
-        cursor = page.next_cursor
         if cursor is None:
-            return tools
+            return items
         if cursor in seen:
-            raise ToolListError(server, "its tools/list cursor repeats, so its pages never end")
+            raise ToolListError(server, f"its {method} cursor repeats, so its pages never end")
         seen.add(cursor)
-    raise ToolListError(server, f"its tools/list goes past {settings.max_pages} pages (max_pages)")
+    raise ToolListError(server, f"its {method} goes past {max_pages} pages (max_pages)")
 
 
 def check_tools(

@@ -1,0 +1,101 @@
+"""Registry URIs: every server's resources under one scheme, routable back to their server.
+
+A resource (or template) URI ``U`` of the server mounted as namespace ``ns`` is published
+as ``mcpmount://ns/U``, with ``U`` verbatim: ``file:///a.txt`` of ``fs`` is
+``mcpmount://fs/file:///a.txt``, and the template ``file:///{path}`` is
+``mcpmount://fs/file:///{path}``, so expanding a registry template yields a registry URI.
+Two servers that list the same URI never collide. A registry URI is routed by what
+stands between ``mcpmount://`` and the first ``/`` after it (a namespace never holds a
+``/``); the rest is sent to that server as it is, with no guessing. Every URI a server
+returns (``resource_link`` and embedded ``resource`` blocks in tool results and prompt
+messages, ``contents[].uri`` of a read) is rewritten the same way, so a URI the host gets
+can always be read back through the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import mcp_types
+
+from mcpmount import naming
+from mcpmount.errors import UnknownResourceError
+
+__all__ = [
+    "URI_SCHEME",
+    "registry_uri",
+    "rewrite_blocks",
+    "rewrite_call",
+    "rewrite_prompt",
+    "rewrite_read",
+    "split_uri",
+]
+
+URI_SCHEME = "mcpmount://"
+
+
+def registry_uri(namespace: str, uri: str) -> str:
+    """Return the registry URI of ``uri`` of server ``namespace``: ``mcpmount://ns/uri``."""
+    return f"{URI_SCHEME}{namespace}/{uri}"
+
+
+def split_uri(uri: str) -> tuple[str, str]:
+    """Return ``(namespace, the server's own URI)`` of a registry URI.
+
+    Raises:
+        UnknownResourceError: ``uri`` is not ``mcpmount://<namespace>/<uri>``.
+    """
+    if not uri.startswith(URI_SCHEME):
+        raise UnknownResourceError(uri, f"registry URIs start with {URI_SCHEME}<namespace>/")
+    namespace, slash, raw = uri[len(URI_SCHEME) :].partition("/")
+    if not slash or naming.namespace_problem(namespace) is not None:
+        raise UnknownResourceError(uri, f"it is not {URI_SCHEME}<namespace>/<uri>")
+    return namespace, raw
+
+
+def rewrite_blocks(
+    namespace: str, blocks: Sequence[mcp_types.ContentBlock]
+) -> list[mcp_types.ContentBlock] | None:
+    """Return ``blocks`` with every resource URI made a registry URI; None if none has one."""
+    if not any(isinstance(b, mcp_types.ResourceLink | mcp_types.EmbeddedResource) for b in blocks):
+        return None
+    rewritten: list[mcp_types.ContentBlock] = []
+    for block in blocks:
+        match block:
+            case mcp_types.ResourceLink():
+                block = block.model_copy(update={"uri": registry_uri(namespace, block.uri)})
+            case mcp_types.EmbeddedResource():
+                inner = block.resource
+                inner = inner.model_copy(update={"uri": registry_uri(namespace, inner.uri)})
+                block = block.model_copy(update={"resource": inner})
+            case _:
+                pass
+        rewritten.append(block)
+    return rewritten
+
+
+def rewrite_call(namespace: str, result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
+    """Return a tool result with its resource URIs made registry URIs."""
+    blocks = rewrite_blocks(namespace, result.content)
+    return result if blocks is None else result.model_copy(update={"content": blocks})
+
+
+def rewrite_prompt(namespace: str, result: mcp_types.GetPromptResult) -> mcp_types.GetPromptResult:
+    """Return a prompt with the resource URIs of its messages made registry URIs."""
+    messages: list[mcp_types.PromptMessage] = []
+    for message in result.messages:
+        blocks = rewrite_blocks(namespace, [message.content])
+        messages.append(
+            message if blocks is None else message.model_copy(update={"content": blocks[0]})
+        )
+    return result.model_copy(update={"messages": messages})
+
+
+def rewrite_read(
+    namespace: str, result: mcp_types.ReadResourceResult
+) -> mcp_types.ReadResourceResult:
+    """Return a read result whose ``contents[].uri`` are registry URIs."""
+    contents = [
+        c.model_copy(update={"uri": registry_uri(namespace, c.uri)}) for c in result.contents
+    ]
+    return result.model_copy(update={"contents": contents})
