@@ -52,6 +52,7 @@ class ChangeFeed:
     (they reach the message handler too while it is open: each is handled once)."""
     _scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     _reopen: anyio.Event = field(default_factory=anyio.Event)
+    _opened: anyio.Event = field(default_factory=anyio.Event)
 
     async def listen(
         self, client: Client, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -70,23 +71,33 @@ class ChangeFeed:
                 uris = sorted(self.subscriptions)
                 try:
                     async with client.listen(**flags, resource_subscriptions=uris) as stream:
-                        task_status.started()
-                        started = True
+                        self._opened.set()
+                        if not started:
+                            task_status.started()
+                            started = True
                         with self._scope:
                             async for event in stream:
                                 self.on_event(event)
                 except (MCPError, SubscriptionLost, ListenNotSupportedError, TimeoutError) as exc:
                     logger.info("server %r: no live change notices (%s)", self.server, exc)
+                    self._opened.set()
+            else:
+                self._opened.set()  # nothing to listen to
             if not started:
                 task_status.started()
                 started = True
             await self._reopen.wait()
             self._reopen = anyio.Event()
 
-    def resubscribe(self) -> None:
-        """Open the listen stream again, with ``subscriptions`` as they are now."""
+    def resubscribe(self) -> anyio.Event:
+        """Open the listen stream again, with ``subscriptions`` as they are now.
+
+        Returns an event set once the new stream is acknowledged (or was refused).
+        """
+        self._opened = anyio.Event()
         self._reopen.set()
         self._scope.cancel()
+        return self._opened
 
     def on_message(self, message: IncomingMessage) -> None:
         """Handle a message of the client's message handler (the handshake era's notices)."""

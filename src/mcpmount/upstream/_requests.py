@@ -95,7 +95,10 @@ async def set_subscription(
     client = connection.client
     if client is not None and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
         if before != on:
-            feed.resubscribe()
+            with anyio.move_on_after(timeout):
+                await feed.resubscribe().wait()
+                return
+            raise CallTimeoutError(connection.server, name, timeout, kind="resource")
         return
 
     async def send(client: Client) -> mcp_types.EmptyResult:
