@@ -2,9 +2,10 @@
 
 Data goes to stdout (rich tables, or ``--json``); diagnostics go to stderr. Each command
 lives with its kind: ``check``, ``status`` and ``lock`` mount every server (``_mount``);
-``tools``, ``search`` and ``call`` query the mounted tools (``_query``); ``serve`` hands
-the config to `mcpmount.serve` (``_serve``). ``_app`` parses, dispatches and maps errors to
-exit codes.
+``tools``, ``search`` and ``call`` query the mounted tools (``_query``); ``prompts``,
+``resources``, ``read`` and ``prompt`` what servers offer besides tools (``_content``);
+``serve`` hands the config to `mcpmount.serve` (``_serve``). ``_app`` parses, dispatches
+and maps errors to exit codes.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.text import Text
 
+from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._query import run_call, run_search, run_tools
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if (
-        args.command == "call"
+        args.command in ("call", "prompt")
         and args.config is None
         and not args.arguments.lstrip().startswith("{")
     ):
@@ -61,6 +62,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 command = partial(run_search, config, args, out)
             case "call":
                 command = partial(run_call, config, args, out, err)
+            case "prompts":
+                command = partial(run_prompts, config, args, out)
+            case "resources":
+                command = partial(run_resources, config, args, out)
+            case "read":
+                command = partial(run_read, config, args, out)
+            case "prompt":
+                command = partial(run_prompt, config, args, out, err)
             case "status":
                 command = partial(run_status, config, args, out, err)
             case "lock":
@@ -134,6 +143,17 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
     config_arg(call)
     call.add_argument("--timeout", type=_seconds, help="seconds to wait for the result")
+    config_arg(command("prompts", "list the mounted prompts under their public names"))
+    config_arg(command("resources", "list the mounted resources and templates (registry URIs)"))
+    read = command("read", "read one resource and print its contents")
+    read.add_argument("uri", help="a registry URI, e.g. mcpmount://fs/file:///a.txt")
+    config_arg(read)
+    read.add_argument("--timeout", type=_seconds, help="seconds to wait for the contents")
+    prompt = command("prompt", "get one prompt and print its messages")
+    prompt.add_argument("name", help="the public prompt name, e.g. fs__summarize")
+    prompt.add_argument("arguments", nargs="?", default="{}", help="a JSON object of strings")
+    config_arg(prompt)
+    prompt.add_argument("--timeout", type=_seconds, help="seconds to wait for the prompt")
     serve = commands.add_parser(
         "serve",
         help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",

@@ -199,5 +199,11 @@ async def run_lock(config: RegistryConfig, out: Console, err: Console) -> int:
     path = lock_path(config.path)
     pins.write(path)
     tools = sum(len(t) for t in servers.values())
-    out.print(Text(f"wrote {path}: {len(servers)} servers, {tools} tool definitions pinned"))
+    sections = pins.content or {}
+    prompts = sum(len(p) for p in sections.get("prompts", {}).values())
+    resources = sum(
+        len(r) for kind in ("resources", "templates") for r in sections.get(kind, {}).values()
+    )
+    pinned = f"{tools} tool, {prompts} prompt and {resources} resource definitions pinned"
+    out.print(Text(f"wrote {path}: {len(servers)} servers, {pinned}"))
     return EXIT_OK

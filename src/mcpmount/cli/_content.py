@@ -1,0 +1,125 @@
+"""What servers offer besides tools: ``prompts``, ``resources``, ``read`` and ``prompt``.
+
+Resources are shown under their registry URIs (``mcpmount://<namespace>/<uri>``), which
+``read`` takes back. Server text is printed as `rich.text.Text`, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import mcp_types
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mcpmount.cli._exit import EXIT_OK, EXIT_USAGE
+from mcpmount.config import RegistryConfig
+from mcpmount.registry import open_registry
+
+__all__ = ["run_prompt", "run_prompts", "run_read", "run_resources"]
+
+
+def _wire(items: list[BaseModel]) -> list[object]:
+    return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+async def run_prompts(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        prompts = registry.prompts()
+    if args.json:
+        out.print_json(json.dumps(_wire(list(prompts))))
+        return EXIT_OK
+    table = Table(title=Text(f"{len(prompts)} prompts"))
+    table.add_column(
+        "name", no_wrap=True, min_width=len(max((p.name for p in prompts), default=""))
+    )
+    table.add_column("arguments (* required)", no_wrap=True)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
+    for prompt in prompts:
+        arguments = ", ".join(a.name + ("*" if a.required else "") for a in prompt.arguments or [])
+        table.add_row(Text(prompt.name), Text(arguments), Text(_first_line(prompt.description)))
+    out.print(table)
+    return EXIT_OK
+
+
+async def run_resources(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        resources = registry.resources()
+        templates = registry.resource_templates()
+    if args.json:
+        body = {"resources": _wire(list(resources)), "templates": _wire(list(templates))}
+        out.print_json(json.dumps(body))
+        return EXIT_OK
+    rows = [(r.uri, r.name, r.mime_type, r.description) for r in resources]
+    rows += [(t.uri_template, t.name, t.mime_type, t.description) for t in templates]
+    title = f"{len(resources)} resources, {len(templates)} templates"
+    table = Table(title=Text(title))
+    table.add_column(
+        "URI (template)", no_wrap=True, min_width=len(max((r[0] for r in rows), default=""))
+    )
+    table.add_column("name", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
+    for uri, name, mime, description in rows:
+        table.add_row(Text(uri), Text(name), Text(mime or ""), Text(_first_line(description)))
+    out.print(table)
+    return EXIT_OK
+
+
+async def run_read(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
+    async with open_registry(config) as registry:
+        result = await registry.read_resource(args.uri, timeout=args.timeout)
+    if args.json:
+        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+        return EXIT_OK
+    for item in result.contents:
+        match item:
+            case mcp_types.TextResourceContents():
+                out.print(Text(item.text))
+            case mcp_types.BlobResourceContents():
+                mime = item.mime_type or "unknown type"
+                out.print(Text(f"[blob: {mime}, {len(item.blob)} base64 chars, {item.uri}]"))
+    return EXIT_OK
+
+
+async def run_prompt(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    try:
+        arguments: object = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
+        return EXIT_USAGE
+    if not isinstance(arguments, dict) or not all(
+        isinstance(value, str)
+        for value in arguments.values()  # pyright: ignore[reportUnknownVariableType]
+    ):
+        err.print(
+            Text(
+                'prompt arguments are a JSON object of strings, e.g. \'{"name": "Ada"}\'',
+                style="red",
+            )
+        )
+        return EXIT_USAGE
+    strings: dict[str, str] = arguments  # pyright: ignore[reportUnknownVariableType]
+    async with open_registry(config) as registry:
+        result = await registry.get_prompt(args.name, strings, timeout=args.timeout)
+    if args.json:
+        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+        return EXIT_OK
+    for message in result.messages:
+        block = message.content
+        if isinstance(block, mcp_types.TextContent):
+            out.print(Text(f"{message.role}: {block.text}"))
+        else:
+            out.print(Text(f"{message.role}:"))
+            out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
+    return EXIT_OK
