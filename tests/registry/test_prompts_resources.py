@@ -7,6 +7,8 @@ in both protocol eras: ``legacy`` (handshake, notices through the message handle
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -163,6 +165,25 @@ class TestLive:
             await registry.call("a__link")  # a round trip: a stray update would be in by now
             assert updates == ["mcpmount://a/memo://one"]
 
+    async def test_subscriptions_survive_a_restart(self, protocol: str) -> None:
+        """A restarted server is subscribed again to what its old connection was."""
+        async with Registry() as registry:
+            await registry.mount("a", content(protocol, restart="on-failure"))
+            record_pids(registry)
+            updates: list[str] = []
+            registry.subscribe_updates(updates.append)
+            await registry.subscribe_resource("mcpmount://a/file:///shared.txt")
+            pid = registry.status()[0].pid
+            assert pid is not None
+            os.killpg(pid, signal.SIGKILL)
+            await wait_for(lambda: registry.status()[0].restarts == 1)
+            record_pids(registry)
+            with anyio.fail_after(15):  # the new subscription is sent just after the restart
+                while not updates:
+                    await registry.call("a__touch", {"uri": "file:///shared.txt"})
+                    await anyio.sleep(0.1)
+            assert set(updates) == {"mcpmount://a/file:///shared.txt"}
+
     async def test_a_server_without_subscriptions_says_so(self, protocol: str) -> None:
         """No subscribe capability: a clear error, nothing sent."""
         async with Registry() as registry:
@@ -189,6 +210,19 @@ class TestLive:
             assert texts(await registry.read_resource("mcpmount://a/memo://two")) == [
                 "added memo://two"
             ]
+
+    async def test_a_refused_relist_keeps_the_old_lists(self, protocol: str) -> None:
+        """A changed list that breaks a rule is not applied; the old prompts stay usable."""
+        async with Registry() as registry:
+            await registry.mount("a", content(protocol))
+            record_pids(registry)
+            before = registry.prompts()
+            await registry.call("a__add_prompt", {"name": "bad name!"})
+            await wait_for(lambda: registry.status()[0].error is not None)
+            assert "prompt 'bad name!'" in (registry.status()[0].error or "")
+            assert registry.prompts() == before
+            result = await registry.get_prompt("a__greet", {"name": "Ada"})
+            assert result.messages
 
 
 class TestAllOrNothing:

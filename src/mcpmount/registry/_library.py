@@ -10,6 +10,7 @@ Each request is sent with the server's own name or URI, within the server's call
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
@@ -30,6 +31,7 @@ from mcpmount.catalog import (
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import (
     NotSupportedError,
+    RegistryError,
     ServerError,
     ServerNotRunningError,
     UnknownResourceError,
@@ -37,6 +39,8 @@ from mcpmount.errors import (
 from mcpmount.upstream import Connection, ServerContent, Supervisor, request, set_subscription
 
 __all__ = ["LibraryMethods"]
+
+logger = logging.getLogger(__name__)
 
 _Result = TypeVar("_Result", bound=pydantic.BaseModel)
 
@@ -185,6 +189,17 @@ class LibraryMethods:
         supervisor = self._servers[server]
         seconds = self._timeout(supervisor, timeout)
         await set_subscription(supervisor.connection, raw, uri, on, seconds)
+
+    async def _subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
+        """Subscribe a restarted server's new connection to what its old one was."""
+        for raw in sorted(uris):
+            uri = registry_uri(supervisor.server, raw)
+            try:
+                await self._subscription(uri, True, None)
+            except RegistryError as exc:
+                logger.warning(
+                    "server %r: %s was not subscribed again: %s", supervisor.server, uri, exc
+                )
 
     def _route(self, uri: str) -> tuple[str, str]:
         server, raw = split_uri(uri)

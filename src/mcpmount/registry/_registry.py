@@ -313,9 +313,12 @@ class Registry(LibraryMethods):
             await self._publish_or_close(supervisor, connection, first=False)
             return connection
 
+        subscribed = set(supervisor.connection.feed.subscriptions)
         connection = await supervisor.restart(start)
         if connection is not None and connection.state is ServerState.FAILED:
             self._lost(connection)  # it died before it was committed
+        elif connection is not None:
+            await self._subscribe_again(supervisor, subscribed)
 
     def _task_group(self) -> TaskGroup:
         if self._tg is None or self._closed:
