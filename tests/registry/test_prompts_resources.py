@@ -20,6 +20,7 @@ import pytest
 from mcpmount.catalog import Pins, registry_uri, split_uri
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import (
+    CallTimeoutError,
     DefinitionChangedError,
     NotSupportedError,
     ResultTooLargeError,
@@ -147,6 +148,17 @@ class TestNamesAndRouting:
             record_pids(registry)
             with pytest.raises(ResultTooLargeError, match="resource 'mcpmount://a/memo://one'"):
                 await registry.read_resource("mcpmount://a/memo://one")
+
+    async def test_a_read_obeys_its_timeout_and_the_server_stays_usable(
+        self, protocol: str
+    ) -> None:
+        """A read that takes too long is a CallTimeoutError naming the URI; nothing breaks."""
+        async with Registry() as registry:
+            await registry.mount("a", content(protocol))
+            record_pids(registry)
+            with anyio.fail_after(20), pytest.raises(CallTimeoutError, match="memo://slow"):
+                await registry.read_resource("mcpmount://a/memo://slow", timeout=0.5)
+            assert texts(await registry.read_resource("mcpmount://a/memo://one")) == ["one"]
 
 
 class TestLive:

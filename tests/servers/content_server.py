@@ -2,7 +2,8 @@
 
 Prompts: ``greet(name, style?)`` (its messages hold an embedded ``memo://one``).
 Resources: ``memo://one`` and ``file:///shared.txt`` (its text names ``--label``, so two
-servers with the same URI can be told apart); template ``memo://items/{item}``.
+servers with the same URI can be told apart); template ``memo://items/{item}``; reading
+the unlisted ``memo://slow`` takes a minute.
 Completions: ``greet``'s ``name`` and the template's ``item``.
 Tools: ``link()`` returns a ``resource_link`` and an embedded resource; ``touch(uri)``
 announces that a resource changed; ``add_resource(uri)`` and ``add_prompt(name)`` change
@@ -109,6 +110,8 @@ async def read_resource(
     ctx: ServerRequestContext, params: types.ReadResourceRequestParams
 ) -> types.ReadResourceResult:
     uri = params.uri
+    if uri == "memo://slow":  # unlisted: a read that takes longer than any test waits
+        await anyio.sleep(60)
     if uri.startswith("memo://items/"):
         value = f"item:{uri.removeprefix('memo://items/')}"
     elif uri in texts:
