@@ -1,4 +1,5 @@
-"""The registry's prompts and resources: listing, getting, reading, completing, subscribing.
+"""The registry's prompts and resources: listing, getting, reading, completing, subscribing;
+and the listeners of every table (tools, prompts, resources).
 
 `Registry` inherits these methods. Prompts are routed through the prompt table by their
 public name, resources by their registry URI (``mcpmount://<namespace>/<uri>``, see
@@ -21,7 +22,9 @@ from mcp import Client
 
 from mcpmount.catalog import (
     CONTENT_KINDS,
+    Catalog,
     Library,
+    Listener,
     Pins,
     registry_uri,
     rewrite_prompt,
@@ -52,11 +55,28 @@ class LibraryMethods:
     """The prompt and resource half of `Registry` (its state lives in the registry)."""
 
     settings: RegistrySettings
+    _catalog: Catalog
     _library: Library
     _servers: dict[str, Supervisor]
     _failures: dict[str, ServerError]
 
     # -- listing ------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` after every change of the tool, prompt or resource tables
+        (`RegistryChange.kind` says which); returns the unsubscriber.
+
+        Listeners run synchronously, right after the change: keep them short (set an event,
+        put on a queue). One that raises is logged and kept.
+        """
+        from_tools = self._catalog.subscribe(listener)
+        from_library = self._library.subscribe(listener)
+
+        def unsubscribe() -> None:
+            from_tools()
+            from_library()
+
+        return unsubscribe
 
     def prompts(self) -> list[mcp_types.Prompt]:
         """Return every mounted prompt under its public name (``<namespace>__<prompt>``)."""

@@ -20,7 +20,7 @@ import mcp_types
 from anyio.abc import TaskGroup
 from mcp.shared.dispatcher import ProgressFnT
 
-from mcpmount.catalog import Catalog, Library, Listener, Pins, rewrite_call
+from mcpmount.catalog import Catalog, Library, Pins, rewrite_call
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     MountError,
@@ -326,24 +326,6 @@ class Registry(LibraryMethods):
         return self._tg
 
     # -- what the model sees ------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` after every change of the tool, prompt or resource tables
-        (`RegistryChange.kind` says which); returns the unsubscriber.
-
-        Listeners run synchronously, right after the change: keep them short (set an event,
-        put on a queue). One that raises is logged and kept.
-        """
-        from_tools, from_library = (
-            self._catalog.subscribe(listener),
-            self._library.subscribe(listener),
-        )
-
-        def unsubscribe() -> None:
-            from_tools()
-            from_library()
-
-        return unsubscribe
 
     def lock(self, previous: Pins | None = None) -> Pins:
         """Return the pins of every mounted tool, prompt and resource (for ``mcpmount lock``).
