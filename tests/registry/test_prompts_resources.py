@@ -259,6 +259,19 @@ class TestAllOrNothing:
             record_pids(registry)
             assert [p.name for p in registry.prompts()] == ["a__greet"]
 
+    async def test_invalid_names_sanitize_renames_the_prompt_and_routes_it_raw(
+        self, protocol: str
+    ) -> None:
+        """A sanitized prompt name gets the tools' hash suffix; gets reach it by its raw name."""
+        async with Registry() as registry:
+            await registry.mount("a", content(protocol, "--bad-prompt", invalid_names="sanitize"))
+            record_pids(registry)
+            renamed, greet = (p.name for p in registry.prompts())  # sorted by name
+            assert greet == "a__greet"
+            assert renamed.startswith("a__bad_name__")
+            result = await registry.get_prompt(renamed, {"name": "Ada"})
+            assert result.messages
+
     async def test_too_many_prompts_refuse_the_server(self, protocol: str) -> None:
         """max_prompts bounds a server's prompt list."""
         async with Registry(RegistrySettings(max_prompts=1)) as registry:
