@@ -11,14 +11,16 @@ import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 import anyio
 import mcp_types
 import pytest
+from mcp.server.mcpserver import MCPServer
 
+from http_fixture import serve_http
 from mcpmount.catalog import Pins, registry_uri, split_uri
-from mcpmount.config import RegistrySettings
+from mcpmount.config import HttpServer, RegistrySettings
 from mcpmount.errors import (
     CallTimeoutError,
     DefinitionChangedError,
@@ -37,9 +39,12 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 CONTENT = str(SERVERS / "content_server.py")
 
 
+Era = Literal["legacy", "auto"]
+
+
 @pytest.fixture(params=["legacy", "auto"], name="protocol")
-def protocol_fixture(request: pytest.FixtureRequest) -> str:
-    return request.param
+def protocol_fixture(request: pytest.FixtureRequest) -> Era:
+    return cast("Era", request.param)
 
 
 def content(protocol: str, *flags: str, **options: Any) -> Any:
@@ -318,6 +323,38 @@ class TestPins:
             await registry.mount("a", content(protocol, "--greet-description", "Changed."))
             record_pids(registry)
             assert registry.prompts()[0].description == "Changed."
+
+
+async def test_prompts_and_resources_of_an_http_server(protocol: Era) -> None:
+    """Streamable HTTP: an MCPServer's prompt, resource and template, mounted and routed."""
+    server = MCPServer("web", version="0.1.0")
+
+    @server.prompt()
+    def review(code: str) -> str:
+        """Review some code."""
+        return f"Please review: {code}"
+
+    @server.resource("notes://today")
+    def today() -> str:
+        return "buy milk"
+
+    @server.resource("notes://day/{day}")
+    def day(day: str) -> str:
+        return f"notes of {day}"
+
+    async with serve_http(server.streamable_http_app()) as url, Registry() as registry:
+        await registry.mount("web", HttpServer(url=url, protocol=protocol))
+        assert [p.name for p in registry.prompts()] == ["web__review"]
+        got = await registry.get_prompt("web__review", {"code": "x = 1"})
+        first = got.messages[0].content
+        assert isinstance(first, mcp_types.TextContent)
+        assert first.text == "Please review: x = 1"
+        assert [r.uri for r in registry.resources()] == ["mcpmount://web/notes://today"]
+        assert texts(await registry.read_resource("mcpmount://web/notes://today")) == ["buy milk"]
+        template = registry.resource_templates()[0].uri_template
+        assert template == "mcpmount://web/notes://day/{day}"
+        read = await registry.read_resource(template.replace("{day}", "monday"))
+        assert texts(read) == ["notes of monday"]
 
 
 def test_registry_uris_route_by_the_namespace_only() -> None:
