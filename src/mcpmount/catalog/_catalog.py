@@ -55,7 +55,8 @@ class RegistryChange:
     """Public names whose definition changed."""
     kind: Literal["tools", "prompts", "resources"] = "tools"
     """Which list changed; for ``resources`` (resources and templates) the names are
-    registry URIs (``mcpmount://<namespace>/<uri>``)."""
+    registry URIs (``mcpmount://<namespace>/<uri>``). A server's first tool list is told
+    even when empty; prompt and resource changes only when something changed."""
 
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed)

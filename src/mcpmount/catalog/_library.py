@@ -110,6 +110,7 @@ class Library:
         try:
             names = naming.assign(server, [p.name for p in prompts], self.settings.max_name_length)
         except ValueError as exc:
+            # `naming.assign` speaks of tools; these are prompts.
             raise ToolListError(server, str(exc).replace("tools", "prompts", 1)) from None
         for name, raw in names.items():
             other = self._prompts.get(name)
