@@ -14,6 +14,7 @@ The tree::
         ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
         └── CallError                 a call failed (``.tool``)
             ├── ArgumentsError        the arguments cannot be sent as JSON; nothing was sent
+            ├── CallDeniedError       an approval gate denied the call; nothing was sent
             ├── CallTimeoutError      no answer in time: the outcome is unknown
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
             ├── ServerCrashedError    the connection was lost while the call was in flight
@@ -31,6 +32,7 @@ import pydantic
 
 __all__ = [
     "ArgumentsError",
+    "CallDeniedError",
     "CallError",
     "CallTimeoutError",
     "ConfigError",
@@ -168,6 +170,19 @@ class ArgumentsError(CallError, ValueError):
             tool,
             f"its arguments cannot be sent: {where} {problem}; nothing was sent, fix the "
             "arguments and call again",
+        )
+
+
+class CallDeniedError(CallError, PermissionError):
+    """Raised when an approval gate denies a call; the server never saw it.
+
+    ``reason`` is the approver's (or says why there was no approver to ask).
+    """
+
+    def __init__(self, server: str, tool: str, reason: str) -> None:
+        self.reason = reason or "no reason given"
+        super().__init__(
+            server, tool, f"the call was denied and not sent to the server: {self.reason}"
         )
 
 

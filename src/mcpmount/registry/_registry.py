@@ -28,9 +28,10 @@ from mcpmount.errors import (
     ServerStartError,
 )
 from mcpmount.handlers import Approver, ClientHandlers
+from mcpmount.registry._approval import gated, seek_approval
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
-from mcpmount.registry._mounting import check_namespaces, mount_concurrently
+from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, notes_of, status_row
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
@@ -54,9 +55,8 @@ class Registry:
         settings: Names, timeouts and limits; defaults (and ``MCPMOUNT_*``) if omitted.
         pins: Pinned tool hashes from a lock file. With pins, a server whose definitions
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
-        handlers: The host's answers to what servers ask (sampling, elicitation, roots)
-            and where their log messages go; see `ClientHandlers`.
-        approver: Decides the calls that an approval gate holds; see `Approver`.
+        handlers: The host's answers to what servers ask, and its log handler.
+        approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
     """
 
     def __init__(
@@ -71,6 +71,7 @@ class Registry:
         self.pins = pins
         self.handlers = handlers
         self.approver = approver
+        self._log_level: mcp_types.LoggingLevel | None = None
         self._catalog = Catalog(self.settings, pins)
         self._servers: dict[str, Supervisor] = {}
         self._stats: dict[str, CallStats] = {}
@@ -140,6 +141,7 @@ class Registry:
             on_lost=self._lost,
             on_tools=self._relisted,
             handlers=self.handlers,
+            log_level=self._log_level,
             reaper=self._reaper,
         )
         # While it starts, closing the registry, or its server, cuts the start short.
@@ -301,6 +303,15 @@ class Registry:
         if connection is not None and connection.state is ServerState.FAILED:
             self._lost(connection)  # it died before it was committed
 
+    async def set_log_level(self, level: mcp_types.LoggingLevel) -> None:
+        """Ask every server (also later ones) for log messages at ``level`` and up."""
+        self._log_level = level
+        await each_connection(self._servers, self._starting, lambda a: a.set_log_level(level))
+
+    async def roots_changed(self) -> None:
+        """Tell every server that the host's roots changed (only with a roots handler)."""
+        await each_connection(self._servers, self._starting, lambda a: a.roots_changed())
+
     def _task_group(self) -> TaskGroup:
         if self._tg is None or self._closed:
             raise RuntimeError("the registry is not open; use `async with Registry(...)`")
@@ -394,8 +405,7 @@ class Registry:
             arguments: The tool's arguments.
             timeout: Seconds to wait; default: the server's, else the registry's call_timeout.
             progress: Called with (progress, total, message) as the server reports progress.
-            context: Anything; handed to the handlers (as ``Asker.context``) of what the
-                server asks during this call.
+            context: Anything; what the server asks meanwhile comes with it (`Asker`).
 
         Raises:
             UnknownToolError: No tool has that name.
@@ -404,6 +414,7 @@ class Registry:
             ServerCrashedError: The server died during the call.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result is over ``max_result_bytes``.
+            CallDeniedError: An approval gate denied it; nothing was sent.
         """
         if name == TOOL_SEARCH_NAME:
             return self.tool_search(arguments).result
@@ -412,6 +423,8 @@ class Registry:
         entry = self._catalog.get(name)
         check_arguments(entry.server, name, arguments)
         supervisor = self._servers[entry.server]
+        if gated(entry, supervisor.spec, self.settings.approval):  # see registry/_approval.py
+            arguments = await seek_approval(self.approver, entry, arguments, context)
         if timeout is None:
             timeout = supervisor.spec.call_timeout or self.settings.call_timeout
         began = anyio.current_time()
