@@ -55,3 +55,7 @@ class Recorder:
         self._note("roots", asker)
         root = mcp_types.Root(uri="file:///work/project", name="project")  # pyright: ignore[reportArgumentType]
         return mcp_types.ListRootsResult(roots=[root])
+
+
+BEHAVIOUR = 20.0
+"""Seconds for what a test checks once its servers are up, on a loaded machine."""

@@ -202,7 +202,11 @@ class Asking:
 
     def _invalid(self, what: str, answer: object) -> mcp_types.ErrorData:
         logger.warning(
-            "server %r: the %s handler returned %s, not a result", self.server, what, type(answer)
+            "server %r: the %s handler returned %s for %s, not a result",
+            self.server,
+            what,
+            type(answer).__name__,
+            _asked_by(self.asker()),
         )
         message = f"the client's {what} handler returned an invalid answer"
         return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=message)
