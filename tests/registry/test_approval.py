@@ -4,6 +4,7 @@ server (its own counter proves it); the model sees the reason as an error result
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -12,8 +13,8 @@ from mcp import Client
 
 from asking_support import BEHAVIOUR, asking
 from mcpmount.adapters import AnthropicAdapter
-from mcpmount.config import RegistrySettings
-from mcpmount.errors import CallDeniedError, CallError
+from mcpmount.config import RegistrySettings, load_config
+from mcpmount.errors import CallDeniedError, CallError, ConfigError
 from mcpmount.handlers import Approval, ApprovalRequest, Approver
 from mcpmount.registry import Registry
 from mcpmount.serve import RegistryServer
@@ -206,3 +207,33 @@ def test_a_denial_is_a_call_error() -> None:
     assert isinstance(error, CallError)
     assert isinstance(error, PermissionError)
     assert error.reason == "no reason given"
+
+
+async def test_an_approve_glob_that_matches_no_tool_is_warned_of(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A typo in `approve` would leave the tool it meant ungated: say so at mount."""
+    async with _registry(Desk()) as registry:
+        await registry.mount("a", asking(approve=["delete_*", "delet_thing"]))
+    warned = [r.getMessage() for r in caplog.records if "approve glob" in r.getMessage()]
+    assert warned == ["server 'a': approve glob 'delet_thing' matches none of its tools"]
+
+
+def test_approve_and_approval_are_read_from_a_config_file(tmp_path: Path) -> None:
+    """`approve` per server, `approval` for the registry (also MCPMOUNT_APPROVAL)."""
+    path = tmp_path / "gated.toml"
+    path.write_text(
+        '[registry]\napproval = "destructive"\n\n'
+        '[servers.a]\ncommand = "python"\napprove = ["delete_*"]\n'
+    )
+    config = load_config(path)
+    assert config.settings.approval == "destructive"
+    assert config.servers["a"].approve == ["delete_*"]
+
+
+def test_an_unknown_approval_policy_is_a_config_error_naming_the_key(tmp_path: Path) -> None:
+    """A policy mcpmount does not know must not silently gate less."""
+    path = tmp_path / "gated.toml"
+    path.write_text('[registry]\napproval = "some"\n\n[servers.a]\ncommand = "python"\n')
+    with pytest.raises(ConfigError, match="approval"):
+        load_config(path)

@@ -13,7 +13,7 @@ from mcp import MCPError
 
 from asking_support import BEHAVIOUR, Recorder, asking
 from mcpmount.config import RegistryConfig, RegistrySettings
-from mcpmount.errors import UpstreamError
+from mcpmount.errors import CallTimeoutError, UpstreamError
 from mcpmount.handlers import Asker, ClientHandlers, ElicitationHandler
 from mcpmount.registry import Registry, open_registry
 from support import text_of
@@ -195,3 +195,27 @@ async def _calls(registry: Registry, server: str) -> dict[str, object]:
     """The server's own counters; a notice sent before this call has arrived by then."""
     counts: dict[str, object] = json.loads(text_of(await registry.call(f"{server}__calls")))
     return counts
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_handler_still_waiting_when_its_call_times_out_is_cancelled(era: Era) -> None:
+    """The call's timeout bounds its handlers (in the handshake era through the server,
+    which cancels its own request when the call is cancelled)."""
+    cancelled = anyio.Event()
+
+    async def forever(
+        asker: Asker, params: mcp_types.CreateMessageRequestParams
+    ) -> mcp_types.CreateMessageResult:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.set()
+        raise AssertionError("unreachable")
+
+    async with Registry(handlers=ClientHandlers(sampling=forever)) as registry:
+        await registry.mount("a", asking(protocol=era))
+        with pytest.raises(CallTimeoutError):
+            await registry.call("a__sample", {"prompt": "x"}, timeout=0.5)
+        with anyio.fail_after(BEHAVIOUR):
+            await cancelled.wait()
+        assert text_of(await registry.call("a__read_thing", {"name": "n"})) == "read n"

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 from typing import Literal
 
+import anyio
 import mcp_types
 import pytest
 
-from asking_support import asking
+from asking_support import BEHAVIOUR, asking
 from mcpmount.handlers import ClientHandlers
 from mcpmount.registry import Registry
-from support import text_of
+from support import record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -134,3 +137,22 @@ async def test_a_failing_log_handler_is_logged_and_the_call_goes_on(
         assert text_of(await registry.call("a__log", {"text": "hi"})) == "logged"
     failed = [r.getMessage() for r in caplog.records if "log handler failed" in r.getMessage()]
     assert failed == ["server 'a': the log handler failed: RuntimeError('no disk')"]
+
+
+async def test_a_restarted_server_gets_the_level_again(logs: pytest.LogCaptureFixture) -> None:
+    """The level outlives the connection: the new process is asked for it too."""
+    async with Registry() as registry:
+        await registry.mount("a", asking(protocol="legacy", restart="on-failure"))
+        record_pids(registry)
+        await registry.set_log_level("critical")
+        pid = registry.status()[0].pid
+        assert pid is not None
+        os.killpg(pid, signal.SIGKILL)
+        with anyio.fail_after(BEHAVIOUR):
+            while registry.status()[0].restarts != 1:
+                await anyio.sleep(0.02)
+        record_pids(registry)
+        assert registry.status()[0].pid != pid
+        assert await _level_set(registry) == "critical"
+        await registry.call("a__log", {"text": "hi"})
+    assert _upstream(logs) == [(lvl, text) for lvl, text in EVERY_LEVEL if lvl >= logging.CRITICAL]

@@ -24,17 +24,19 @@ around `Registry.call`), and the approver's task is cancelled with it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 from typing import Any, cast
+
+import mcp_types
 
 from mcpmount.config import ServerSpec
 from mcpmount.errors import CallDeniedError
 from mcpmount.handlers import Approval, ApprovalRequest, Approver
 from mcpmount.tool import MountedTool
 
-__all__ = ["gated", "seek_approval"]
+__all__ = ["gated", "seek_approval", "warn_unmatched"]
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +53,15 @@ def gated(entry: MountedTool, spec: ServerSpec, policy: str) -> bool:
     if policy == "all" or any(fnmatchcase(entry.raw_name, glob) for glob in spec.approve):
         return True
     return policy == "destructive" and _may_destroy(entry)
+
+
+def warn_unmatched(server: str, spec: ServerSpec, tools: Iterable[mcp_types.Tool]) -> None:
+    """Warn of each ``approve`` glob that matches none of ``tools``: a typo there would
+    leave the tool it meant ungated."""
+    names = [tool.name for tool in tools]
+    for glob in spec.approve:
+        if not any(fnmatchcase(name, glob) for name in names):
+            logger.warning("server %r: approve glob %r matches none of its tools", server, glob)
 
 
 def _may_destroy(entry: MountedTool) -> bool:

@@ -28,7 +28,7 @@ from mcpmount.errors import (
     ServerStartError,
 )
 from mcpmount.handlers import Approver, ClientHandlers
-from mcpmount.registry._approval import gated, seek_approval
+from mcpmount.registry._approval import gated, seek_approval, warn_unmatched
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
@@ -173,6 +173,7 @@ class Registry:
         if self._closed or supervisor.closing:
             raise ServerStartError(server, "the registry or the server is closing")
         self._catalog.publish(server, supervisor.spec, tools, first=first)
+        warn_unmatched(server, supervisor.spec, tools)
         self._servers[server] = supervisor
         if first:
             self._stats[server] = CallStats()

@@ -12,8 +12,11 @@ exactly. In the handshake era a request arrives on the session's own receive tas
 any call; then the asker is the one call of this server in flight, if there is exactly
 one, and unknown otherwise.
 
-A handler that raises (a timeout included) answers the server with an error and is logged;
-it never reaches the connection, whose task group it would otherwise tear down.
+A handler that raises (a timeout included) answers with an error and is logged; it never
+reaches the connection, whose task group it would otherwise tear down. In the handshake
+era the error is the answer to the server's request; in the 2026-07-28 era the SDK's
+driver ends the call with it instead (``run_input_required_driver``), so the call fails
+with that error as an `UpstreamError`.
 """
 
 from __future__ import annotations
