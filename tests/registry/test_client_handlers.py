@@ -11,8 +11,9 @@ import mcp_types
 import pytest
 from mcp import MCPError
 
-from asking_support import BEHAVIOUR, Recorder, asking
-from mcpmount.config import RegistryConfig, RegistrySettings
+from asking_support import BEHAVIOUR, Recorder, asking, fresh_asking_server
+from http_fixture import serve_http
+from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings
 from mcpmount.errors import CallTimeoutError, UpstreamError
 from mcpmount.handlers import Asker, ClientHandlers, ElicitationHandler
 from mcpmount.registry import Registry, open_registry
@@ -219,3 +220,29 @@ async def test_a_handler_still_waiting_when_its_call_times_out_is_cancelled(era:
         with anyio.fail_after(BEHAVIOUR):
             await cancelled.wait()
         assert text_of(await registry.call("a__read_thing", {"name": "n"})) == "read n"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_handlers_answer_a_server_reached_over_streamable_http(era: Era) -> None:
+    """The same answers and attribution over HTTP (SSE back channel or input rounds)."""
+    recorder = Recorder()
+    app = fresh_asking_server().streamable_http_app()
+    async with serve_http(app) as url, Registry(handlers=recorder.handlers()) as registry:
+        await registry.mount("h", HttpServer(url=url, protocol=era))
+        view = registry.view()
+        sampled = await view.call("h__sample", {"prompt": "hi"}, context="v")
+        elicited = await view.call("h__elicit", {"question": "why?"}, context="v")
+        visited = await view.call("h__elicit_url", {"url": "https://example.com/x"})
+        rooted = await view.call("h__roots", {}, context="v")
+    assert [text_of(r) for r in (sampled, elicited, visited, rooted)] == [
+        "model said: echo hi",
+        "user answered: because",
+        "user action: accept",
+        "roots: file:///work/project",
+    ]
+    assert recorder.asked == [
+        ("sampling", "h", "h__sample", "v"),
+        ("elicitation:form", "h", "h__elicit", "v"),
+        ("elicitation:url", "h", "h__elicit_url", None),
+        ("roots", "h", "h__roots", "v"),
+    ]
