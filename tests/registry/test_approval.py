@@ -4,6 +4,8 @@ server (its own counter proves it); the model sees the reason as an error result
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -11,7 +13,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from asking_support import BEHAVIOUR, asking
+from asking_support import ASKING, BEHAVIOUR, asking
 from mcpmount.adapters import AnthropicAdapter
 from mcpmount.config import RegistrySettings, load_config
 from mcpmount.errors import CallDeniedError, CallError, ConfigError
@@ -237,3 +239,23 @@ def test_an_unknown_approval_policy_is_a_config_error_naming_the_key(tmp_path: P
     path.write_text('[registry]\napproval = "some"\n\n[servers.a]\ncommand = "python"\n')
     with pytest.raises(ConfigError, match="approval"):
         load_config(path)
+
+
+def test_mcpmount_tools_says_which_calls_need_approval(tmp_path: Path) -> None:
+    """`--json` has an ``approval`` flag per tool; the table grows an approval column."""
+    path = tmp_path / "gated.toml"
+    args = json.dumps([ASKING])
+    path.write_text(
+        f'[servers.a]\ncommand = "{sys.executable}"\nargs = {args}\napprove = ["delete_*"]\n'
+    )
+    command = [sys.executable, "-m", "mcpmount", "tools", str(path)]
+    listed = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=60)
+    table = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert [row["name"] for row in rows if row["approval"]] == ["a__delete_thing"]
+    assert table.returncode == 0, table.stderr
+    assert "approval" in table.stdout
+    assert [line for line in table.stdout.splitlines() if "needed" in line] == [
+        line for line in table.stdout.splitlines() if "a__delete_thing" in line
+    ]

@@ -1,6 +1,6 @@
 """Approval gates: which calls wait for the host's approver, and asking it.
 
-A call is gated (`gated`) when the registry's ``approval`` policy says so:
+A call is gated (`needs_approval`) when the registry's ``approval`` policy says so:
 
 ==================  =====================================================================
 ``"configured"``    (the default) the tool's raw name matches a glob of its server's
@@ -36,7 +36,7 @@ from mcpmount.errors import CallDeniedError
 from mcpmount.handlers import Approval, ApprovalRequest, Approver
 from mcpmount.tool import MountedTool
 
-__all__ = ["gated", "seek_approval", "warn_unmatched"]
+__all__ = ["needs_approval", "seek_approval", "warn_unmatched"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ NO_APPROVER = (
 )
 
 
-def gated(entry: MountedTool, spec: ServerSpec, policy: str) -> bool:
+def needs_approval(entry: MountedTool, spec: ServerSpec, policy: str) -> bool:
     """Return whether a call of ``entry`` must wait for the approver under ``policy`` (the
     registry's ``approval``; see the module docstring)."""
     if policy == "all" or any(fnmatchcase(entry.raw_name, glob) for glob in spec.approve):

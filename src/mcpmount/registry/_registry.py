@@ -28,7 +28,7 @@ from mcpmount.errors import (
     ServerStartError,
 )
 from mcpmount.handlers import Approver, ClientHandlers
-from mcpmount.registry._approval import gated, seek_approval, warn_unmatched
+from mcpmount.registry._approval import needs_approval, seek_approval, warn_unmatched
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
@@ -424,7 +424,7 @@ class Registry:
         entry = self._catalog.get(name)
         check_arguments(entry.server, name, arguments)
         supervisor = self._servers[entry.server]
-        if gated(entry, supervisor.spec, self.settings.approval):  # see registry/_approval.py
+        if needs_approval(entry, supervisor.spec, self.settings.approval):
             arguments = await seek_approval(self.approver, entry, arguments, context)
         if timeout is None:
             timeout = supervisor.spec.call_timeout or self.settings.call_timeout
