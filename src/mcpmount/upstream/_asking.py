@@ -1,22 +1,22 @@
 """What an upstream server asks of its client, answered by the host's `ClientHandlers`.
 
-The SDK's ``Client`` offers sampling, elicitation (form and URL modes) or roots to a
-server only when it is given the matching callback (``ClientSession._build_capabilities``
-in the SDK), so `Asking` hands it a callback only for the handlers the host gave: without
-one the capability is not offered, and the server cannot ask.
+The SDK's ``Client`` declares the sampling, elicitation or roots capability to a server
+only when it is given the matching callback (elicitation then in both form and URL modes,
+sampling with the sub-capabilities passed beside it), so `Asking` hands it a callback only
+for the handlers the host gave: without one the capability is not offered, and the server
+cannot ask.
 
 Who asks: in the 2026-07-28 era a server asks inside a call's result
-(``InputRequiredResult``), and the SDK's driver runs the callbacks in the calling task
-(``Client._drive_input_required``), so a context variable set around the call names it
+(``InputRequiredResult``), and the SDK answers it by running the callbacks in the calling
+task (or tasks it starts there), so a context variable set around the call names it
 exactly. In the handshake era a request arrives on the session's own receive task, outside
 any call; then the asker is the one call of this server in flight, if there is exactly
 one, and unknown otherwise.
 
 A handler that raises (a timeout included) answers with an error and is logged; it never
 reaches the connection, whose task group it would otherwise tear down. In the handshake
-era the error is the answer to the server's request; in the 2026-07-28 era the SDK's
-driver ends the call with it instead (``run_input_required_driver``), so the call fails
-with that error as an `UpstreamError`.
+era the error is the answer to the server's request; in the 2026-07-28 era the SDK ends
+the call with it instead, so the call fails with that error as an `UpstreamError`.
 """
 
 from __future__ import annotations

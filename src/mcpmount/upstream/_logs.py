@@ -8,9 +8,9 @@ secrets first: a server may echo its environment.
 The level: until the host sets one (`Registry.set_log_level`) nothing is asked of the
 server, which keeps its own default. Once set, a handshake-era server that advertises the
 ``logging`` capability gets ``logging/setLevel``, now and after every restart; in the
-2026-07-28 era, where a server logs only for requests that opt in, every call carries the
-level in its ``_meta`` (``io.modelcontextprotocol/logLevel``, see the SDK's
-``Client.log_level``).
+2026-07-28 era, where a server logs only for requests that opt in, every request carries
+the level in its ``_meta`` (``io.modelcontextprotocol/logLevel``): a connection started
+afterwards stamps it on all of them, a call always.
 """
 
 from __future__ import annotations
