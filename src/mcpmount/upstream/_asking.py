@@ -78,7 +78,7 @@ class Asking:
     log: UpstreamLog = field(init=False)
     """The server's log messages and the level asked of it."""
     client: Client | None = None
-    """The connection's SDK client while it is up, for requests outside calls."""
+    """The connection's SDK client from its handshake to its end, for requests outside calls."""
     _in_flight: list[_Call] = field(default_factory=list[_Call])
 
     def __post_init__(self, log_level: mcp_types.LoggingLevel | None) -> None:

@@ -162,11 +162,12 @@ class Connection:
                     ):
                         # Subscribe before listing, so no change falls between the two.
                         await watchers.start(self._listen, client)
+                    self.asking.client = client  # a level set from now on is sent at once
                     await self.asking.log.apply(client)
                     listed = await list_all_tools(client, self.server, self.settings)
                     self.tools = self._check(listed)
                     startup.deadline = math.inf
-                    self._client = self.asking.client = client
+                    self._client = client
                     self.state = ServerState.READY
                     self.startup_seconds = anyio.current_time() - began
                     started = True
