@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types
+from mcp.server.mcpserver import MCPServer
 
 from mcpmount.config import StdioServer
 from mcpmount.handlers import Asker, ClientHandlers
@@ -55,3 +58,18 @@ class Recorder:
         self._note("roots", asker)
         root = mcp_types.Root(uri="file:///work/project", name="project")  # pyright: ignore[reportArgumentType]
         return mcp_types.ListRootsResult(roots=[root])
+
+
+BEHAVIOUR = 20.0
+"""Seconds for what a test checks once its servers are up, on a loaded machine."""
+
+
+def fresh_asking_server() -> MCPServer:
+    """A new in-process asking server (its own module, so its own counters), for HTTP."""
+    spec = importlib.util.spec_from_file_location(f"asking_server_{uuid.uuid4().hex}", ASKING)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server: MCPServer = module.server
+    return server

@@ -47,3 +47,17 @@ def test_check_on_the_demo_config_mounts_every_server() -> None:
     assert report["ok"] is True
     assert [s["server"] for s in report["servers"]] == ["notes", "clock", "legacy"]
     assert all(s["state"] == "mounted" and s["tools"] > 0 for s in report["servers"])
+
+
+def test_the_approval_example_denies_a_deletion_and_the_note_stays() -> None:
+    """examples/approval.py: the add runs, the delete is denied with its reason, and the
+    note is still listed afterwards."""
+    done = run(sys.executable, "examples/approval.py", str(DEMO))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "add_note ran, no approval needed: True",
+        "approver asked: notes__delete_note({'note_id': 1}) [turn 2]",
+        "the model reads: server 'notes': tool 'notes__delete_note': the call was denied and "
+        "not sent to the server: the user keeps every note; archive it instead",
+        "the note is still there: True",
+    ]

@@ -17,6 +17,7 @@ The tree::
         ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
         └── CallError                 a call (a prompt, a read) failed (``.tool``, ``.kind``)
             ├── ArgumentsError        the arguments cannot be sent as JSON; nothing was sent
+            ├── CallDeniedError       an approval gate denied the call; nothing was sent
             ├── CallTimeoutError      no answer in time: the outcome is unknown
             ├── NotSupportedError     the server does not offer what was asked; nothing was sent
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
@@ -35,6 +36,7 @@ import pydantic
 
 __all__ = [
     "ArgumentsError",
+    "CallDeniedError",
     "CallError",
     "CallTimeoutError",
     "ConfigError",
@@ -222,6 +224,19 @@ class ArgumentsError(CallError, ValueError):
             tool,
             f"its arguments cannot be sent: {where} {problem}; nothing was sent, fix the "
             "arguments and call again",
+        )
+
+
+class CallDeniedError(CallError, PermissionError):
+    """Raised when an approval gate denies a call; the server never saw it.
+
+    ``reason`` is the approver's (or says why there was no approver to ask).
+    """
+
+    def __init__(self, server: str, tool: str, reason: str) -> None:
+        self.reason = reason or "no reason given"
+        super().__init__(
+            server, tool, f"the call was denied and not sent to the server: {self.reason}"
         )
 
 

@@ -11,7 +11,10 @@ An `Approver` sees every call that a gate holds (a server's ``approve`` globs, o
 registry's ``approval`` policy) before the server does; a denied call never reaches it.
 
 Every handler is told who asks (`Asker`): the server, and the tool call in flight when
-that can be told.
+that can be told. A handler that raises answers the server with an error (an
+``mcp.MCPError`` with its own code and message; anything else as an internal error naming
+only the exception's type), is logged, and never breaks the connection. A handler still
+running when its call ends (timeout or cancellation) is cancelled.
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ class Asker:
     """The namespace of the asking server."""
 
     tool: str | None = None
-    """The public name of the tool call in flight that asked, or None when unknown (a
-    request outside any call, or several calls of that server in flight at once)."""
+    """The public name of the tool call in flight that asked, or None when unknown. In the
+    2026-07-28 era a server asks within a call's result, so this is always known; in the
+    handshake era it asks on the side, and it is known when that server has exactly one
+    call in flight (None for a request outside any call, or with several in flight)."""
 
     context: object | None = None
     """What the caller passed as ``context=`` to `Registry.call` for that call."""
@@ -79,7 +84,8 @@ class ClientHandlers:
     elicitation: ElicitationHandler | None = None
     roots: RootsHandler | None = None
     logging: LogHandler | None = None
-    """Default: Python `logging`, logger ``mcpmount.server.<namespace>``."""
+    """Default: Python `logging`, logger ``mcpmount.server.<namespace>``. Either way the
+    message is redacted with the server's secrets first."""
 
     sampling_capability: mcp_types.SamplingCapability | None = None
     """What the sampling handler supports beyond plain messages (e.g. ``tools``), offered
@@ -96,6 +102,7 @@ class ApprovalRequest:
     raw_name: str
     """The name the server knows the tool by (what ``approve`` globs match)."""
     arguments: Mapping[str, Any]
+    """A read-only copy, taken before asking: exactly what is sent if the call is allowed."""
     context: object | None = None
     """What the caller passed as ``context=`` to `Registry.call`."""
 
@@ -117,4 +124,6 @@ class Approval:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
-"""Decides a gated call; raising counts as a denial."""
+"""Decides a gated call; raising counts as a denial. Its wait is not bounded by the call's
+timeout (a person may take a while), which starts once the call is approved; cancelling
+the call cancels the approver."""

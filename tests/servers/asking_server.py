@@ -5,9 +5,13 @@ the handshake era and as ``InputRequiredResult`` round trips in the 2026-07-28 e
 ``sample(prompt)`` asks for a completion; ``elicit(question)`` asks a form with one
 ``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode);
 ``roots()`` lists the client's roots; ``both(prompt)`` samples and lists roots.
-Other tools: ``log(text)`` logs ``text`` at every MCP level; ``slow(seconds)`` sleeps;
+Other tools: ``log(text)`` logs ``text`` at every MCP level (in the handshake era, those
+at or above the level ``logging/setLevel`` set, like a careful server; in the 2026-07-28
+era the SDK drops what the request did not opt in to); ``slow(seconds)`` sleeps;
 ``delete_thing(name)``, ``write_file(path)``, ``read_thing(name)`` (annotated destructive,
-destructive, read-only) only count; ``calls()`` returns how many times each tool ran.
+destructive, read-only) only count; ``calls()`` returns how many times each tool ran, how many
+``notifications/roots/list_changed`` arrived (``roots_changed``) and the last level set
+(``level``).
 Run: ``python tests/servers/asking_server.py`` (stdio).
 """
 
@@ -20,6 +24,7 @@ from typing import Annotated
 
 import anyio
 import mcp_types
+from mcp.server import ServerRequestContext
 from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
@@ -27,6 +32,7 @@ from pydantic import BaseModel
 
 server = MCPServer("asking", version="1.0.0")
 ran: Counter[str] = Counter()
+levels_set: list[mcp_types.LoggingLevel] = []
 
 LEVELS: list[mcp_types.LoggingLevel] = [
     "debug",
@@ -126,7 +132,8 @@ async def log(text: str, ctx: Context) -> str:
     ran["log"] += 1
     with warnings.catch_warnings():  # the logging capability is deprecated in 2026-07-28
         warnings.simplefilter("ignore")
-        for level in LEVELS[:-1]:
+        least = LEVELS.index(levels_set[-1]) if levels_set else 0
+        for level in LEVELS[least:-1]:
             await ctx.log(level, f"{level}: {text}", logger_name="asking")  # pyright: ignore[reportDeprecated]
         await ctx.log("emergency", {"text": text, "level": "emergency"})  # pyright: ignore[reportDeprecated]
     return "logged"
@@ -163,8 +170,28 @@ def read_thing(name: str) -> str:
 
 @server.tool()
 def calls() -> str:
-    """How many times each tool ran, as JSON."""
-    return json.dumps(dict(ran))
+    """How many times each tool ran, and more (see the module docstring), as JSON."""
+    return json.dumps({**ran, "level": levels_set[-1] if levels_set else None})
+
+
+async def set_level(
+    ctx: ServerRequestContext, params: mcp_types.SetLevelRequestParams
+) -> mcp_types.EmptyResult:
+    levels_set.append(params.level)
+    return mcp_types.EmptyResult()
+
+
+async def roots_list_changed(
+    ctx: ServerRequestContext, params: mcp_types.NotificationParams
+) -> None:
+    ran["roots_changed"] += 1
+
+
+lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+lowlevel.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, set_level)
+lowlevel.add_notification_handler(
+    "notifications/roots/list_changed", mcp_types.NotificationParams, roots_list_changed
+)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from mcpmount.config import RegistryConfig
-from mcpmount.registry import open_registry
+from mcpmount.registry import needs_approval, open_registry
 
 __all__ = ["run_call", "run_search", "run_tools"]
 
@@ -29,10 +29,12 @@ __all__ = ["run_call", "run_search", "run_tools"]
 async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
     async with open_registry(config) as registry:
         tools = registry.mounted_tools()
+        policy = config.settings.approval
+        gated = {t.name for t in tools if needs_approval(t, config.servers[t.server], policy)}
         if args.json:
             rows = [
                 {"name": t.name, "server": t.server, "raw_name": t.raw_name, "deferred": t.deferred}
-                | {"description": t.definition.description}
+                | {"approval": t.name in gated, "description": t.definition.description}
                 for t in tools
             ]
             out.print_json(json.dumps(rows))
@@ -44,14 +46,18 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
         )
         table.add_column("raw name", no_wrap=True, min_width=len(max(raws, default="")))
         table.add_column("deferred", no_wrap=True, min_width=8)
+        if gated:  # calls that wait for an approver
+            table.add_column("approval", no_wrap=True, min_width=8)
         table.add_column(
             "description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60
         )
         for tool in tools:
+            approval = ["needed" if tool.name in gated else ""] if gated else []
             table.add_row(
                 Text(tool.name),
                 Text(tool.raw_name if tool.renamed else ""),
                 "deferred" if tool.deferred else "",
+                *approval,
                 Text(_first_line(tool.definition.description)),
             )
         out.print(table)

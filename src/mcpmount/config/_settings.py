@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 from pydantic.fields import FieldInfo
@@ -98,6 +98,11 @@ class RegistrySettings(BaseSettings):
 
     max_message_bytes: int = Field(default=16_777_216, gt=0)
     """The largest message a server may send (one stdio line)."""
+
+    approval: Literal["configured", "destructive", "all"] = "configured"
+    """Which calls wait for the approver: those a server's ``approve`` globs name; those
+    and every tool that may be destructive (unless a trusted server says it is read-only
+    or not destructive); or every call."""
 
     @classmethod
     def settings_customise_sources(

@@ -81,6 +81,9 @@ class ServerBase(BaseModel):
     trust_annotations: bool = False
     """Whether this server's tool annotations (``readOnlyHint``, ...) may be trusted."""
 
+    approve: list[str] = []
+    """Globs of raw names whose calls wait for the registry's approver (``approval``)."""
+
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse"
     """What to do with a raw tool name that breaks SEP-986: refuse the server, skip the
     tool, or mount it under a sanitized public name (calls still use the raw name)."""

@@ -1,6 +1,7 @@
 """The registry: mounted servers, one name table, calls routed through it."""
 
 from mcpmount.catalog import RegistryChange
+from mcpmount.registry._approval import needs_approval
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
@@ -14,6 +15,7 @@ __all__ = [
     "RegistryChange",
     "ServerStatus",
     "View",
+    "needs_approval",
     "open_registry",
     "read_pins",
 ]

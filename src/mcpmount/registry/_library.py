@@ -21,11 +21,9 @@ import pydantic
 from mcp import Client
 
 from mcpmount.catalog import (
-    CONTENT_KINDS,
     Catalog,
     Library,
     Listener,
-    Pins,
     registry_uri,
     rewrite_prompt,
     rewrite_read,
@@ -269,15 +267,3 @@ class LibraryMethods:
         supervisor = self._servers.get(connection.server)
         if supervisor is not None and supervisor.connection is connection:
             self._library.updated(registry_uri(connection.server, uri))
-
-    def _content_pins(self, previous: Pins | None) -> dict[str, dict[str, dict[str, str]]]:
-        """The lock file's prompt and resource sections; a failed server keeps its old pins."""
-        sections = self._library.pins_of()
-        old = previous.content if previous is not None else None
-        for kind in CONTENT_KINDS:
-            empty: Mapping[str, Mapping[str, str]] = {}
-            pinned = old.get(kind, empty) if old is not None else empty
-            for server in self._failures:
-                if server in pinned:
-                    sections[kind][server] = dict(pinned[server])
-        return sections

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 
 import anyio
 
@@ -10,8 +10,9 @@ from mcpmount import naming
 from mcpmount.config import ServerSpec
 from mcpmount.errors import ConfigError
 from mcpmount.registry._status import MountOutcome
+from mcpmount.upstream import Asking, Connection, Supervisor
 
-__all__ = ["check_namespaces", "mount_concurrently"]
+__all__ = ["check_namespaces", "each_connection", "mount_concurrently"]
 
 
 def check_namespaces(servers: Collection[str]) -> None:
@@ -55,3 +56,22 @@ async def mount_concurrently(
         for server, spec in servers.items():
             tg.start_soon(mount_one, server, spec)
     return outcomes
+
+
+async def each_connection(
+    servers: Mapping[str, Supervisor],
+    starting: Iterable[Connection],
+    act: Callable[[Asking], Awaitable[None]],
+) -> None:
+    """Run ``act`` (which must not raise) on the client side of every connection, starting
+    ones included, concurrently and each for at most its server's startup timeout."""
+    connections = [*starting, *(supervisor.connection for supervisor in servers.values())]
+
+    async def one(connection: Connection) -> None:
+        bound = connection.spec.startup_timeout or connection.settings.startup_timeout
+        with anyio.move_on_after(bound):
+            await act(connection.asking)
+
+    async with anyio.create_task_group() as tg:
+        for connection in connections:
+            tg.start_soon(one, connection)

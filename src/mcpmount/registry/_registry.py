@@ -29,14 +29,15 @@ from mcpmount.errors import (
     ServerStartError,
 )
 from mcpmount.handlers import Approver, ClientHandlers
+from mcpmount.registry._approval import needs_approval, seek_approval, warn_unmatched
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import LibraryMethods
-from mcpmount.registry._mounting import check_namespaces, mount_concurrently
-from mcpmount.registry._status import CallStats, MountOutcome, ServerStatus, notes_of, status_row
+from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
+from mcpmount.registry._reading import ReadingMethods
+from mcpmount.registry._status import CallStats, MountOutcome, notes_of
 from mcpmount.registry._view import View
-from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
-from mcpmount.tool import MountedTool
+from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.transports import Reaper
 from mcpmount.upstream import Connection, ServerContent, ServerState, Supervisor
 
@@ -45,7 +46,7 @@ __all__ = ["Registry"]
 logger = logging.getLogger(__name__)
 
 
-class Registry(LibraryMethods):
+class Registry(LibraryMethods, ReadingMethods):
     """Mounted servers and their tools (prompts, resources) under one namespaced name table.
 
     Enter it (``async with Registry(settings) as registry``) from the task that will also
@@ -56,9 +57,8 @@ class Registry(LibraryMethods):
         settings: Names, timeouts and limits; defaults (and ``MCPMOUNT_*``) if omitted.
         pins: Pinned tool hashes from a lock file. With pins, a server whose definitions
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
-        handlers: The host's answers to what servers ask (sampling, elicitation, roots)
-            and where their log messages go; see `ClientHandlers`.
-        approver: Decides the calls that an approval gate holds; see `Approver`.
+        handlers: The host's answers to what servers ask, and its log handler.
+        approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
     """
 
     def __init__(
@@ -73,6 +73,7 @@ class Registry(LibraryMethods):
         self.pins = pins
         self.handlers = handlers
         self.approver = approver
+        self._log_level: mcp_types.LoggingLevel | None = None
         self._catalog = Catalog(self.settings, pins)
         self._library = Library(self.settings, pins)
         self._servers: dict[str, Supervisor] = {}
@@ -144,6 +145,7 @@ class Registry(LibraryMethods):
             on_tools=self._relisted,
             handlers=self.handlers,
             on_updated=self._updated,
+            log_level=self._log_level,
             reaper=self._reaper,
         )
         # While it starts, closing the registry, or its server, cuts the start short.
@@ -184,6 +186,7 @@ class Registry(LibraryMethods):
         commit = self._stage_content(supervisor, content)  # raises, or changes nothing
         self._catalog.publish(server, supervisor.spec, tools, first=first)
         commit()
+        warn_unmatched(server, supervisor.spec, tools)
         self._servers[server] = supervisor
         if first:
             self._stats[server] = CallStats()
@@ -320,70 +323,23 @@ class Registry(LibraryMethods):
         elif connection is not None:
             await self._subscribe_again(supervisor, subscribed)
 
+    async def set_log_level(self, level: mcp_types.LoggingLevel) -> None:
+        """Ask every server (also later ones) for log messages at ``level`` and up."""
+        self._log_level = level
+        await each_connection(self._servers, self._starting, lambda a: a.set_log_level(level))
+
+    async def roots_changed(self) -> None:
+        """Tell every server that the host's roots changed (only with a roots handler)."""
+        await each_connection(self._servers, self._starting, lambda a: a.roots_changed())
+
     def _task_group(self) -> TaskGroup:
         if self._tg is None or self._closed:
             raise RuntimeError("the registry is not open; use `async with Registry(...)`")
         return self._tg
 
-    # -- what the model sees ------------------------------------------------------------------
-
-    def lock(self, previous: Pins | None = None) -> Pins:
-        """Return the pins of every mounted tool, prompt and resource (for ``mcpmount lock``).
-
-        Args:
-            previous: The pins of the lock file being replaced: an optional server that
-                failed to mount keeps the pins it had there, so a server that is down for a
-                moment is not unpinned.
-        """
-        servers = self._catalog.pins_of()
-        if previous is not None:
-            for server in self._failures:
-                if server in previous.servers:
-                    servers[server] = dict(previous.servers[server])
-        return Pins(servers, content=self._content_pins(previous))
-
-    def tools(self) -> list[mcp_types.Tool]:
-        """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred."""
-        return self._catalog.manifest()
-
-    def mounted_tools(self) -> list[MountedTool]:
-        """Return every mounted tool, deferred ones included, sorted by name."""
-        return self._catalog.all()
-
-    def get(self, name: str) -> MountedTool:
-        """Return the mounted tool called ``name``.
-
-        Raises:
-            UnknownToolError: No tool has that name.
-        """
-        return self._catalog.get(name)
-
-    def search(self, query: str, limit: int = 5) -> SearchResult:
-        """Rank every mounted tool (deferred ones included) for ``query``."""
-        return self._catalog.search(query, limit)
-
-    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
-        """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
-
-        The same as ``call("tool_search", arguments)``, with what it found kept typed.
-        """
-        return self._catalog.tool_search(arguments)
-
     def view(self) -> View:
         """Return a new conversation view; it remembers the tools its searches found."""
         return View(self)
-
-    @property
-    def failures(self) -> dict[str, ServerError]:
-        """Optional servers that failed to mount, with their errors."""
-        return dict(self._failures)
-
-    def status(self) -> list[ServerStatus]:
-        """Return one row per mounted server, sorted by namespace."""
-        return [
-            status_row(supervisor, self._catalog.of(server), self._stats.get(server))
-            for server, supervisor in sorted(self._servers.items())
-        ]
 
     # -- calls --------------------------------------------------------------------------------
 
@@ -406,8 +362,7 @@ class Registry(LibraryMethods):
             arguments: The tool's arguments.
             timeout: Seconds to wait; default: the server's, else the registry's call_timeout.
             progress: Called with (progress, total, message) as the server reports progress.
-            context: Anything; handed to the handlers (as ``Asker.context``) of what the
-                server asks during this call.
+            context: Anything; what the server asks meanwhile comes with it (`Asker`).
 
         Raises:
             UnknownToolError: No tool has that name.
@@ -416,6 +371,7 @@ class Registry(LibraryMethods):
             ServerCrashedError: The server died during the call.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result is over ``max_result_bytes``.
+            CallDeniedError: An approval gate denied it; nothing was sent.
         """
         if name == TOOL_SEARCH_NAME:
             return self.tool_search(arguments).result
@@ -424,6 +380,8 @@ class Registry(LibraryMethods):
         entry = self._catalog.get(name)
         check_arguments(entry.server, name, arguments)
         supervisor = self._servers[entry.server]
+        if needs_approval(entry, supervisor.spec, self.settings.approval):
+            arguments = await seek_approval(self.approver, entry, arguments, context)
         if timeout is None:
             timeout = supervisor.spec.call_timeout or self.settings.call_timeout
         began = anyio.current_time()

@@ -2,6 +2,7 @@
 resources), requests other than tool calls, and a supervisor that carries a mounted server
 across restarts."""
 
+from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._connection import Connection, ServerState
 from mcpmount.upstream._content import ServerContent, check_content, list_content
 from mcpmount.upstream._listing import check_tools, list_all_tools, list_pages
@@ -9,6 +10,7 @@ from mcpmount.upstream._requests import request, set_subscription
 from mcpmount.upstream._supervisor import Supervisor
 
 __all__ = [
+    "Asking",
     "Connection",
     "ServerContent",
     "ServerState",

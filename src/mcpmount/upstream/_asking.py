@@ -1,19 +1,22 @@
 """What an upstream server asks of its client, answered by the host's `ClientHandlers`.
 
-The SDK's ``Client`` offers sampling, elicitation (form and URL modes) or roots to a
-server only when it is given the matching callback (``ClientSession._build_capabilities``
-in the SDK), so `Asking` hands it a callback only for the handlers the host gave: without
-one the capability is not offered, and the server cannot ask.
+The SDK's ``Client`` declares the sampling, elicitation or roots capability to a server
+only when it is given the matching callback (elicitation then in both form and URL modes,
+sampling with the sub-capabilities passed beside it), so `Asking` hands it a callback only
+for the handlers the host gave: without one the capability is not offered, and the server
+cannot ask.
 
 Who asks: in the 2026-07-28 era a server asks inside a call's result
-(``InputRequiredResult``), and the SDK's driver runs the callbacks in the calling task
-(``Client._drive_input_required``), so a context variable set around the call names it
+(``InputRequiredResult``), and the SDK answers it by running the callbacks in the calling
+task (or tasks it starts there), so a context variable set around the call names it
 exactly. In the handshake era a request arrives on the session's own receive task, outside
 any call; then the asker is the one call of this server in flight, if there is exactly
 one, and unknown otherwise.
 
-A handler that raises (a timeout included) answers the server with an error and is logged;
-it never reaches the connection, whose task group it would otherwise tear down.
+A handler that raises (a timeout included) answers with an error and is logged; it never
+reaches the connection, whose task group it would otherwise tear down. In the handshake
+era the error is the answer to the server's request; in the 2026-07-28 era the SDK ends
+the call with it instead, so the call fails with that error as an `UpstreamError`.
 """
 
 from __future__ import annotations
@@ -22,18 +25,34 @@ import logging
 from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
+from typing import TypedDict
 
+import anyio
 import mcp_types
-from mcp import MCPError
+from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
-from mcp.client.session import ElicitationFnT, ListRootsFnT, SamplingFnT
+from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcpmount.config import ServerSpec
 from mcpmount.handlers import Asker, ClientHandlers
+from mcpmount.upstream._logs import UpstreamLog
 
 __all__ = ["Asking"]
 
 logger = logging.getLogger(__name__)
+
+
+class Callbacks(TypedDict, total=False):
+    """The SDK ``Client``'s arguments for the client side."""
+
+    logging_callback: LoggingFnT
+    log_level: mcp_types.LoggingLevel | None
+    sampling_callback: SamplingFnT
+    sampling_capabilities: mcp_types.SamplingCapability | None
+    elicitation_callback: ElicitationFnT
+    list_roots_callback: ListRootsFnT
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -53,8 +72,18 @@ class Asking:
     """One connection's answers to its server's requests, and the calls they belong to."""
 
     server: str
+    spec: ServerSpec
     handlers: ClientHandlers | None
+    log_level: InitVar[mcp_types.LoggingLevel | None] = None
+    log: UpstreamLog = field(init=False)
+    """The server's log messages and the level asked of it."""
+    client: Client | None = None
+    """The connection's SDK client from its handshake to its end, for requests outside calls."""
     _in_flight: list[_Call] = field(default_factory=list[_Call])
+
+    def __post_init__(self, log_level: mcp_types.LoggingLevel | None) -> None:
+        on_log = self.handlers.logging if self.handlers is not None else None
+        self.log = UpstreamLog(self.server, self.spec, on_log, log_level)
 
     @contextmanager
     def calling(self, tool: str, context: object | None) -> Generator[None]:
@@ -77,23 +106,42 @@ class Asking:
             return Asker(self.server)
         return Asker(self.server, call.tool, call.context)
 
+    async def set_log_level(self, level: mcp_types.LoggingLevel) -> None:
+        """Ask for log messages at ``level`` and up, now if up and after a restart; never
+        raises (see `UpstreamLog`)."""
+        await self.log.set_level(level, self.client)
+
+    async def roots_changed(self) -> None:
+        """Send ``notifications/roots/list_changed``, if roots are offered; never raises.
+
+        Only in the handshake era: in the 2026-07-28 era a server asks for the roots
+        within each call, so it never holds a stale list.
+        """
+        no_roots = self.handlers is None or self.handlers.roots is None
+        client = self.client
+        if no_roots or client is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            await client.session.send_notification(mcp_types.RootsListChangedNotification())
+        except (MCPError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            logger.info("server %r: could not tell it the roots changed: %r", self.server, exc)
+
     # -- the SDK's callbacks; each is handed to the Client only when its handler is set ---------
 
-    @property
-    def sampling_callback(self) -> SamplingFnT | None:
-        return self._sample if self.handlers is not None and self.handlers.sampling else None
-
-    @property
-    def elicitation_callback(self) -> ElicitationFnT | None:
-        return self._elicit if self.handlers is not None and self.handlers.elicitation else None
-
-    @property
-    def list_roots_callback(self) -> ListRootsFnT | None:
-        return self._list_roots if self.handlers is not None and self.handlers.roots else None
-
-    @property
-    def sampling_capability(self) -> mcp_types.SamplingCapability | None:
-        return self.handlers.sampling_capability if self.handlers is not None else None
+    def callbacks(self) -> Callbacks:
+        """The ``Client`` arguments: logging, and a callback for each handler set, only those."""
+        callbacks: Callbacks = {"logging_callback": self.log.receive, "log_level": self.log.level}
+        handlers = self.handlers
+        if handlers is None:
+            return callbacks
+        if handlers.sampling is not None:
+            callbacks["sampling_callback"] = self._sample
+            callbacks["sampling_capabilities"] = handlers.sampling_capability
+        if handlers.elicitation is not None:
+            callbacks["elicitation_callback"] = self._elicit
+        if handlers.roots is not None:
+            callbacks["list_roots_callback"] = self._list_roots
+        return callbacks
 
     async def _sample(
         self, context: ClientRequestContext, params: mcp_types.CreateMessageRequestParams
@@ -157,7 +205,11 @@ class Asking:
 
     def _invalid(self, what: str, answer: object) -> mcp_types.ErrorData:
         logger.warning(
-            "server %r: the %s handler returned %s, not a result", self.server, what, type(answer)
+            "server %r: the %s handler returned %s for %s, not a result",
+            self.server,
+            what,
+            type(answer).__name__,
+            _asked_by(self.asker()),
         )
         message = f"the client's {what} handler returned an invalid answer"
         return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=message)

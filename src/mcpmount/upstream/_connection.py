@@ -118,6 +118,8 @@ class Connection:
 
     handlers: InitVar[ClientHandlers | None] = None
     """The host's answers to what the server asks; a capability is offered only with one."""
+    log_level: InitVar[mcp_types.LoggingLevel | None] = None
+    """The level of log messages the host asked for; None asks for nothing."""
     asking: Asking = field(init=False)
 
     _client: Client | None = None
@@ -137,11 +139,12 @@ class Connection:
     def __post_init__(
         self,
         handlers: ClientHandlers | None,
+        log_level: mcp_types.LoggingLevel | None,
         use_transport: ServerTransport | None,
         reaper: Reaper | None,
     ) -> None:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
-        self.asking = Asking(self.server, handlers)
+        self.asking = Asking(self.server, self.spec, handlers, log_level)
         if use_transport is None:
             use_transport = transport_for(self.spec, self.settings, reaper)
         self.transport = use_transport
@@ -173,6 +176,8 @@ class Connection:
                     if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                         # Subscribe before listing, so no change falls between the two.
                         await watchers.start(self.feed.listen, client)
+                    self.asking.client = client  # a level set from now on is sent at once
+                    await self.asking.log.apply(client)
                     listed = await list_all_tools(client, self.server, self.settings)
                     self.tools = self._check(listed)
                     self.content = await list_content(client, self.server, self.spec, self.settings)
@@ -198,7 +203,7 @@ class Connection:
             else:
                 logger.debug("server %r: error while closing: %r", self.server, exc)
         finally:
-            self._client = None
+            self._client = self.asking.client = None
             self._done.set()
         if started:
             self._finish()
@@ -297,9 +302,7 @@ class Connection:
         progress: ProgressFnT | None = None,
         context: object | None = None,
     ) -> mcp_types.CallToolResult:
-        """Call ``raw_name``; ``tool`` is its public name, for errors and for `Asker`.
-
-        ``context`` is told to the handlers of what the server asks during the call.
+        """Call ``raw_name``; ``tool`` is its public name (for errors, and for `Asker`).
 
         Raises:
             ServerNotRunningError: The server is not ready; nothing was sent.
@@ -322,6 +325,7 @@ class Connection:
                     dict(arguments) if arguments is not None else None,
                     read_timeout_seconds=timeout,
                     progress_callback=progress,
+                    meta=self.asking.log.call_meta(client),
                 )
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
@@ -359,10 +363,7 @@ class Connection:
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
-            sampling_callback=self.asking.sampling_callback,
-            sampling_capabilities=self.asking.sampling_capability,
-            elicitation_callback=self.asking.elicitation_callback,
-            list_roots_callback=self.asking.list_roots_callback,
+            **self.asking.callbacks(),
         )
 
     def _transport_lost(self, reason: str) -> None:
