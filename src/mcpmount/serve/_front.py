@@ -76,7 +76,7 @@ class RegistryServer:
         self.bus = InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
         self.listen = ListenHandler(self.bus)
-        self.server: Server[Any] = Server(
+        self.server: Server[Any] = _FrontServer(
             name,
             version=version("mcpmount"),
             get_tool_input_schema=self._input_schema,
@@ -90,8 +90,8 @@ class RegistryServer:
         self._dirty = anyio.Event()
 
     def initialization_options(self) -> InitializationOptions:
-        """Return the handshake options: tools with ``listChanged``."""
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        """Return the handshake options: every list with ``listChanged``."""
+        return self.server.create_initialization_options()
 
     async def _track_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -237,6 +237,32 @@ class RegistryServer:
             on_ready=on_ready,
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self.listen.close,
+        )
+
+
+class _FrontServer(Server[Any]):
+    """The SDK's low-level server, advertising the change notices the front sends.
+
+    The HTTP session manager (mcp/server/streamable_http_manager.py) and the stateless
+    path serve each connection without our options: the SDK's runner then falls back to
+    ``create_initialization_options()`` with no arguments, which would advertise
+    ``listChanged: false``. Defaulting the options here makes every path advertise what
+    the front does; the 2026-07-28 era derives the same flags from the served
+    ``subscriptions/listen``.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        if notification_options is None:
+            notification_options = NotificationOptions(
+                prompts_changed=True, resources_changed=True, tools_changed=True
+            )
+        return super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
         )
 
 
