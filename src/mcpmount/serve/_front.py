@@ -20,11 +20,7 @@
   result too large)
   ============================  ===========================================================
 
-Change propagation. `Registry.subscribe` marks the list dirty; one task then tells every
-client, in both protocol eras: ``notifications/tools/list_changed`` to every handshake-era
-session that sent a request, and ``ToolsListChanged`` on the ``subscriptions/listen``
-bus for 2026-07-28 clients. Bursts (three servers mounting at once) coalesce into one
-notice. A session whose search activated new tools is told the same way, alone.
+Change propagation is `Changes`' (`mcpmount.serve._changes`).
 """
 
 from __future__ import annotations
@@ -32,21 +28,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from importlib.metadata import version
-from typing import Any, Final
+from typing import Any
 
 import anyio
 import mcp_types
 from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp_types import SERVER_INFO_META_KEY
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
-from mcpmount.registry import Registry, RegistryChange
+from mcpmount.registry import Registry
+from mcpmount.serve._changes import Changes
 from mcpmount.serve._hosting import run_http, run_stdio
 from mcpmount.serve._screen import UNREADABLE_METHOD
 from mcpmount.serve._sessions import Sessions
@@ -54,9 +49,6 @@ from mcpmount.serve._sessions import Sessions
 __all__ = ["RegistryServer"]
 
 logger = logging.getLogger(__name__)
-
-_NOTIFY_TIMEOUT: Final = 2.0
-"""How long one session gets to take a list_changed before it is dropped."""
 
 
 class RegistryServer:
@@ -87,7 +79,7 @@ class RegistryServer:
         self.server.middleware.append(self._track_session)
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         self._sessions = Sessions(registry)
-        self._dirty = anyio.Event()
+        self._changes = Changes(registry, self._sessions, self.bus)
 
     def initialization_options(self) -> InitializationOptions:
         """Return the handshake options: every list with ``listChanged``."""
@@ -153,46 +145,12 @@ class RegistryServer:
                 content=[mcp_types.TextContent(type="text", text=str(exc))], is_error=True
             )
         if view is not None and len(view.activated) > activated:
-            await self._tell_one(ctx)
+            await self._changes.tell_one(ctx)
         return _hop(result)
-
-    # -- change propagation ---------------------------------------------------------------
-
-    def _on_change(self, change: RegistryChange) -> None:
-        self._dirty.set()
 
     async def propagate_changes(self) -> None:
         """Tell every client each time the registry changes; runs until cancelled."""
-        unsubscribe = self.registry.subscribe(self._on_change)
-        try:
-            while True:
-                await self._dirty.wait()
-                self._dirty = anyio.Event()
-                await self._tell_all()
-        finally:
-            unsubscribe()
-
-    async def _tell_all(self) -> None:
-        await self.bus.publish(ToolsListChanged())
-        async with anyio.create_task_group() as tg:
-            for key, session in self._sessions.peers():
-                tg.start_soon(self._notify, key, session)
-
-    async def _tell_one(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        """Tell the calling session (only) that its list grew."""
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            # Only a pipe keeps a view at this era, and a pipe has one peer.
-            await self.bus.publish(ToolsListChanged())
-        else:
-            await self._notify(Sessions.key(ctx) or "", ctx.session)
-
-    async def _notify(self, key: str, session: ServerSession) -> None:
-        try:
-            with anyio.fail_after(_NOTIFY_TIMEOUT):
-                await session.send_tool_list_changed()
-        except Exception as exc:  # a gone session: forget it, never fail the others
-            logger.debug("dropped session %r: list_changed failed: %r", key, exc)
-            self._sessions.drop(key, session)
+        await self._changes.propagate()
 
     # -- transports -----------------------------------------------------------------------
 

@@ -1,0 +1,84 @@
+"""Change propagation: every downstream client is told when the served lists change.
+
+`Registry.subscribe` marks the lists dirty; one task (`Changes.propagate`) then tells
+every client, in both protocol eras: ``notifications/tools/list_changed`` to every
+handshake-era session that sent a request, and ``ToolsListChanged`` on the
+``subscriptions/listen`` bus for 2026-07-28 clients. Bursts (three servers mounting at
+once) coalesce into one notice. A session whose search activated new tools is told the
+same way, alone (`Changes.tell_one`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+import anyio
+from mcp.server import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmount.registry import Registry, RegistryChange
+from mcpmount.serve._sessions import Sessions
+
+__all__ = ["Changes"]
+
+logger = logging.getLogger(__name__)
+
+_NOTIFY_TIMEOUT: Final = 2.0
+"""How long one session gets to take a list_changed before it is dropped."""
+
+
+class Changes:
+    """Tells downstream clients that a list changed.
+
+    Args:
+        registry: The served registry, whose changes are announced.
+        sessions: The front's sessions: the handshake-era ones are told directly.
+        bus: The 2026-07-28 ``subscriptions/listen`` fan-out.
+    """
+
+    def __init__(
+        self, registry: Registry, sessions: Sessions, bus: InMemorySubscriptionBus
+    ) -> None:
+        self._registry = registry
+        self._sessions = sessions
+        self._bus = bus
+        self._dirty = anyio.Event()
+
+    def _on_change(self, change: RegistryChange) -> None:
+        self._dirty.set()
+
+    async def propagate(self) -> None:
+        """Tell every client each time the registry changes; runs until cancelled."""
+        unsubscribe = self._registry.subscribe(self._on_change)
+        try:
+            while True:
+                await self._dirty.wait()
+                self._dirty = anyio.Event()
+                await self._tell_all()
+        finally:
+            unsubscribe()
+
+    async def _tell_all(self) -> None:
+        await self._bus.publish(ToolsListChanged())
+        async with anyio.create_task_group() as tg:
+            for key, session in self._sessions.peers():
+                tg.start_soon(self._notify, key, session)
+
+    async def tell_one(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """Tell the calling session (only) that its list grew."""
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # Only a pipe keeps a view at this era, and a pipe has one peer.
+            await self._bus.publish(ToolsListChanged())
+        else:
+            await self._notify(Sessions.key(ctx) or "", ctx.session)
+
+    async def _notify(self, key: str, session: ServerSession) -> None:
+        try:
+            with anyio.fail_after(_NOTIFY_TIMEOUT):
+                await session.send_tool_list_changed()
+        except Exception as exc:  # a gone session: forget it, never fail the others
+            logger.debug("dropped session %r: list_changed failed: %r", key, exc)
+            self._sessions.drop(key, session)
