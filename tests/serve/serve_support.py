@@ -13,13 +13,14 @@ bound, `BEHAVIOUR`.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final, cast
+from typing import Any, Final, cast
 
 import anyio
 import anyio.abc
@@ -28,7 +29,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from leaks import record_group
-from support import CHANGING, FIXTURE
+from support import CHANGING, FIXTURE, SERVERS
 
 STARTUP: Final = 40.0
 """Seconds for a served process to start, or for its servers to mount, on a loaded machine."""
@@ -41,6 +42,12 @@ def fixture_server(name: str, *flags: str, extra: str = "") -> str:
     """A config table for the fixture server, mounted as ``name``."""
     args = json.dumps([FIXTURE, *flags])
     return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+
+
+def asking(name: str, extra: str = "") -> str:
+    """A server whose tools ask their client for things (tests/servers/asking_server.py)."""
+    script = json.dumps([str(SERVERS / "asking_server.py")])
+    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {script}\n{extra}\n'
 
 
 def changing(name: str) -> str:
@@ -99,19 +106,26 @@ async def served_stdio(
     *,
     mode: str = "legacy",
     on_message: Callable[[object], None] | None = None,
+    **options: Any,
 ) -> AsyncGenerator[Client]:
-    """A Client connected to `mcpmount serve CONFIG` over stdio; its stderr goes to a file."""
+    """A Client connected to `mcpmount serve CONFIG` over stdio; its stderr goes to a file.
+
+    ``options`` go to the Client (its callbacks: sampling, elicitation, roots, logging).
+    """
     command, *args = serve_command(config)
 
     async def message_handler(message: object) -> None:
         if on_message is not None:
             on_message(message)
 
-    params = StdioServerParameters(command=command, args=args)
+    # The SDK gives a child a minimal environment: pass on where our sources are, so the
+    # served process runs the code under test (a worktree's), not an installed copy.
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
+    params = StdioServerParameters(command=command, args=args, env=env)
     # A real file: the SDK hands it to the child as its stderr.
     with (tmp_path / "serve.log").open("w") as errlog:
         transport = stdio_client(params, errlog=errlog)
-        client = Client(transport, mode=mode, message_handler=message_handler)
+        client = Client(transport, mode=mode, message_handler=message_handler, **options)
         async with connected(client):
             yield client
 

@@ -20,13 +20,19 @@
   result too large)
   ============================  ===========================================================
 
+- What upstream servers ask mid-call (sampling, elicitation, roots, approval) goes to
+  the downstream client of that call, in both eras (`Relay`); their log messages go to the
+  sessions that want them, and ``logging/setLevel`` sets a session's level (`Logs`).
+  `open_front` builds a registry wired to both.
+
 Change propagation is `Changes`' (`mcpmount.serve._changes`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from importlib.metadata import version
 from typing import Any
 
@@ -39,14 +45,18 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp_types import SERVER_INFO_META_KEY
 from starlette.applications import Starlette
 
+from mcpmount.catalog import Pins
+from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.serve._changes import Changes
 from mcpmount.serve._hosting import run_http, run_stdio
+from mcpmount.serve._logs import Logs
+from mcpmount.serve._relay import Downstream, Relay
 from mcpmount.serve._screen import UNREADABLE_METHOD
 from mcpmount.serve._sessions import Sessions
 
-__all__ = ["RegistryServer"]
+__all__ = ["RegistryServer", "open_front"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,12 +67,24 @@ class RegistryServer:
     Args:
         registry: An entered registry; it is served, not owned.
         name: The ``serverInfo`` name downstream clients see.
+        mounted: Set once the initial mounts are done.
+        relay: The running relay whose handlers the registry was given (`open_front`);
+            without one, what servers ask is answered by the registry's own handlers.
+        logs: Where the registry's log handler sends upstream messages (`open_front`).
     """
 
     def __init__(
-        self, registry: Registry, *, name: str = "mcpmount", mounted: anyio.Event | None = None
+        self,
+        registry: Registry,
+        *,
+        name: str = "mcpmount",
+        mounted: anyio.Event | None = None,
+        relay: Relay | None = None,
+        logs: Logs | None = None,
     ) -> None:
         self.registry = registry
+        self.relay = relay
+        self.logs = logs if logs is not None else Logs(Sessions())
         self.mounted = mounted
         """Set once the initial mounts are done; ``tools/list`` and ``tools/call`` wait for it."""
         self.bus = InMemorySubscriptionBus()
@@ -78,7 +100,11 @@ class RegistryServer:
         )
         self.server.middleware.append(self._track_session)
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
-        self._sessions = Sessions(registry)
+        # Not the constructor's on_set_logging_level: that one warns (deprecated in 2026).
+        self.server.add_request_handler(
+            "logging/setLevel", mcp_types.SetLevelRequestParams, self._set_level
+        )
+        self._sessions = self.logs.sessions
         self._changes = Changes(registry, self._sessions, self.bus)
 
     def initialization_options(self) -> InitializationOptions:
@@ -104,7 +130,7 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
         await self._wait_mounted()
-        view = self._sessions.view(ctx)
+        view = self._sessions.view(ctx, self.registry)
         tools = view.tools() if view is not None else self.registry.tools()
         return mcp_types.ListToolsResult(tools=tools)
 
@@ -123,17 +149,26 @@ class RegistryServer:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult:
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         await self._wait_mounted()
-        view = self._sessions.view(ctx)
+        view = self._sessions.view(ctx, self.registry)
         target = view if view is not None else self.registry
         activated = len(view.activated) if view is not None else 0
 
-        async def progress(progress: float, total: float | None, message: str | None) -> None:
-            await ctx.session.report_progress(progress, total, message)
+        async def run(downstream: Downstream) -> mcp_types.CallToolResult:
+            return await target.call(
+                params.name,
+                params.arguments,
+                progress=downstream.report_progress,
+                context=downstream,
+            )
 
         try:
-            result = await target.call(params.name, params.arguments, progress=progress)
+            with self.logs.during(self._server_of(params.name), ctx):
+                if self.relay is None:
+                    result = await run(Downstream(ctx, self.registry.settings.call_timeout))
+                else:
+                    result = await self.relay.call(ctx, params, run)
         except UnknownToolError as exc:
             raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
         except UpstreamError as exc:
@@ -144,9 +179,24 @@ class RegistryServer:
             return mcp_types.CallToolResult(
                 content=[mcp_types.TextContent(type="text", text=str(exc))], is_error=True
             )
+        if isinstance(result, mcp_types.InputRequiredResult):
+            return result
         if view is not None and len(view.activated) > activated:
             await self._changes.tell_one(ctx)
         return _hop(result)
+
+    def _server_of(self, name: str) -> str | None:
+        try:
+            return self.registry.get(name).server
+        except UnknownToolError:
+            return None
+
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.SetLevelRequestParams
+    ) -> mcp_types.EmptyResult:
+        """A session's log level: upstream messages below it are not sent to it."""
+        self.logs.set_level(ctx, params.level)
+        return mcp_types.EmptyResult()
 
     async def propagate_changes(self) -> None:
         """Tell every client each time the registry changes; runs until cancelled."""
@@ -196,6 +246,29 @@ class RegistryServer:
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self.listen.close,
         )
+
+
+@contextlib.asynccontextmanager
+async def open_front(
+    settings: RegistrySettings,
+    *,
+    pins: Pins | None = None,
+    mounted: anyio.Event | None = None,
+    name: str = "mcpmount",
+) -> AsyncGenerator[RegistryServer]:
+    """Open an empty registry whose handlers relay to downstream clients, and its front.
+
+    Mount servers into ``front.registry``; leaving closes the relayed calls, then every
+    server.
+    """
+    logs = Logs(Sessions())
+    relay = Relay(round_timeout=settings.call_timeout)
+    handlers = relay.handlers(logging=logs.forward)
+    async with (
+        Registry(settings, pins=pins, handlers=handlers, approver=relay.approve) as registry,
+        relay.running(),
+    ):
+        yield RegistryServer(registry, name=name, mounted=mounted, relay=relay, logs=logs)
 
 
 class _FrontServer(Server[Any]):

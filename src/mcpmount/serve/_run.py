@@ -18,8 +18,8 @@ import anyio
 
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import MountError
-from mcpmount.registry import Registry, read_pins
-from mcpmount.serve._front import RegistryServer
+from mcpmount.registry import read_pins
+from mcpmount.serve._front import open_front
 
 __all__ = ["Transport", "serve"]
 
@@ -60,8 +60,8 @@ async def serve(
     failure: MountError | None = None
     stop = anyio.Event()
     mounted = anyio.Event()
-    async with Registry(config.settings, pins=read_pins(config)) as registry:
-        served = RegistryServer(registry, mounted=mounted)
+    async with open_front(config.settings, pins=read_pins(config), mounted=mounted) as served:
+        registry = served.registry
         async with anyio.create_task_group() as tg:
 
             async def mount() -> None:

@@ -34,12 +34,9 @@ class Sessions:
 
     Both tables are bounded by `MAX_SESSIONS`, the least recently used session first out.
 
-    Args:
-        registry: The served registry; each new session's view comes from it.
     """
 
-    def __init__(self, registry: Registry) -> None:
-        self._registry = registry
+    def __init__(self) -> None:
         self._peers: OrderedDict[str, ServerSession] = OrderedDict()
         self._views: OrderedDict[str, View] = OrderedDict()
 
@@ -55,14 +52,15 @@ class Sessions:
         session_id = cast("Mapping[str, str]", headers).get("mcp-session-id")
         return f"http:{session_id}" if session_id else None
 
-    def view(self, ctx: ServerRequestContext[Any, Any]) -> View | None:
-        """Return the view of the session ``ctx`` came from (made on first use), if any."""
+    def view(self, ctx: ServerRequestContext[Any, Any], registry: Registry) -> View | None:
+        """Return the view of the session ``ctx`` came from (made on first use from
+        ``registry``), if any."""
         key = self.key(ctx)
         if key is None:
             return None
         view = self._views.get(key)
         if view is None:
-            view = self._views[key] = self._registry.view()
+            view = self._views[key] = registry.view()
             while len(self._views) > MAX_SESSIONS:
                 self._views.popitem(last=False)
         self._views.move_to_end(key)

@@ -1,0 +1,116 @@
+"""Log messages in both directions between downstream clients and upstream servers.
+
+- Downstream ``logging/setLevel`` (handshake era) sets that session's level, and the
+  registry asks its servers for the most verbose level any session wants.
+- An upstream log message goes to every handshake-era session as
+  ``notifications/message`` whose logger is the server's namespace, at or above the
+  level that session set (every level the server sends, until it sets one).
+- The 2026-07-28 era has no ``logging/setLevel``: a log message may only ride the
+  response of a request that opted in (its ``_meta`` log level). An upstream message
+  goes to that server's tool calls in flight, at or above the level each opted in to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections import OrderedDict
+from collections.abc import Generator
+from typing import Any, Final, get_args
+
+import anyio
+import mcp_types
+from mcp.server import ServerRequestContext
+from mcp.server.connection import allowed_log_levels
+from mcp.server.session import ServerSession
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmount.serve._sessions import MAX_SESSIONS, Sessions
+
+__all__ = ["LEVELS", "Logs"]
+
+logger = logging.getLogger(__name__)
+
+LEVELS: Final[tuple[mcp_types.LoggingLevel, ...]] = get_args(mcp_types.LoggingLevel)
+"""The syslog levels MCP uses, least severe first."""
+
+_SEND_TIMEOUT: Final = 2.0
+"""How long one session gets to take a log message before it is dropped."""
+
+
+class Logs:
+    """Each session's log level, and the upstream messages sent to those that want them.
+
+    Args:
+        sessions: The handshake-era sessions of the front.
+    """
+
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+        self._levels: OrderedDict[str, mcp_types.LoggingLevel] = OrderedDict()
+        self._calls: dict[str, list[ServerRequestContext[Any, Any]]] = {}
+
+    def set_level(
+        self, ctx: ServerRequestContext[Any, Any], level: mcp_types.LoggingLevel
+    ) -> mcp_types.LoggingLevel:
+        """Remember the level of ``ctx``'s session; return the most verbose one wanted."""
+        key = Sessions.key(ctx)
+        if key is not None:
+            self._levels[key] = level
+            self._levels.move_to_end(key)
+            while len(self._levels) > MAX_SESSIONS:
+                self._levels.popitem(last=False)
+        return min([level, *self._levels.values()], key=LEVELS.index)
+
+    @contextlib.contextmanager
+    def during(self, server: str | None, ctx: ServerRequestContext[Any, Any]) -> Generator[None]:
+        """While a 2026-era request to ``server`` is open, its messages may ride it."""
+        if server is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            yield  # handshake-era sessions get every message they want (`forward`)
+            return
+        calls = self._calls.setdefault(server, [])
+        calls.append(ctx)
+        try:
+            yield
+        finally:
+            calls.remove(ctx)
+            if not calls:
+                del self._calls[server]
+
+    async def forward(
+        self, server: str, params: mcp_types.LoggingMessageNotificationParams
+    ) -> None:
+        """Send one upstream log message to each downstream session that wants it."""
+        notice = mcp_types.LoggingMessageNotification(
+            params=mcp_types.LoggingMessageNotificationParams(
+                level=params.level, logger=server, data=params.data
+            )
+        )
+        rank = LEVELS.index(params.level)
+        async with anyio.create_task_group() as tg:
+            for key, session in self.sessions.peers():
+                wanted = self._levels.get(key, LEVELS[0])
+                if rank >= LEVELS.index(wanted):
+                    tg.start_soon(self._send, key, session, notice)
+            for ctx in self._calls.get(server, []):
+                if params.level in allowed_log_levels(ctx.protocol_version, ctx.meta):
+                    tg.start_soon(self._send_on_request, ctx, notice)
+
+    async def _send(
+        self, key: str, session: ServerSession, notice: mcp_types.LoggingMessageNotification
+    ) -> None:
+        try:
+            with anyio.fail_after(_SEND_TIMEOUT):
+                await session.send_notification(notice)
+        except Exception as exc:  # a gone session: forget it, never fail the others
+            logger.debug("dropped session %r: a log message failed: %r", key, exc)
+            self.sessions.drop(key, session)
+
+    async def _send_on_request(
+        self, ctx: ServerRequestContext[Any, Any], notice: mcp_types.LoggingMessageNotification
+    ) -> None:
+        try:
+            with anyio.fail_after(_SEND_TIMEOUT):
+                await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
+        except Exception as exc:  # the request just ended: the message has nowhere to go
+            logger.debug("a log message for request %r was dropped: %r", ctx.request_id, exc)

@@ -1,0 +1,93 @@
+"""What an upstream server asks mid-call reaches the downstream client of that call.
+
+`mcpmount serve` in front of tests/servers/asking_server.py, driven by the SDK's Client
+with sampling, elicitation and roots callbacks: over stdio and streamable HTTP, in the
+handshake era (standalone requests on the call's stream) and in the 2026-07-28 era
+(``InputRequiredResult`` rounds that the Client drives itself).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import MCPError
+from relay_support import ERAS, Host, served
+from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
+
+from support import text_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+
+TRANSPORTS = ["stdio", "http"]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_sampling_elicitation_and_roots_reach_the_downstream_client(
+    tmp_path: Path, transport: str, mode: str, version: str
+) -> None:
+    """Each question goes to the calling client, and its answer back to the server."""
+    config = write_config(tmp_path, asking("ask"))
+    host = Host()
+    async with served(config, tmp_path, transport, mode, **host.callbacks()) as client:
+        await wait_for_tool(client, "ask__sample")
+        assert client.protocol_version == version
+        with anyio.fail_after(BEHAVIOUR):
+            sampled = await client.call_tool("ask__sample", {"prompt": "hi"})
+            elicited = await client.call_tool("ask__elicit", {"question": "why?"})
+            visited = await client.call_tool("ask__elicit_url", {"url": "https://x.test/a"})
+            rooted = await client.call_tool("ask__roots", {})
+            both = await client.call_tool("ask__both", {"prompt": "yo"})
+    assert text_of(sampled) == "model said: echo hi"
+    assert text_of(elicited) == "user answered: because"
+    assert text_of(visited) == "user action: accept"
+    assert text_of(rooted) == "roots: file:///work/project"
+    assert text_of(both) == "model said: echo yo; roots: 1"
+    assert host.asked[:4] == [
+        "sampling",
+        "elicitation:form",
+        "elicitation:url:https://x.test/a",
+        "roots",
+    ]
+    assert sorted(host.asked[4:]) == ["roots", "sampling"]
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_handshake_era_upstream_is_relayed_too(
+    tmp_path: Path, mode: str, version: str
+) -> None:
+    """An upstream on the handshake era asks with standalone requests; they are relayed."""
+    config = write_config(tmp_path, asking("ask", extra='protocol = "legacy"'))
+    host = Host()
+    async with served(config, tmp_path, "stdio", mode, **host.callbacks()) as client:
+        await wait_for_tool(client, "ask__sample")
+        with anyio.fail_after(BEHAVIOUR):
+            sampled = await client.call_tool("ask__sample", {"prompt": "old"})
+            elicited = await client.call_tool("ask__elicit", {"question": "why?"})
+            rooted = await client.call_tool("ask__roots", {})
+    assert text_of(sampled) == "model said: echo old"
+    assert text_of(elicited) == "user answered: because"
+    assert text_of(rooted) == "roots: file:///work/project"
+    assert host.asked == ["sampling", "elicitation:form", "roots"]
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_client_that_offers_nothing_gets_the_safe_answers(
+    tmp_path: Path, mode: str, version: str
+) -> None:
+    """No capability downstream: elicitation declined, sampling refused, no roots."""
+    config = write_config(tmp_path, asking("ask"))
+    async with served(config, tmp_path, "stdio", mode) as client:
+        await wait_for_tool(client, "ask__sample")
+        with anyio.fail_after(BEHAVIOUR):
+            elicited = await client.call_tool("ask__elicit", {"question": "why?"})
+            rooted = await client.call_tool("ask__roots", {})
+            # The server gets the refusal as an error and answers with it.
+            with pytest.raises(MCPError, match="cannot sample"):
+                await client.call_tool("ask__sample", {"prompt": "hi"})
+    assert text_of(elicited) == "user action: decline"
+    assert text_of(rooted) == "roots: "
+    log = (tmp_path / "serve.log").read_text()
+    assert "does not offer it" in log
