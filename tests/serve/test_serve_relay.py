@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
+import mcp_types
 import pytest
 from mcp import MCPError
 from relay_support import ERAS, Host, served
@@ -91,3 +92,55 @@ async def test_a_client_that_offers_nothing_gets_the_safe_answers(
     assert text_of(rooted) == "roots: "
     log = (tmp_path / "serve.log").read_text()
     assert "does not offer it" in log
+
+
+async def test_a_2026_round_is_answered_once_and_a_client_that_never_returns_is_let_go(
+    tmp_path: Path,
+) -> None:
+    """requestState is one-time; a call whose client never retries is dropped in time."""
+    config = tmp_path / "serve.toml"
+    config.write_text("[registry]\nstartup_timeout = 15\ncall_timeout = 2\n\n" + asking("ask"))
+    host = Host()
+    async with served(str(config), tmp_path, "stdio", "auto", **host.callbacks()) as client:
+        await wait_for_tool(client, "ask__elicit")
+        session = client.session
+        with anyio.fail_after(BEHAVIOUR):
+            first = await session.call_tool(
+                "ask__elicit", {"question": "q"}, allow_input_required=True
+            )
+            assert isinstance(first, mcp_types.InputRequiredResult)
+            assert first.input_requests is not None
+            [(key, request)] = first.input_requests.items()
+            assert isinstance(request, mcp_types.ElicitRequest)
+            answer = mcp_types.ElicitResult(action="accept", content={"answer": "once"})
+            done = await session.call_tool(
+                "ask__elicit",
+                {"question": "q"},
+                input_responses={key: answer},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            assert isinstance(done, mcp_types.CallToolResult)
+            assert text_of(done) == "user answered: once"
+            with pytest.raises(MCPError, match="unknown or expired"):  # replayed
+                await session.call_tool(
+                    "ask__elicit",
+                    {"question": "q"},
+                    input_responses={key: answer},
+                    request_state=first.request_state,
+                )
+
+            left = await session.call_tool(
+                "ask__elicit", {"question": "q"}, allow_input_required=True
+            )
+            assert isinstance(left, mcp_types.InputRequiredResult)
+            await anyio.sleep(3)  # past the round timeout (the call timeout, 2 s)
+            with pytest.raises(MCPError, match="unknown or expired"):
+                await session.call_tool(
+                    "ask__elicit",
+                    {"question": "q"},
+                    input_responses={key: answer},
+                    request_state=left.request_state,
+                )
+            counted = await client.call_tool("ask__calls", {})
+    assert '"elicit": 1' in text_of(counted)  # the abandoned call never completed
