@@ -32,6 +32,7 @@ def check_capabilities(client: Client, version: str) -> None:
     capabilities = client.server_capabilities
     assert capabilities is not None
     assert capabilities.tools == mcp_types.ToolsCapability(list_changed=True)
+    assert capabilities.logging == mcp_types.LoggingCapability()
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)

@@ -13,9 +13,16 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from mcp import MCPError
+from mcp import Client, MCPError
 from relay_support import ERAS, Host, served
-from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
+from serve_support import (
+    BEHAVIOUR,
+    asking,
+    connected,
+    served_http,
+    wait_for_tool,
+    write_config,
+)
 
 from support import text_of
 
@@ -144,3 +151,20 @@ async def test_a_2026_round_is_answered_once_and_a_client_that_never_returns_is_
                 )
             counted = await client.call_tool("ask__calls", {})
     assert '"elicit": 1' in text_of(counted)  # the abandoned call never completed
+
+
+async def test_a_stateless_server_cannot_ask_and_gives_the_safe_answers(tmp_path: Path) -> None:
+    """--stateless HTTP has no channel back to a handshake-era client: decline, no roots."""
+    config = write_config(tmp_path, asking("ask"))
+    host = Host()
+    async with (
+        served_http(config, tmp_path, "--stateless") as (url, _),
+        connected(Client(url, mode="legacy", **host.callbacks())) as client,
+    ):
+        await wait_for_tool(client, "ask__elicit")
+        with anyio.fail_after(BEHAVIOUR):
+            elicited = await client.call_tool("ask__elicit", {"question": "why?"})
+            rooted = await client.call_tool("ask__roots", {})
+    assert text_of(elicited) == "user action: decline"
+    assert text_of(rooted) == "roots: "
+    assert host.asked == []
