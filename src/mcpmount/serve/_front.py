@@ -100,9 +100,13 @@ class RegistryServer:
         )
         self.server.middleware.append(self._track_session)
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
-        # Not the constructor's on_set_logging_level: that one warns (deprecated in 2026).
+        # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
+        # (deprecated in 2026-07-28).
         self.server.add_request_handler(
             "logging/setLevel", mcp_types.SetLevelRequestParams, self._set_level
+        )
+        self.server.add_notification_handler(
+            "notifications/roots/list_changed", mcp_types.NotificationParams, self._roots_changed
         )
         self._sessions = self.logs.sessions
         self._changes = Changes(registry, self._sessions, self.bus)
@@ -154,6 +158,8 @@ class RegistryServer:
         view = self._sessions.view(ctx, self.registry)
         target = view if view is not None else self.registry
         activated = len(view.activated) if view is not None else 0
+        if (level := self.logs.opt_in(ctx)) is not None:
+            await self.registry.set_log_level(level)
 
         async def run(downstream: Downstream) -> mcp_types.CallToolResult:
             return await target.call(
@@ -194,9 +200,16 @@ class RegistryServer:
     async def _set_level(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.SetLevelRequestParams
     ) -> mcp_types.EmptyResult:
-        """A session's log level: upstream messages below it are not sent to it."""
-        self.logs.set_level(ctx, params.level)
+        """A session's log level: upstream messages below it are not sent to it, and every
+        server is asked for the most verbose level any client wants."""
+        await self.registry.set_log_level(self.logs.set_level(ctx, params.level))
         return mcp_types.EmptyResult()
+
+    async def _roots_changed(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.NotificationParams | None
+    ) -> None:
+        """A client's roots changed: every server that may ask for them is told."""
+        await self.registry.roots_changed()
 
     async def propagate_changes(self) -> None:
         """Tell every client each time the registry changes; runs until cancelled."""

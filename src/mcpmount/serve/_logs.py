@@ -16,7 +16,7 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Generator
-from typing import Any, Final, get_args
+from typing import Any, Final, cast, get_args
 
 import anyio
 import mcp_types
@@ -31,7 +31,7 @@ __all__ = ["LEVELS", "Logs"]
 
 logger = logging.getLogger(__name__)
 
-LEVELS: Final[tuple[mcp_types.LoggingLevel, ...]] = get_args(mcp_types.LoggingLevel)
+LEVELS: Final = cast("tuple[mcp_types.LoggingLevel, ...]", get_args(mcp_types.LoggingLevel))
 """The syslog levels MCP uses, least severe first."""
 
 _SEND_TIMEOUT: Final = 2.0
@@ -49,18 +49,40 @@ class Logs:
         self.sessions = sessions
         self._levels: OrderedDict[str, mcp_types.LoggingLevel] = OrderedDict()
         self._calls: dict[str, list[ServerRequestContext[Any, Any]]] = {}
+        self._opted_in: mcp_types.LoggingLevel | None = None
+        """The most verbose level a 2026-era request opted in to (kept: such a client
+        opts in again with every request)."""
 
     def set_level(
         self, ctx: ServerRequestContext[Any, Any], level: mcp_types.LoggingLevel
     ) -> mcp_types.LoggingLevel:
-        """Remember the level of ``ctx``'s session; return the most verbose one wanted."""
+        """Remember the level of ``ctx``'s session; return the level to ask servers for:
+        the most verbose one any client wants."""
         key = Sessions.key(ctx)
         if key is not None:
             self._levels[key] = level
             self._levels.move_to_end(key)
             while len(self._levels) > MAX_SESSIONS:
                 self._levels.popitem(last=False)
-        return min([level, *self._levels.values()], key=LEVELS.index)
+        wanted: list[mcp_types.LoggingLevel] = [level, *self._levels.values()]
+        if self._opted_in is not None:
+            wanted.append(self._opted_in)
+        return min(wanted, key=LEVELS.index)
+
+    def opt_in(self, ctx: ServerRequestContext[Any, Any]) -> mcp_types.LoggingLevel | None:
+        """Note a 2026-era request's log opt-in; return the level to ask servers for, if it
+        is more verbose than any asked so far."""
+        asked = (ctx.meta or {}).get(mcp_types.LOG_LEVEL_META_KEY)
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return None
+        level: mcp_types.LoggingLevel | None = next((k for k in LEVELS if k == asked), None)
+        if level is None:
+            return None
+        current = [self._opted_in, *self._levels.values()]
+        if any(c is not None and LEVELS.index(c) <= LEVELS.index(level) for c in current):
+            return None
+        self._opted_in = level
+        return level
 
     @contextlib.contextmanager
     def during(self, server: str | None, ctx: ServerRequestContext[Any, Any]) -> Generator[None]:
