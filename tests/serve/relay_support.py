@@ -21,6 +21,9 @@ from serve_support import connected, served_http, served_stdio
 ERAS = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
 """Each downstream era as a client reaches it: ``auto`` discovers 2026-07-28."""
 
+EVERY_WAY = [(transport, *era) for transport in ("stdio", "http") for era in ERAS]
+"""(transport, mode, version): each transport in each era."""
+
 
 @dataclass
 class Host:

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from relay_support import ERAS, Host, served
+from relay_support import EVERY_WAY, Host, served
 from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
@@ -21,15 +21,14 @@ pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 AT_LEAST_WARNING = ["warning", "error", "critical", "alert", "emergency"]
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(("transport", "mode", "version"), EVERY_WAY)
 async def test_upstream_messages_reach_the_client_at_its_level(
     tmp_path: Path, transport: str, mode: str, version: str
 ) -> None:
     """The client wants warning and up: exactly those arrive, logged as the namespace."""
-    config = write_config(tmp_path, asking("ask"))
     host = Host()
     options = host.callbacks()
+    config = write_config(tmp_path, asking("ask"))
     if mode == "auto":
         options["log_level"] = "warning"  # the 2026-07-28 opt-in, on every request
     async with served(config, tmp_path, transport, mode, **options) as client:

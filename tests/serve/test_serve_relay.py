@@ -14,7 +14,7 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client, MCPError
-from relay_support import ERAS, Host, served
+from relay_support import ERAS, EVERY_WAY, Host, served
 from serve_support import (
     BEHAVIOUR,
     asking,
@@ -28,11 +28,8 @@ from support import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
-TRANSPORTS = ["stdio", "http"]
 
-
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(("transport", "mode", "version"), EVERY_WAY)
 async def test_sampling_elicitation_and_roots_reach_the_downstream_client(
     tmp_path: Path, transport: str, mode: str, version: str
 ) -> None:
