@@ -52,7 +52,8 @@ from mcpmount.registry import Registry
 from mcpmount.serve._changes import Changes
 from mcpmount.serve._hosting import run_http, run_stdio
 from mcpmount.serve._logs import Logs
-from mcpmount.serve._relay import Downstream, Relay
+from mcpmount.serve._relay import Relay
+from mcpmount.serve._rounds import Downstream
 from mcpmount.serve._screen import UNREADABLE_METHOD
 from mcpmount.serve._sessions import Sessions
 
@@ -174,7 +175,7 @@ class RegistryServer:
                 if self.relay is None:
                     result = await run(Downstream(ctx, self.registry.settings.call_timeout))
                 else:
-                    result = await self.relay.call(ctx, params, run)
+                    result = await self.relay.rounds.call(ctx, params, run)
         except UnknownToolError as exc:
             raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
         except UpstreamError as exc:
@@ -279,7 +280,7 @@ async def open_front(
     handlers = relay.handlers(logging=logs.forward)
     async with (
         Registry(settings, pins=pins, handlers=handlers, approver=relay.approve) as registry,
-        relay.running(),
+        relay.rounds.running(),
     ):
         yield RegistryServer(registry, name=name, mounted=mounted, relay=relay, logs=logs)
 
