@@ -1,7 +1,9 @@
 """Serve a registry as one MCP server, over stdio or streamable HTTP.
 
 - `RegistryServer` is the MCP front: ``tools/list`` and ``tools/call`` over a registry,
-  a view per downstream session, and ``list_changed`` when the tools change.
+  a view per downstream session, ``list_changed`` when the tools change, what upstream
+  servers ask (sampling, elicitation, roots, approval) relayed to the calling client in
+  both protocol eras, and log messages both ways.
 - `serve` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,
   mounting the servers in the background.
 - `write_portfile` records the bound port for scripts that serve HTTP on port 0.
