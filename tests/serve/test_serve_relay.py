@@ -165,3 +165,30 @@ async def test_a_stateless_server_cannot_ask_and_gives_the_safe_answers(tmp_path
     assert text_of(elicited) == "user action: decline"
     assert text_of(rooted) == "roots: "
     assert host.asked == []
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_concurrent_calls_each_ask_their_own_client_question(
+    tmp_path: Path, mode: str, version: str
+) -> None:
+    """Two calls asking at once: each question reaches the client, each answer its call."""
+    config = write_config(tmp_path, asking("ask"))
+    host = Host()
+    results: dict[str, str] = {}
+    async with served(config, tmp_path, "stdio", mode, **host.callbacks()) as client:
+        await wait_for_tool(client, "ask__sample")
+
+        async def call(name: str, arguments: dict[str, str]) -> None:
+            results[name] = text_of(await client.call_tool(name, arguments))
+
+        with anyio.fail_after(BEHAVIOUR):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call, "ask__sample", {"prompt": "one"})
+                tg.start_soon(call, "ask__elicit", {"question": "two?"})
+                tg.start_soon(call, "ask__roots", dict[str, str]())
+    assert results == {
+        "ask__sample": "model said: echo one",
+        "ask__elicit": "user answered: because",
+        "ask__roots": "roots: file:///work/project",
+    }
+    assert sorted(host.asked) == ["elicitation:form", "roots", "sampling"]
