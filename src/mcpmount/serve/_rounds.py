@@ -20,7 +20,7 @@ import contextlib
 import itertools
 import secrets
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import anyio
 import mcp_types
@@ -128,10 +128,10 @@ class _RoundTrips(Downstream):
         sent, self._sent = self._sent, {}
         for key, request in sent.items():
             response = responses.get(key)
-            if response is None or not isinstance(response, result_type(request)):
-                self._release(key, error(f"the client gave no answer to {request.method}"))
-            else:
+            if response is not None and _answers(request, response):
                 self._release(key, response)
+            else:
+                self._release(key, error(f"the client gave no answer to {request.method}"))
 
     def finish(self) -> None:
         """The call ended: release every question still waiting, with an error."""
@@ -195,7 +195,7 @@ class Rounds:
         if trip.done:
             if trip.error is not None:
                 raise trip.error
-            return trip.result  # type: ignore[return-value]  # what run returned
+            return cast("T", trip.result)  # what run returned
         questions = trip.take_questions()
         key = secrets.token_urlsafe(16)
         self._waiting[key] = trip
@@ -206,7 +206,7 @@ class Rounds:
         self, ctx: ServerRequestContext[Any, Any], run: Callable[[Downstream], Awaitable[Any]]
     ) -> _RoundTrips:
         if self._tg is None:
-            raise RuntimeError("the relay is not entered")
+            raise RuntimeError("the rounds are not running (enter Rounds.running)")
         if len(self._waiting) >= MAX_WAITING:
             message = f"{MAX_WAITING} calls already wait for their client's answers; retry later"
             raise MCPError(mcp_types.INTERNAL_ERROR, message)
@@ -255,6 +255,14 @@ def result_type(
     if request.params.tools is not None or request.params.tool_choice is not None:
         return mcp_types.CreateMessageResultWithTools
     return mcp_types.CreateMessageResult
+
+
+def _answers(request: mcp_types.InputRequest, response: mcp_types.InputResponse) -> bool:
+    """Whether ``response`` answers ``request`` (either sampling shape answers sampling)."""
+    if isinstance(request, mcp_types.CreateMessageRequest):
+        sampled = mcp_types.CreateMessageResult | mcp_types.CreateMessageResultWithTools
+        return isinstance(response, sampled)
+    return isinstance(response, result_type(request))
 
 
 def error(message: str) -> mcp_types.ErrorData:
