@@ -192,3 +192,15 @@ async def test_concurrent_calls_each_ask_their_own_client_question(
         "ask__roots": "roots: file:///work/project",
     }
     assert sorted(host.asked) == ["elicitation:form", "roots", "sampling"]
+
+
+async def test_a_client_whose_roots_changed_tells_the_servers(tmp_path: Path) -> None:
+    """notifications/roots/list_changed from the client reaches a handshake-era server."""
+    config = write_config(tmp_path, asking("ask", extra='protocol = "legacy"'))
+    host = Host()
+    async with served(config, tmp_path, "stdio", "legacy", **host.callbacks()) as client:
+        await wait_for_tool(client, "ask__calls")
+        with anyio.fail_after(BEHAVIOUR):
+            await client.session.send_notification(mcp_types.RootsListChangedNotification())
+            while '"roots_changed": 1' not in text_of(await client.call_tool("ask__calls", {})):
+                await anyio.sleep(0.05)
