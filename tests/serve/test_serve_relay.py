@@ -150,21 +150,30 @@ async def test_a_2026_round_is_answered_once_and_a_client_that_never_returns_is_
     assert '"elicit": 1' in text_of(counted)  # the abandoned call never completed
 
 
-async def test_a_stateless_server_cannot_ask_and_gives_the_safe_answers(tmp_path: Path) -> None:
-    """--stateless HTTP has no channel back to a handshake-era client: decline, no roots."""
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_stateless_http_asks_through_rounds_only(
+    tmp_path: Path, mode: str, version: str
+) -> None:
+    """--stateless HTTP has no channel back to a handshake-era client (decline, no roots);
+    a 2026-07-28 client is asked through its rounds, which need none."""
     config = write_config(tmp_path, asking("ask"))
     host = Host()
     async with (
         served_http(config, tmp_path, "--stateless") as (url, _),
-        connected(Client(url, mode="legacy", **host.callbacks())) as client,
+        connected(Client(url, mode=mode, **host.callbacks())) as client,
     ):
         await wait_for_tool(client, "ask__elicit")
+        assert client.protocol_version == version
         with anyio.fail_after(BEHAVIOUR):
             elicited = await client.call_tool("ask__elicit", {"question": "why?"})
             rooted = await client.call_tool("ask__roots", {})
-    assert text_of(elicited) == "user action: decline"
-    assert text_of(rooted) == "roots: "
-    assert host.asked == []
+    if mode == "legacy":
+        assert (text_of(elicited), text_of(rooted)) == ("user action: decline", "roots: ")
+        assert host.asked == []
+    else:
+        assert text_of(elicited) == "user answered: because"
+        assert text_of(rooted) == "roots: file:///work/project"
+        assert host.asked == ["elicitation:form", "roots"]
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
