@@ -1,7 +1,8 @@
 """The handshake says what `mcpmount serve` does, over stdio and HTTP, in both protocol eras.
 
 Over HTTP the SDK's session manager builds its own handshake options; the front must still
-advertise the change notices it sends (``listChanged``) and every capability it serves.
+advertise the change notices it sends (``listChanged``) and every capability it serves:
+tools, prompts, resources (with subscriptions), completions and logging.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def check_capabilities(client: Client, version: str) -> None:
     assert capabilities is not None
     assert capabilities.tools == mcp_types.ToolsCapability(list_changed=True)
     assert capabilities.logging == mcp_types.LoggingCapability()
+    assert capabilities.prompts == mcp_types.PromptsCapability(list_changed=True)
+    assert capabilities.resources == mcp_types.ResourcesCapability(
+        subscribe=True, list_changed=True
+    )
+    assert capabilities.completions == mcp_types.CompletionsCapability()
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)

@@ -1,7 +1,8 @@
 """Serve a registry as one MCP server, over stdio or streamable HTTP.
 
 - `RegistryServer` is the MCP front: ``tools/list`` and ``tools/call`` over a registry,
-  a view per downstream session, ``list_changed`` when the tools change, what upstream
+  a view per downstream session, prompts, resources, templates, completions and resource
+  subscriptions, ``list_changed`` when a list changes, what upstream
   servers ask (sampling, elicitation, roots, approval) relayed to the calling client in
   both protocol eras, and log messages both ways.
 - `serve` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,

@@ -1,22 +1,28 @@
 """Change propagation: every downstream client is told when the served lists change.
 
-`Registry.subscribe` marks the lists dirty; one task (`Changes.propagate`) then tells
-every client, in both protocol eras: ``notifications/tools/list_changed`` to every
-handshake-era session that sent a request, and ``ToolsListChanged`` on the
-``subscriptions/listen`` bus for 2026-07-28 clients. Bursts (three servers mounting at
-once) coalesce into one notice. A session whose search activated new tools is told the
-same way, alone (`Changes.tell_one`).
+`Registry.subscribe` marks a list dirty (tools, prompts or resources, as
+`RegistryChange.kind` says); one task (`Changes.propagate`) then tells every client, in
+both protocol eras: ``notifications/<kind>/list_changed`` to every handshake-era session
+that sent a request, and ``ToolsListChanged`` (``PromptsListChanged``,
+``ResourcesListChanged``) on the ``subscriptions/listen`` bus for 2026-07-28 clients.
+Bursts (three servers mounting at once) coalesce into one notice per list. A session whose
+search activated new tools is told the same way, alone (`Changes.tell_one`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.registry import Registry, RegistryChange
@@ -28,6 +34,14 @@ logger = logging.getLogger(__name__)
 
 _NOTIFY_TIMEOUT: Final = 2.0
 """How long one session gets to take a list_changed before it is dropped."""
+
+Kind = Literal["tools", "prompts", "resources"]
+
+_EVENTS: Final = {
+    "tools": ToolsListChanged,
+    "prompts": PromptsListChanged,
+    "resources": ResourcesListChanged,
+}
 
 
 class Changes:
@@ -46,8 +60,10 @@ class Changes:
         self._sessions = sessions
         self._bus = bus
         self._dirty = anyio.Event()
+        self._kinds: set[Kind] = set()
 
     def _on_change(self, change: RegistryChange) -> None:
+        self._kinds.add(change.kind)
         self._dirty.set()
 
     async def propagate(self) -> None:
@@ -57,15 +73,17 @@ class Changes:
             while True:
                 await self._dirty.wait()
                 self._dirty = anyio.Event()
-                await self._tell_all()
+                kinds, self._kinds = sorted(self._kinds), set()
+                for kind in kinds:
+                    await self._tell_all(kind)
         finally:
             unsubscribe()
 
-    async def _tell_all(self) -> None:
-        await self._bus.publish(ToolsListChanged())
+    async def _tell_all(self, kind: Kind) -> None:
+        await self._bus.publish(_EVENTS[kind]())
         async with anyio.create_task_group() as tg:
             for key, session in self._sessions.peers():
-                tg.start_soon(self._notify, key, session)
+                tg.start_soon(self._notify, key, session, kind)
 
     async def tell_one(self, ctx: ServerRequestContext[Any, Any]) -> None:
         """Tell the calling session (only) that its list grew."""
@@ -73,12 +91,17 @@ class Changes:
             # Only a pipe keeps a view at this era, and a pipe has one peer.
             await self._bus.publish(ToolsListChanged())
         else:
-            await self._notify(Sessions.key(ctx) or "", ctx.session)
+            await self._notify(Sessions.key(ctx) or "", ctx.session, "tools")
 
-    async def _notify(self, key: str, session: ServerSession) -> None:
+    async def _notify(self, key: str, session: ServerSession, kind: Kind) -> None:
         try:
             with anyio.fail_after(_NOTIFY_TIMEOUT):
-                await session.send_tool_list_changed()
+                if kind == "tools":
+                    await session.send_tool_list_changed()
+                elif kind == "prompts":
+                    await session.send_prompt_list_changed()
+                else:
+                    await session.send_resource_list_changed()
         except Exception as exc:  # a gone session: forget it, never fail the others
             logger.debug("dropped session %r: list_changed failed: %r", key, exc)
             self._sessions.drop(key, session)

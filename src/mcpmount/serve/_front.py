@@ -25,6 +25,9 @@
   sessions that want them, and ``logging/setLevel`` sets a session's level (`Logs`).
   `open_front` builds a registry wired to both.
 
+- Prompts, resources, templates and completions are the registry's (`Content`); resource
+  subscriptions are shared upstream and their updates forwarded (`Subscriptions`).
+
 Change propagation is `Changes`' (`mcpmount.serve._changes`).
 """
 
@@ -41,7 +44,7 @@ import mcp_types
 from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import SERVER_INFO_META_KEY
 from starlette.applications import Starlette
 
@@ -50,12 +53,14 @@ from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.serve._changes import Changes
+from mcpmount.serve._content import Content
 from mcpmount.serve._hosting import run_http, run_stdio
 from mcpmount.serve._logs import Logs
 from mcpmount.serve._relay import Relay
 from mcpmount.serve._rounds import Downstream
 from mcpmount.serve._screen import UNREADABLE_METHOD
 from mcpmount.serve._sessions import Sessions
+from mcpmount.serve._subscriptions import Subscriptions
 
 __all__ = ["RegistryServer", "open_front"]
 
@@ -90,14 +95,23 @@ class RegistryServer:
         """Set once the initial mounts are done; ``tools/list`` and ``tools/call`` wait for it."""
         self.bus = InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
-        self.listen = ListenHandler(self.bus)
+        self._subscriptions = Subscriptions(registry, self.bus)
+        content = Content(registry, self._wait_mounted)
         self.server: Server[Any] = _FrontServer(
             name,
             version=version("mcpmount"),
             get_tool_input_schema=self._input_schema,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=self.listen,
+            on_list_prompts=content.list_prompts,
+            on_get_prompt=content.get_prompt,
+            on_list_resources=content.list_resources,
+            on_list_resource_templates=content.list_templates,
+            on_read_resource=content.read_resource,
+            on_completion=content.complete,
+            on_subscribe_resource=self._subscriptions.subscribe,
+            on_unsubscribe_resource=self._subscriptions.unsubscribe,
+            on_subscriptions_listen=self._subscriptions.listen,
         )
         self.server.middleware.append(self._track_session)
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
@@ -213,8 +227,11 @@ class RegistryServer:
         await self.registry.roots_changed()
 
     async def propagate_changes(self) -> None:
-        """Tell every client each time the registry changes; runs until cancelled."""
-        await self._changes.propagate()
+        """Tell every client each time the registry changes, and each subscriber of a
+        resource when it is updated; runs until cancelled."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._changes.propagate)
+            tg.start_soon(self._subscriptions.deliver)
 
     # -- transports -----------------------------------------------------------------------
 
@@ -258,7 +275,7 @@ class RegistryServer:
             port=port,
             on_ready=on_ready,
             # Open listen streams would hold the graceful shutdown: end them first.
-            before_shutdown=self.listen.close,
+            before_shutdown=self._subscriptions.close_streams,
         )
 
 

@@ -1,0 +1,165 @@
+"""Resource subscriptions through the front, in both protocol eras.
+
+A downstream client subscribes to a registry URI: with ``resources/subscribe`` in the
+handshake era, or by naming it in a ``subscriptions/listen`` stream in the 2026-07-28
+era. The registry subscribes upstream once per URI, however many clients want it, and
+unsubscribes when the last one lets go (``resources/unsubscribe``, a listen stream that
+ends). Each update the server sends reaches the clients subscribed to its URI:
+``notifications/resources/updated`` to handshake-era sessions, ``ResourceUpdated`` on
+the listen bus (which delivers it only to streams that named the URI).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import Any, Final
+
+import anyio
+import mcp_types
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.server import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+
+from mcpmount.errors import RegistryError
+from mcpmount.registry import Registry
+from mcpmount.serve._content import raise_for
+from mcpmount.serve._sessions import Sessions
+
+__all__ = ["Subscriptions"]
+
+logger = logging.getLogger(__name__)
+
+_NOTIFY_TIMEOUT: Final = 2.0
+"""How long one session gets to take an update before it is dropped."""
+
+_BACKLOG: Final = 1000
+"""Updates waiting to be sent; past it the oldest are dropped (each says only "read again")."""
+
+
+class Subscriptions:
+    """Who wants which resource's updates, and their delivery.
+
+    Args:
+        registry: The served registry; it subscribes upstream.
+        bus: The 2026-07-28 listen fan-out.
+    """
+
+    def __init__(self, registry: Registry, bus: InMemorySubscriptionBus) -> None:
+        self._registry = registry
+        self._bus = bus
+        self._listen = ListenHandler(bus)
+        self._wanted: Counter[str] = Counter()
+        self._sessions: dict[str, dict[str, ServerSession]] = {}
+        """URI -> session key -> session (handshake era)."""
+        self._updates: MemoryObjectSendStream[str] | None = None
+        """While `deliver` runs: where the registry's update listener puts each URI."""
+
+    def close_streams(self) -> None:
+        """End every open listen stream gracefully (before a shutdown)."""
+        self._listen.close()
+
+    # -- handlers -----------------------------------------------------------------------------
+
+    async def subscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.SubscribeRequestParams
+    ) -> mcp_types.EmptyResult:
+        key = Sessions.key(ctx)
+        if key is None:
+            raise_for(RegistryError("resource updates need a session (stateless HTTP has none)"))
+        sessions = self._sessions.setdefault(params.uri, {})
+        if key not in sessions:
+            await self._acquire(params.uri)
+        sessions[key] = ctx.session
+        return mcp_types.EmptyResult()
+
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.UnsubscribeRequestParams
+    ) -> mcp_types.EmptyResult:
+        key = Sessions.key(ctx)
+        sessions = self._sessions.get(params.uri, {})
+        if key is not None and sessions.pop(key, None) is not None:
+            if not sessions:
+                del self._sessions[params.uri]
+            await self._release(params.uri)
+        return mcp_types.EmptyResult()
+
+    async def listen(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: mcp_types.SubscriptionsListenRequestParams,
+    ) -> mcp_types.SubscriptionsListenResult:
+        """Serve one 2026-era listen stream, subscribed upstream to the URIs it names."""
+        uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
+        held: list[str] = []
+        try:
+            for uri in uris:
+                try:
+                    await self._acquire(uri)
+                except Exception as exc:  # the stream still serves the rest
+                    logger.warning("listen: cannot subscribe to %r: %s", uri, exc)
+                else:
+                    held.append(uri)
+            return await self._listen(ctx, params)
+        finally:
+            with anyio.CancelScope(shield=True):
+                for uri in held:
+                    await self._release(uri)
+
+    async def _acquire(self, uri: str) -> None:
+        if not self._wanted[uri]:
+            try:
+                await self._registry.subscribe_resource(uri)
+            except RegistryError as exc:
+                raise_for(exc)
+        self._wanted[uri] += 1
+
+    async def _release(self, uri: str) -> None:
+        self._wanted[uri] -= 1
+        if self._wanted[uri] > 0:
+            return
+        del self._wanted[uri]
+        try:
+            await self._registry.unsubscribe_resource(uri)
+        except Exception as exc:  # the server may be gone: nothing is left to stop
+            logger.info("unsubscribing from %r failed: %s", uri, exc)
+
+    # -- delivery -----------------------------------------------------------------------------
+
+    def _on_update(self, uri: str) -> None:
+        if self._updates is None:
+            return  # nobody delivers: nobody is told
+        try:
+            self._updates.send_nowait(uri)
+        except anyio.WouldBlock:
+            logger.warning("resource updates back up; dropped the update of %r", uri)
+
+    async def deliver(self) -> None:
+        """Send every update to its subscribers; runs until cancelled."""
+        send, receive = anyio.create_memory_object_stream[str](_BACKLOG)
+        with send, receive:
+            self._updates = send
+            unsubscribe = self._registry.subscribe_updates(self._on_update)
+            try:
+                async for uri in receive:
+                    await self._bus.publish(ResourceUpdated(uri))
+                    async with anyio.create_task_group() as tg:
+                        for key, session in list(self._sessions.get(uri, {}).items()):
+                            tg.start_soon(self._notify, uri, key, session)
+            finally:
+                unsubscribe()
+                self._updates = None
+
+    async def _notify(self, uri: str, key: str, session: ServerSession) -> None:
+        try:
+            with anyio.fail_after(_NOTIFY_TIMEOUT):
+                await session.send_resource_updated(uri)
+        except Exception as exc:  # a gone session: forget its subscription
+            logger.debug("dropped session %r from %r: the update failed: %r", key, uri, exc)
+            sessions = self._sessions.get(uri, {})
+            if sessions.get(key) is session:
+                del sessions[key]
+                if not sessions:
+                    del self._sessions[uri]
+                await self._release(uri)
