@@ -8,6 +8,7 @@ handshake era (standalone requests on the call's stream) and in the 2026-07-28 e
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import anyio
@@ -213,3 +214,23 @@ async def test_a_client_whose_roots_changed_tells_the_servers(tmp_path: Path) ->
             await client.session.send_notification(mcp_types.RootsListChangedNotification())
             while '"roots_changed": 1' not in text_of(await client.call_tool("ask__calls", {})):
                 await anyio.sleep(0.05)
+
+
+async def test_serve_stops_promptly_while_a_2026_call_waits_for_its_client(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM with a call parked for the client's answers: it is cancelled, serve exits 0."""
+    config = write_config(tmp_path, asking("ask"))
+    host = Host()
+    async with served_http(config, tmp_path) as (url, process):
+        async with connected(Client(url, **host.callbacks())) as client:
+            await wait_for_tool(client, "ask__elicit")
+            with anyio.fail_after(BEHAVIOUR):
+                parked = await client.session.call_tool(
+                    "ask__elicit", {"question": "q"}, allow_input_required=True
+                )
+            assert isinstance(parked, mcp_types.InputRequiredResult)
+        with anyio.fail_after(BEHAVIOUR):
+            process.send_signal(signal.SIGTERM)
+            await process.wait()
+    assert process.returncode == 0, (tmp_path / "serve.log").read_text()
