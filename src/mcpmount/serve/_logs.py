@@ -64,6 +64,9 @@ class Logs:
             self._levels.move_to_end(key)
             while len(self._levels) > MAX_SESSIONS:
                 self._levels.popitem(last=False)
+        live = {key for key, _ in self.sessions.peers()}
+        for gone in [key for key in self._levels if key not in live]:
+            del self._levels[gone]  # a session dropped since: its level no longer counts
         wanted: list[mcp_types.LoggingLevel] = [level, *self._levels.values()]
         if self._opted_in is not None:
             wanted.append(self._opted_in)
