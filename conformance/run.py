@@ -350,8 +350,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     started = time.monotonic()
-    with _output_dir(args.output_dir) as output:
-        status = run(args.scenario, output)
+    try:
+        with _output_dir(args.output_dir) as output:
+            status = run(args.scenario, output)
+    except KeyboardInterrupt:
+        _say("interrupted; every process it started has ended")
+        return 130
     _say(f"({time.monotonic() - started:.1f} s)")
     return status
 
