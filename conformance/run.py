@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import re
 import signal
@@ -207,6 +208,10 @@ def start_serve(groups: Groups, work: Path) -> str:
 
 def _list_tools(url: str) -> list[str]:
     """List the tools at `url` once: `serve` holds the first list until its mounts are done."""
+
+    # A list-change notice that arrives as this probe's client closes makes the SDK log a
+    # traceback ("Error parsing SSE message") that says nothing about either server.
+    logging.getLogger("mcp.client.streamable_http").setLevel(logging.CRITICAL)
 
     async def listing() -> list[str]:
         with anyio.fail_after(STARTUP):

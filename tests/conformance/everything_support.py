@@ -14,6 +14,7 @@ task-capable clients (`trigger-*-request-async`) are not offered to it.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -138,7 +139,9 @@ async def connected(tmp_path: Path, via: str, mode: str) -> AsyncGenerator[Clien
                 yield client
         elif via == "serve-stdio":
             serve = ["-m", "mcpmount", "serve", str(write_config(tmp_path))]
-            params = StdioServerParameters(command=sys.executable, args=serve)
+            # The SDK gives a child a minimal environment: pass on where our sources are.
+            env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
+            params = StdioServerParameters(command=sys.executable, args=serve, env=env)
             async with full_client(stdio_client(params, errlog=errlog), mode=mode) as client:
                 yield client
         else:

@@ -100,6 +100,15 @@ async def test_a_handshake_era_subscriber_gets_updates_and_list_changes(tmp_path
             params = mcp_types.SubscribeRequestParams(uri=ONE)
             subscribe = mcp_types.SubscribeRequest(params=params)
             await client.session.send_request(subscribe, mcp_types.EmptyResult)
+            # A URI no server owns is taken, as a plain server takes it, and let go.
+            nobody = mcp_types.SubscribeRequestParams(uri="test://nobody")
+            await client.session.send_request(
+                mcp_types.SubscribeRequest(params=nobody), mcp_types.EmptyResult
+            )
+            unsubscribe = mcp_types.UnsubscribeRequestParams(uri="test://nobody")
+            await client.session.send_request(
+                mcp_types.UnsubscribeRequest(params=unsubscribe), mcp_types.EmptyResult
+            )
             await client.call_tool("docs__touch", {"uri": "memo://one"})
             await updated.wait()
             await client.call_tool("docs__add_prompt", {"name": "later"})

@@ -22,7 +22,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
-from mcpmount.errors import RegistryError
+from mcpmount.errors import RegistryError, UnknownResourceError
 from mcpmount.registry import Registry
 from mcpmount.serve._content import raise_for
 from mcpmount.serve._sessions import Sessions
@@ -111,6 +111,11 @@ class Subscriptions:
         if not self._wanted[uri]:
             try:
                 await self._registry.subscribe_resource(uri)
+            except UnknownResourceError as exc:
+                # As a plain server does, take a subscription to a URI that no mounted server
+                # owns: it is harmless, and the protocol has no answer that says "no update
+                # will ever come", so the log says it.
+                logger.info("subscribed to %r; no update can come for it: %s", uri, exc.reason)
             except RegistryError as exc:
                 raise_for(exc)
         self._wanted[uri] += 1
