@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from serve_support import (
     BEHAVIOUR,
     connected,
@@ -68,3 +68,21 @@ async def test_a_stock_client_sees_overrides_and_sanitized_names_and_no_task_onl
             assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name) for name in names(listed))
             answers = {text_of(await client.call_tool(name, {})) for name in served}
             assert answers == {"q {}", "read file {}", "café/menu {}", "may_task {}"}
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_filtered_out_tool_does_not_exist_through_serve(tmp_path: Path, mode: str) -> None:
+    """``tools`` and ``exclude_tools`` hold through serve, in both downstream eras: a tool the
+    user turned off is neither listed, nor found by search, nor callable."""
+    extra = 'tools = ["q", "may_*"]\nexclude_tools = ["may_task"]\nprotocol = "legacy"\n'
+    config = write_config(tmp_path, fixture_server("t", "--raw-tools", TOOLS, extra=extra))
+    async with (
+        served_http(config, tmp_path) as (url, _),
+        connected(Client(url, mode=mode)) as client,
+    ):
+        await wait_for_tool(client, "t__q")
+        with anyio.fail_after(BEHAVIOUR):
+            assert names(await client.list_tools()) == ["t__q"]
+            with pytest.raises(MCPError, match="no mounted tool is named 't__may_task'"):
+                await client.call_tool("t__may_task", {})
+            assert text_of(await client.call_tool("t__q", {})) == "q {}"
