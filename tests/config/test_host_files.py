@@ -41,6 +41,21 @@ def test_a_json_host_file_loads_stdio_and_streamable_http_servers(write: Write) 
     ]
 
 
+def test_a_json_sse_server_is_a_url_server_on_the_sse_transport(write: Write) -> None:
+    """``"type": "sse"`` mounts the URL over the legacy HTTP+SSE transport."""
+    path = write(
+        ".mcp.json",
+        '{"mcpServers": {"old": {"type": "sse", "url": "https://old.example/sse"}, '
+        '"new": {"url": "https://new.example/mcp"}}}',
+    )
+    config = load_config(path, environ={})
+    assert (http(config, "old").transport, http(config, "old").url) == (
+        "sse",
+        "https://old.example/sse",
+    )
+    assert http(config, "new").transport == "http"  # no type: streamable HTTP, as before
+
+
 @pytest.mark.parametrize(
     ("name", "namespace"),
     [
@@ -115,13 +130,13 @@ def test_host_only_json_keys_are_ignored_but_other_keys_are_errors(write: Write)
     ("entry", "problem"),
     [
         (
-            '{"type": "sse", "url": "https://a.example/sse"}',
-            'mcpServers.fs.type: SSE is not supported; use streamable HTTP ("type": "http")',
-        ),
-        (
             '{"type": "websocket", "url": "https://a.example"}',
             "mcpServers.fs.type: must be one of 'stdio', 'http', 'streamable-http', "
-            "'streamableHttp'",
+            "'streamableHttp', 'sse'",
+        ),
+        (
+            '{"type": "sse", "command": "a"}',
+            "mcpServers.fs.type: says sse, but command means stdio",
         ),
         (
             '{"type": "stdio", "url": "https://a.example"}',

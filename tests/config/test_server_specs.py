@@ -11,6 +11,8 @@ from pydantic import TypeAdapter, ValidationError
 from mcpmount.config import HttpServer, ServerSpec, StdioServer, load_config
 from mcpmount.errors import ConfigError
 
+_TAGS = "'stdio', 'http', 'sse' or 'auto'"
+
 
 def test_giving_both_command_and_url_is_one_clear_error(write: Write) -> None:
     """Both transports at once is one line that says so, not pydantic's union noise."""
@@ -61,11 +63,16 @@ def test_server_spec_is_a_union_told_apart_by_command_or_url() -> None:
             'transport = "stdio"\nurl = "https://a.example"',
             "servers.fs.transport: says stdio, but url means http",
         ),
-        ('transport = "ws"\ncommand = "x"', "servers.fs.transport: must be 'stdio' or 'http'"),
-        ("transport = 1\ncommand = 'x'", "servers.fs.transport: must be 'stdio' or 'http'"),
+        ('transport = "ws"\ncommand = "x"', f"servers.fs.transport: must be {_TAGS}"),
+        ("transport = 1\ncommand = 'x'", f"servers.fs.transport: must be {_TAGS}"),
         (
-            'transport = "sse"\nurl = "https://a.example"',
-            'servers.fs.transport: SSE is not supported; use streamable HTTP (transport = "http")',
+            'transport = "sse"\ncommand = "x"',
+            "servers.fs.transport: says sse, but command means stdio",
+        ),
+        (
+            'transport = "sse"\nurl = "https://a.example"\nget_stream = false',
+            "servers.fs.get_stream: applies to streamable HTTP only; an SSE server's one "
+            "stream is its GET",
         ),
     ],
 )
@@ -75,6 +82,17 @@ def test_an_explicit_transport_must_agree_with_command_or_url(
     """An explicit transport that contradicts the keys, or is unknown, is one clear error."""
     path = write("servers.toml", f"[servers.fs]\n{body}\n")
     assert problems_of(path) == (problem,)
+
+
+@pytest.mark.parametrize("transport", ["http", "sse", "auto"])
+def test_a_url_server_may_name_how_it_is_reached(write: Write, transport: str) -> None:
+    """``transport`` on a url server picks streamable HTTP, SSE or either; http by default."""
+    path = write(
+        "servers.toml", f'[servers.a]\nurl = "https://a.example"\ntransport = "{transport}"\n'
+    )
+    assert http(load_config(path, environ={}), "a").transport == transport
+    assert HttpServer(url="https://a.example").transport == "http"
+    assert HttpServer(url="https://a.example").get_stream is True
 
 
 def test_a_key_that_belongs_to_the_other_transport_says_so(write: Write) -> None:

@@ -36,12 +36,14 @@ _HOST_KEYS = (
 _RENAMED = {"enabledTools": "tools", "disabledTools": "exclude_tools"}
 """Host keys that mean what one of ours means, under another name."""
 
-_HOST_TYPES: Mapping[str, Literal["stdio", "http"]] = {
+_HOST_TYPES: Mapping[str, Literal["stdio", "http", "sse"]] = {
     "stdio": "stdio",
     "http": "http",
     "streamable-http": "http",
     "streamableHttp": "http",
+    "sse": "sse",
 }
+"""Each ``type`` hosts write, as our ``transport``."""
 
 _INVALID_RUN = re.compile(r"[^a-z0-9_-]+|_{2,}")
 _LEADING_NON_LETTERS = re.compile(r"^[^a-z]+")
@@ -108,11 +110,6 @@ def _our_keys(entry: Table, loc: Loc, problems: list[str]) -> Table | None:
             problems.append(line((*loc, key), unknown_key(key, _HOST_KEYS)))
     if "type" in data:
         kind = data.pop("type")
-        if kind == "sse":
-            problems.append(
-                line((*loc, "type"), 'SSE is not supported; use streamable HTTP ("type": "http")')
-            )
-            return None
         if not isinstance(kind, str) or kind not in _HOST_TYPES:
             expected = ", ".join(map(repr, _HOST_TYPES))
             problems.append(line((*loc, "type"), f"must be one of {expected}"))

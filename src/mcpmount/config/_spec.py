@@ -1,7 +1,8 @@
 """Server specs: what every server declares, one model per transport kind, and their union.
 
 A server table is one kind or another by its keys: ``command`` makes a stdio server and
-``url`` an http one. An explicit ``transport`` tag may say the same, never something else.
+``url`` an http one. An explicit ``transport`` tag may say the same, never something else;
+a url server's tag may also say how the URL is reached (`TRANSPORTS`).
 `ServerSpec` is the pydantic discriminated union of the kinds, told apart by `kind_of`, so
 another transport is one more member (and one more entry in `KINDS`), with `kind_of` taught
 how to recognise it.
@@ -46,6 +47,9 @@ from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
 IMPLIED_BY: Mapping[str, str] = {"command": "stdio", "url": "http"}
 """The key that makes a server table each kind of server."""
+
+TRANSPORTS: Mapping[str, tuple[str, ...]] = {"stdio": ("stdio",), "http": ("http", "sse", "auto")}
+"""The ``transport`` tags each kind of server takes, its own kind's name first."""
 
 _EITHER = " or ".join(f"{key} ({kind})" for key, kind in IMPLIED_BY.items())
 
@@ -122,20 +126,17 @@ class ServerBase(BaseModel):
     def _check_transport(cls, value: object) -> object:
         # Each kind declares ``transport``; the union chose this one by its key.
         kind = cls.model_fields["transport"].default
-        if value == kind:
+        if value in TRANSPORTS[kind]:
             return value
-        if value == "sse":
-            raise PydanticCustomError(
-                "mcpmount_sse", 'SSE is not supported; use streamable HTTP (transport = "http")'
-            )
-        if value in IMPLIED_BY.values():
+        every = [tag for tags in TRANSPORTS.values() for tag in tags]
+        if value in every:
             key = next(key for key, implied in IMPLIED_BY.items() if implied == kind)
             raise PydanticCustomError(
                 "mcpmount_transport",
                 "says {given}, but {key} means {kind}",
                 {"given": value, "key": key, "kind": kind},
             )
-        kinds = " or ".join(map(repr, IMPLIED_BY.values()))
+        kinds = ", ".join(map(repr, every[:-1])) + f" or {every[-1]!r}"
         raise PydanticCustomError("mcpmount_transport", "must be {kinds}", {"kinds": kinds})
 
     @field_validator("defer", mode="before")
@@ -248,10 +249,13 @@ def _is_loopback(host: str) -> bool:
 
 
 class HttpServer(ServerBase):
-    """A server reached over streamable HTTP."""
+    """A server reached over HTTP: streamable HTTP, the legacy HTTP+SSE transport, or either."""
 
-    transport: Literal["http"] = "http"
-    """The tag; implied by ``url``."""
+    transport: Literal["http", "sse", "auto"] = "http"
+    """How the URL is reached: ``http`` (streamable HTTP; implied by ``url``), ``sse`` (the
+    legacy HTTP+SSE transport: a GET stream whose first event names where to POST), or
+    ``auto`` (streamable HTTP, or SSE when the server answers a POST of ``initialize`` with
+    a 4xx as an SSE-only server does)."""
 
     # Declared before ``url`` so that the url check can see it.
     allow_insecure: bool = False
@@ -262,6 +266,20 @@ class HttpServer(ServerBase):
 
     headers: dict[HeaderName, HeaderValue] = {}
     """Headers sent with every request; the values are secrets."""
+
+    get_stream: bool = True
+    """Whether streamable HTTP opens its standalone GET stream, on which a server may send
+    requests and notifications outside any call; false for a server that never serves it."""
+
+    @field_validator("get_stream")
+    @classmethod
+    def _check_get_stream(cls, value: bool, info: ValidationInfo) -> bool:
+        if not value and info.data.get("transport") == "sse":
+            raise PydanticCustomError(
+                "mcpmount_get_stream",
+                "applies to streamable HTTP only; an SSE server's one stream is its GET",
+            )
+        return value
 
     @field_validator("url")
     @classmethod
@@ -323,8 +341,10 @@ def kind_of(value: object) -> str | None:
 
     This is `ServerSpec`'s discriminator.
     """
-    if isinstance(value, StdioServer | HttpServer):
-        return value.transport
+    if isinstance(value, StdioServer):
+        return "stdio"
+    if isinstance(value, HttpServer):
+        return "http"
     if not isinstance(value, dict):
         return None
     table = cast("dict[str, object]", value)

@@ -39,6 +39,9 @@ class Diagnostics:
     refused_list: str | None = None
     """Why a message defining more tools than ``max_tools`` was refused unparsed."""
 
+    transport: str | None = None
+    """The transport ``transport = "auto"`` chose: ``"http"`` or ``"sse"``, once it chose."""
+
     def note_refusal(self, refusal: Refusal) -> None:
         """Remember a message refused unparsed, if it was a tool list."""
         if refusal.tool_list:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
+from mcpmount.transports._auto import AutoTransport
 from mcpmount.transports._base import ServerTransport
 from mcpmount.transports._http import HttpTransport
 from mcpmount.transports._limits import MessageLimits
 from mcpmount.transports._reaper import Reaper
+from mcpmount.transports._sse import SseTransport
 from mcpmount.transports._stdio import StdioTransport
 
 __all__ = ["transport_for"]
@@ -31,5 +33,9 @@ def transport_for(
                 limits=limits,
                 reaper=reaper,
             )
+        case HttpServer(transport="sse"):
+            return SseTransport(spec, limits)
+        case HttpServer(transport="auto"):
+            return AutoTransport(spec, limits)
         case HttpServer():
             return HttpTransport(spec, limits)

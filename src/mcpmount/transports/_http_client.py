@@ -1,0 +1,85 @@
+"""What every transport to a URL shares: its HTTP client, and how its failures read."""
+
+from __future__ import annotations
+
+import httpx2
+
+from mcpmount.config import HttpServer
+from mcpmount.transports._base import Diagnostics, ServerTransport, short
+from mcpmount.transports._limits import MessageLimits
+
+__all__ = ["CONNECT_TIMEOUT", "UrlTransport", "http_client"]
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to connect to the server (each request)."""
+
+_CLOSE_BOUND = 3.0
+"""How long an HTTP connection gets to end (a DELETE, the streams closed) before it is cut."""
+
+
+def http_client(
+    spec: HttpServer, diagnostics: Diagnostics, transport: httpx2.AsyncBaseTransport
+) -> httpx2.AsyncClient:
+    """Return the client for ``spec``'s URL: its headers on every request, over ``transport``.
+
+    Every error status the server answers is kept in ``diagnostics``. There is no read
+    timeout: a silent tool call may legitimately last long, and the registry bounds every
+    wait itself (startup deadline, call timeout, bounded close).
+    """
+
+    async def keep_status(response: httpx2.Response) -> None:
+        if response.status_code >= 400:
+            diagnostics.note_status(response.status_code)
+
+    return httpx2.AsyncClient(
+        # identity: a compressed body would be metered before it inflates.
+        headers={"accept-encoding": "identity", **spec.header_values()},
+        timeout=httpx2.Timeout(CONNECT_TIMEOUT, read=None),
+        event_hooks={"response": [keep_status]},
+        transport=transport,
+    )
+
+
+class UrlTransport(ServerTransport):
+    """A server at a URL: what the HTTP transports share, save how they open."""
+
+    def __init__(self, spec: HttpServer, limits: MessageLimits) -> None:
+        super().__init__()
+        self._spec = spec
+        self._limits = limits
+
+    @property
+    def close_bound(self) -> float:
+        return _CLOSE_BOUND
+
+    @property
+    def silence_hint(self) -> str:
+        return f"check that {self._spec.display_url()} is an MCP endpoint and answers"
+
+    def describe(self, exc: BaseException, *, starting: bool) -> str:
+        statuses = self.diagnostics.http_statuses
+        if statuses:  # the status says more than the exception the SDK made of it
+            return status_message(statuses[-1], self._spec)
+        return super().describe(exc, starting=starting)
+
+    def _describe_leaf(self, leaf: BaseException) -> str | None:
+        match leaf:
+            case httpx2.ConnectError() | httpx2.ConnectTimeout():
+                url = self._spec.display_url()
+                return f"cannot connect to {url}: {short(leaf)}; is the server running?"
+            case httpx2.HTTPError():
+                return f"HTTP failure talking to the server: {type(leaf).__name__}: {short(leaf)}"
+            case _:
+                return None
+
+
+def status_message(status: int, spec: HttpServer) -> str:
+    """Say what an HTTP error status from ``spec``'s URL means."""
+    url = spec.display_url()
+    match status:
+        case 401 | 403:
+            return f"HTTP {status} from {url}: the server refused the credentials; check `headers`"
+        case 404:
+            return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
+        case _:
+            return f"HTTP {status} from {url}"
