@@ -37,10 +37,12 @@ class MessageLimits:
 
     max_bytes: int
     max_tools: int
+    size_bound: str = "max_message_bytes"
+    """What sets ``max_bytes``, for the refusal's message."""
 
     def too_large(self) -> Refusal:
         """The refusal of a message over ``max_bytes``."""
-        return Refusal(f"it sent a message over max_message_bytes ({self.max_bytes} bytes)")
+        return Refusal(f"it sent a message over {self.size_bound} ({self.max_bytes} bytes)")
 
     def refuse(self, message: bytes) -> Refusal | None:
         """Why a whole message must be refused unparsed, or None."""

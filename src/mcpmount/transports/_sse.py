@@ -1,10 +1,12 @@
 """The legacy HTTP+SSE transport: the SDK's SSE client over our own httpx2 client.
 
 The server's one GET stream carries every message it sends; its first event, ``endpoint``,
-names the URL each client message is POSTed to. That transport belongs to the handshake
-era (protocol versions up to 2025-11-25), so a connection over it always uses the
-``initialize`` handshake: the ``server/discover`` probe of ``protocol = "auto"`` is answered
-here, as a server of that era would answer it, and never sent.
+names the URL each client message is POSTed to. It is the transport of protocol version
+2024-11-05 (deprecated since 2025-03-26), and its servers predate ``server/discover``; one
+that ignores a method it does not know would hold that probe until the startup deadline.
+So a connection over it always uses the ``initialize`` handshake: the probe of
+``protocol = "auto"`` is answered here, as such a server answers it (method not found),
+and never sent.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import replace
 from types import TracebackType
+from typing import Self
 
 import anyio
 import httpx2
@@ -32,8 +36,8 @@ __all__ = ["SseTransport"]
 
 logger = logging.getLogger(__name__)
 
-_SDK_EVENT_CAP = "byte limit"
-"""How the SDK's SSE client words an event over its fixed 1 MiB cap (``httpx2.SSEError``)."""
+_SDK_EVENT_CAP = 1024 * 1024
+"""The largest event the SDK's SSE client reads; past it, it fails the whole connection."""
 
 
 class SseTransport(UrlTransport):
@@ -56,11 +60,6 @@ class SseTransport(UrlTransport):
     def _describe_leaf(self, leaf: BaseException) -> str | None:
         url = self._spec.display_url()
         match leaf:
-            case httpx2.SSEError() if _SDK_EVENT_CAP in str(leaf):
-                return (
-                    f"it sent an SSE event over 1 MiB, the most the SDK's SSE client reads "
-                    f"({short(leaf)}); the SSE transport cannot carry a larger message"
-                )
             case httpx2.SSEError():
                 return f"{url} is not an SSE stream: {short(leaf)}; check `url`"
             case RuntimeError() if "task_status.started" in str(leaf):
@@ -72,8 +71,12 @@ class SseTransport(UrlTransport):
     @contextlib.asynccontextmanager
     async def _connect(self, on_lost: Callable[[str], None]) -> AsyncGenerator[TransportStreams]:
         link = _Link(self._spec, self.diagnostics, on_lost)
+        limits = self._limits
+        if limits.max_bytes > _SDK_EVENT_CAP:  # refused here first, with its reason named
+            bound = "1 MiB, the most the SDK's SSE client reads in one event"
+            limits = replace(limits, max_bytes=_SDK_EVENT_CAP, size_bound=bound)
         layers = Posts(
-            Metered(httpx2.AsyncHTTPTransport(), self._limits, self.diagnostics),
+            Metered(httpx2.AsyncHTTPTransport(), limits, self.diagnostics),
             self._spec,
             cut=link.cut,
             answer=link.answer,
@@ -89,6 +92,7 @@ class SseTransport(UrlTransport):
             return http
 
         async with (
+            link,
             sse_client(self._spec.url, httpx_client_factory=client) as (read, write),
             anyio.create_task_group() as tg,
         ):
@@ -124,6 +128,13 @@ class _Link:
                         return
                     await self._send.send(item)
                 self.cut(f"the server ended its SSE stream ({self._url})")
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._send.close()
+        self.inbound.close()
 
     def cut(self, reason: str) -> None:
         """End the connection: the session reads no more, and ``reason`` says why."""
