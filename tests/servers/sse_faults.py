@@ -6,6 +6,8 @@ Serve one with `http_fixture.serve_http(app, path="/sse")`:
   ``sse_app()`` is a real SDK SSE server, its ``streamable_http_app()`` a streamable one.
 - `Recorder(app)`: wraps a real MCP app; records every request (HTTP method, path and, for
   a POST, its JSON-RPC method) and, once `refuse` is set, answers every POST with that status.
+- `Garbage(app)`: wraps a real SSE app; a ``message`` event that is not JSON follows its
+  ``endpoint`` event.
 - `ShortStream(endpoint=...)`: an event stream that ends at once, or right after its
   ``endpoint`` event once the first message is POSTed: a server whose stream ends.
 
@@ -29,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from http_fixture import build_http_fixture_server
 from leaks import record_group
 
-__all__ = ["Recorder", "ShortStream", "build_sse_server", "serve_process"]
+__all__ = ["Garbage", "Recorder", "ShortStream", "build_sse_server", "serve_process"]
 
 SSE_SERVER = Path(__file__).parent / "sse_server.py"
 
@@ -115,6 +117,26 @@ class Recorder:
             await send({"type": "http.response.body", "body": b"refused"})
             return
         await self.app(scope, _Replay(body, receive), send)
+
+
+class Garbage:
+    """A real SSE app whose stream carries a non-JSON ``message`` right after ``endpoint``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            await self.app(scope, receive, send)
+            return
+
+        async def garbled(message: Message) -> None:
+            body: bytes = message.get("body", b"")
+            if message["type"] == "http.response.body" and b"event: endpoint" in body:
+                message = {**message, "body": body + b"event: message\r\ndata: {not json\r\n\r\n"}
+            await send(message)
+
+        await self.app(scope, receive, garbled)
 
 
 class ShortStream:

@@ -27,7 +27,7 @@ from mcpmount.errors import (
 )
 from mcpmount.registry import Registry
 from servers.http_faults import HangApp, StatusApp
-from servers.sse_faults import Recorder, ShortStream, build_sse_server, serve_process
+from servers.sse_faults import Garbage, Recorder, ShortStream, build_sse_server, serve_process
 from support import text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -111,6 +111,13 @@ class TestSse:
                 await registry.call("old__echo", {"text": "x"}, timeout=30)
             assert time.perf_counter() - began < 10
             app.refuse = None
+
+    async def test_an_event_that_is_not_json_rpc_is_skipped(self) -> None:
+        """A ``message`` event that does not parse is skipped; the stream goes on."""
+        app = Garbage(build_sse_server().sse_app())
+        async with serve_http(app, path="/sse") as url, Registry() as registry:
+            await registry.mount("old", sse(url))
+            assert text_of(await registry.call("old__echo", {"text": "ok"})) == "ok"
 
     async def test_a_stalled_call_fails_at_the_call_timeout(self) -> None:
         """A call whose answer never comes fails at its timeout; the server stays usable."""

@@ -16,6 +16,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from importlib.metadata import version
 
+import anyio
 import httpx2
 from mcp.client import Transport
 from mcp.client._transport import TransportStreams
@@ -37,6 +38,9 @@ _NOT_SSE = frozenset({401, 403, 407, 408, 429})
 """4xx statuses a streamable HTTP server answers too: they say nothing about SSE."""
 
 _SESSION_HEADER = "mcp-session-id"
+
+_BODY_BOUND = 5.0
+"""Seconds to read the probe's answer; a server answers initialize at once."""
 
 
 class AutoTransport(ServerTransport):
@@ -116,7 +120,9 @@ class AutoTransport(ServerTransport):
         layers = Metered(httpx2.AsyncHTTPTransport(), self._limits, Diagnostics())
         async with http_client(self._spec, Diagnostics(), layers) as http:
             async with http.stream("POST", self._spec.url, json=request, headers=headers) as sent:
-                with contextlib.suppress(httpx2.StreamError):  # a body refused: it answered
+                # The status decides; the body only tells a JSON-RPC 4xx. A body refused,
+                # or an answer stream left open, is no reason to wait or fail.
+                with anyio.move_on_after(_BODY_BOUND), contextlib.suppress(httpx2.StreamError):
                     await sent.aread()
             status = sent.status_code
             if 200 <= status < 300 and (session := sent.headers.get(_SESSION_HEADER)):

@@ -119,11 +119,15 @@ class _Link:
         self._scope = anyio.CancelScope()
 
     async def pump(self, read: ReadStream[SessionMessage | Exception]) -> None:
-        """Hand the server's messages on until its stream ends, then cut the connection."""
+        """Hand the server's messages on until its stream ends or breaks, then cut.
+
+        A message that is not JSON-RPC arrives as the exception that parsing it raised,
+        and is handed on too: the session skips it, and the stream goes on.
+        """
         with self._scope:
             async with self._send:
                 async for item in read:
-                    if isinstance(item, Exception):
+                    if isinstance(item, httpx2.HTTPError | httpx2.StreamError):
                         self.cut(self._broken(item))
                         return
                     await self._send.send(item)
