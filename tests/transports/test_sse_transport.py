@@ -15,6 +15,8 @@ import anyio
 import pytest
 
 import mcpmount
+from asking_support import Recorder as AskRecorder
+from asking_support import fresh_asking_server
 from http_fixture import serve_http
 from mcpmount.config import HttpServer
 from mcpmount.errors import (
@@ -221,3 +223,25 @@ async def test_an_sse_entry_of_an_mcp_host_file_mounts(tmp_path: Path) -> None:
         async with mcpmount.open_registry(config) as registry:
             assert text_of(await registry.call("old-tools__echo", {"text": "hi"})) == "hi"
     assert app.count("GET") == 1
+
+
+async def test_handlers_answer_a_server_reached_over_sse() -> None:
+    """Sampling, elicitation and roots asked on the SSE stream are answered by POST, and
+    attributed to the one call in flight (the handshake era's rule)."""
+    recorder = AskRecorder()
+    app = fresh_asking_server().sse_app()
+    async with (
+        serve_http(app, path="/sse") as url,
+        Registry(handlers=recorder.handlers()) as registry,
+    ):
+        await registry.mount("h", sse(url))
+        view = registry.view()
+        sampled = await view.call("h__sample", {"prompt": "hi"}, context="v")
+        elicited = await view.call("h__elicit", {"question": "why?"}, context="v")
+        rooted = await view.call("h__roots", {}, context="v")
+    answers = [text_of(result) for result in (sampled, elicited, rooted)]
+    assert list(zip(answers, recorder.asked, strict=True)) == [
+        ("model said: echo hi", ("sampling", "h", "h__sample", "v")),
+        ("user answered: because", ("elicitation:form", "h", "h__elicit", "v")),
+        ("roots: file:///work/project", ("roots", "h", "h__roots", "v")),
+    ]
