@@ -71,7 +71,7 @@ async def test_a_streamable_server_is_reached_over_streamable_http(
         pytest.param(StatusApp(500, b"boom"), r"HTTP 500 from \S+$", id="500"),
         pytest.param(
             StatusApp(404, b"nothing here"),
-            r"HTTP 404 .* \(SSE was tried: a streamable HTTP POST got HTTP 404\)",
+            r"HTTP 404 .* \(over legacy SSE: a streamable HTTP POST got HTTP 404\)$",
             id="404",
         ),
     ],

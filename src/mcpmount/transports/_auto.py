@@ -75,9 +75,9 @@ class AutoTransport(ServerTransport):
 
     def describe(self, exc: BaseException, *, starting: bool) -> str:
         message = self._chosen.describe(exc, starting=starting)
-        if self._refusal is None:
+        if self._refusal is None or not starting:
             return message
-        return f"{message} (SSE was tried: a streamable HTTP POST got HTTP {self._refusal})"
+        return f"{message} (over legacy SSE: a streamable HTTP POST got HTTP {self._refusal})"
 
     @contextlib.asynccontextmanager
     async def _connect(self, on_lost: Callable[[str], None]) -> AsyncGenerator[TransportStreams]:

@@ -113,6 +113,7 @@ class _Link:
         self, spec: HttpServer, diagnostics: Diagnostics, on_lost: Callable[[str], None]
     ) -> None:
         self._url = spec.display_url()
+        self._redact = spec.redact
         self._on_lost = on_lost
         self._diagnostics = diagnostics
         self._send, self.inbound = anyio.create_memory_object_stream[SessionMessage | Exception]()
@@ -143,6 +144,7 @@ class _Link:
     def cut(self, reason: str) -> None:
         """End the connection: the session reads no more, and ``reason`` says why."""
         if self._diagnostics.failure is None:
+            reason = self._redact(reason)  # it may quote the server, or an HTTP error
             self._diagnostics.failure = reason
             logger.info("SSE connection to %s lost: %s", self._url, reason)
             self._on_lost(reason)
