@@ -5,7 +5,8 @@ Serve one with `http_fixture.serve_http(app, path="/sse")`:
 - `build_sse_server()`: the HTTP fixture server (echo, add, sleep) plus ``big``; its
   ``sse_app()`` is a real SDK SSE server, its ``streamable_http_app()`` a streamable one.
 - `Recorder(app)`: wraps a real MCP app; records every request (HTTP method, path and, for
-  a POST, its JSON-RPC method) and, once `refuse` is set, answers every POST with that status.
+  a POST, its JSON-RPC method) and, once `refuse` is set, answers every POST with that status;
+  `drop()` makes the server drop the open GET streams, as when its client went away.
 - `Garbage(app)`: wraps a real SSE app; a ``message`` event that is not JSON follows its
   ``endpoint`` event.
 - `ShortStream(endpoint=...)`: an event stream that ends at once, or right after its
@@ -89,6 +90,12 @@ class Recorder:
         self.seen: list[tuple[str, str, str | None]] = []
         """(HTTP method, path, JSON-RPC method of a POST or None), in arrival order."""
         self.refuse: int | None = None
+        self._dropped = anyio.Event()
+
+    def drop(self) -> None:
+        """Make the server drop every GET stream open now (later ones stay)."""
+        self._dropped.set()
+        self._dropped = anyio.Event()
 
     def count(self, http_method: str, rpc_method: str | None = None) -> int:
         """How many requests of ``http_method`` (and ``rpc_method``, if given) arrived."""
@@ -104,7 +111,7 @@ class Recorder:
             return
         if scope["method"] != "POST":
             self.seen.append((scope["method"], scope["path"], None))
-            await self.app(scope, receive, send)
+            await self.app(scope, self._droppable(receive), send)
             return
         body = await Request(scope, receive).body()
         try:
@@ -117,6 +124,28 @@ class Recorder:
             await send({"type": "http.response.body", "body": b"refused"})
             return
         await self.app(scope, _Replay(body, receive), send)
+
+    def _droppable(self, receive: Receive) -> Receive:
+        """``receive``, or a disconnect as soon as `drop` is called."""
+        dropped = self._dropped
+
+        async def receive_or_drop() -> Message:
+            got: list[Message] = []
+            async with anyio.create_task_group() as tg:
+
+                async def take(wait: Receive) -> None:
+                    got.append(await wait())
+                    tg.cancel_scope.cancel()
+
+                async def disconnect() -> Message:
+                    await dropped.wait()
+                    return {"type": "http.disconnect"}
+
+                tg.start_soon(take, receive)
+                tg.start_soon(take, disconnect)
+            return got[0]
+
+        return receive_or_drop
 
 
 class Garbage:

@@ -121,6 +121,22 @@ class TestSse:
             await registry.mount("old", sse(url))
             assert text_of(await registry.call("old__echo", {"text": "ok"})) == "ok"
 
+    async def test_a_dropped_stream_loses_the_server_and_a_restart_brings_it_back(
+        self,
+    ) -> None:
+        """The server drops the GET stream after mounting: the server is lost, and with
+        ``restart = "on-failure"`` it is connected again and answers."""
+        app = Recorder(build_sse_server().sse_app())
+        async with serve_http(app, path="/sse") as url, Registry() as registry:
+            await registry.mount("old", sse(url, restart="on-failure"))
+            assert text_of(await registry.call("old__echo", {"text": "one"})) == "one"
+            app.drop()
+            with anyio.fail_after(20):
+                while (row := registry.status()[0]).restarts == 0 or row.state != "ready":
+                    await anyio.sleep(0.05)
+            assert text_of(await registry.call("old__echo", {"text": "two"})) == "two"
+        assert app.count("GET") == 2
+
     async def test_a_stalled_call_fails_at_the_call_timeout(self) -> None:
         """A call whose answer never comes fails at its timeout; the server stays usable."""
         app = build_sse_server().sse_app()
