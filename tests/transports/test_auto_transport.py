@@ -35,6 +35,7 @@ async def test_an_sse_only_server_is_reached_over_sse(
     async with serve_http(app, path="/sse") as url, Registry() as registry:
         await registry.mount("old", auto(url, protocol=protocol))
         assert text_of(await registry.call("old__echo", {"text": "hi"})) == "hi"
+        assert [row.transport for row in registry.status()] == ["auto (sse)"]
     assert "answered a streamable HTTP POST with HTTP 405; using legacy SSE" in caplog.text
     assert app.seen[0] == ("POST", "/sse", "initialize")  # the probe, refused
     assert app.count("GET") == 1
@@ -53,6 +54,7 @@ async def test_a_streamable_server_is_reached_over_streamable_http(
         async with Registry() as registry:
             await registry.mount("new", auto(url, protocol=protocol))
             assert text_of(await registry.call("new__echo", {"text": "hi"})) == "hi"
+            assert [row.transport for row in registry.status()] == ["auto (http)"]
             assert app.count("DELETE") == 1  # the probe's session, ended before mounting
         assert "speaks streamable HTTP" in caplog.text
         assert app.seen[0] == ("POST", "/mcp", "initialize")

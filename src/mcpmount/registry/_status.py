@@ -104,7 +104,7 @@ def status_row(
     stats = stats or CallStats()
     return ServerStatus(
         server=supervisor.server,
-        transport=supervisor.spec.transport,
+        transport=_transport(supervisor),
         state=supervisor.state,
         tools=len(tools),
         deferred=sum(e.deferred for e in tools),
@@ -117,3 +117,10 @@ def status_row(
         error=supervisor.error or connection.error or connection.relist_error,
         notes=notes_of(supervisor, tools),
     )
+
+
+def _transport(supervisor: Supervisor) -> str:
+    """The spec's transport; for ``auto``, also what it chose (``auto (sse)``)."""
+    chosen = supervisor.connection.transport.diagnostics.transport
+    spec = supervisor.spec.transport
+    return f"{spec} ({chosen})" if spec == "auto" and chosen else spec
