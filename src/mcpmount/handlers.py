@@ -46,13 +46,17 @@ class Asker:
     """The namespace of the asking server."""
 
     tool: str | None = None
-    """The public name of the tool call in flight that asked, or None when unknown. In the
-    2026-07-28 era a server asks within a call's result, so this is always known; in the
-    handshake era it asks on the side, and it is known when that server has exactly one
-    call in flight (None for a request outside any call, or with several in flight)."""
+    """What was asked for when the server asked, or None when unknown: the public name of
+    the tool being called (`Registry.call`) or of the prompt being got
+    (`Registry.get_prompt`), or the registry URI of the resource being read
+    (`Registry.read_resource`). In the 2026-07-28 era a server asks within a request's
+    result, so this is always known; in the handshake era it asks on the side, and it is
+    known when that server has exactly one such request in flight (None for a question
+    outside any, or with several in flight)."""
 
     context: object | None = None
-    """What the caller passed as ``context=`` to `Registry.call` for that call."""
+    """What the caller passed as ``context=`` to `Registry.call` (or `get_prompt`,
+    `read_resource`) for that request."""
 
 
 SamplingHandler = Callable[

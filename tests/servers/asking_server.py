@@ -5,6 +5,9 @@ the handshake era and as ``InputRequiredResult`` round trips in the 2026-07-28 e
 ``sample(prompt)`` asks for a completion; ``elicit(question)`` asks a form with one
 ``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode);
 ``roots()`` lists the client's roots; ``both(prompt)`` samples and lists roots.
+A prompt and a resource that ask too (form elicitation, an ``InputRequiredResult`` in the
+2026-07-28 era): the prompt ``interview(topic)`` and the template ``asked://{topic}`` ask
+"why {topic}?" and put the answer (or the action) in their text.
 Other tools: ``log(text)`` logs ``text`` at every MCP level (in the handshake era, those
 at or above the level ``logging/setLevel`` set, like a careful server; in the 2026-07-28
 era the SDK drops what the request did not opt in to); ``slow(seconds)`` sleeps;
@@ -124,6 +127,45 @@ async def elicit_url(url: str, ctx: Context) -> str | mcp_types.InputRequiredRes
         action = (await ctx.elicit_url(message, url, "visit-1")).action
     ran["elicit_url"] += 1
     return f"user action: {action}"
+
+
+async def _ask_why(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Ask the user "why {topic}?" in either era: the answer, or the action taken."""
+    question = f"why {topic}?"
+    if ctx.protocol_version == "2026-07-28":
+        reply = (ctx.input_responses or {}).get("why")
+        if reply is None:
+            schema = Answer.model_json_schema()
+            params = mcp_types.ElicitRequestFormParams(message=question, requested_schema=schema)
+            request = mcp_types.ElicitRequest(params=params)
+            return mcp_types.InputRequiredResult(input_requests={"why": request})
+        if not isinstance(reply, mcp_types.ElicitResult):
+            return "user action: ?"
+        if reply.action == "accept" and reply.content is not None:
+            return f"user answered: {reply.content.get('answer')}"
+        return f"user action: {reply.action}"
+    result = await ctx.elicit(question, Answer)
+    if result.action == "accept":
+        return f"user answered: {result.data.answer}"  # pyright: ignore[reportAttributeAccessIssue]
+    return f"user action: {result.action}"
+
+
+@server.prompt()
+async def interview(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Ask the user why ``topic``, and make the answer the prompt."""
+    answer = await _ask_why(topic, ctx)
+    if isinstance(answer, str):
+        ran["interview"] += 1
+    return answer
+
+
+@server.resource("asked://{topic}")
+async def asked(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Ask the user why ``topic``, and make the answer the resource."""
+    answer = await _ask_why(topic, ctx)
+    if isinstance(answer, str):
+        ran["asked"] += 1
+    return answer
 
 
 @server.tool()
