@@ -31,6 +31,7 @@ __all__ = [
     "Approver",
     "Asker",
     "ClientHandlers",
+    "ElicitationCompleteHandler",
     "ElicitationHandler",
     "LogHandler",
     "RootsHandler",
@@ -73,6 +74,11 @@ ElicitationHandler = Callable[
 ]
 """Answers ``elicitation/create`` (form or URL mode): accept, decline or cancel."""
 
+ElicitationCompleteHandler = Callable[[str, str], Awaitable[None]]
+"""Takes a server's namespace and the ``elicitationId`` of a URL-mode elicitation that it
+says is complete (``notifications/elicitation/complete``, a handshake-era notice: the
+2026-07-28 era has none). It runs on the connection's receive loop: keep it short."""
+
 RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData]]
 """Answers ``roots/list``."""
 
@@ -87,6 +93,8 @@ class ClientHandlers:
     sampling: SamplingHandler | None = None
     elicitation: ElicitationHandler | None = None
     roots: RootsHandler | None = None
+    elicitation_complete: ElicitationCompleteHandler | None = None
+    """Default: the notice is dropped. Only useful beside ``elicitation``."""
     logging: LogHandler | None = None
     """Default: Python `logging`, logger ``mcpmount.server.<namespace>``. Either way the
     message is redacted with the server's secrets first."""

@@ -3,6 +3,7 @@ only ``tools/call``: the handlers answer, told the prompt or resource and the co
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 import anyio
@@ -12,6 +13,7 @@ from asking_support import BEHAVIOUR, Recorder, asking, prompt_text, read_text
 from mcpmount.errors import UpstreamError
 from mcpmount.handlers import ClientHandlers
 from mcpmount.registry import Registry
+from support import text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -44,3 +46,28 @@ async def test_a_prompt_that_asks_without_a_handler_fails_in_its_words(era: Era)
             await registry.get_prompt("a__interview", {"topic": "x"})
     assert raised.value.tool == "a__interview"
     assert "Elicitation not supported" in raised.value.upstream_message
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_url_elicitation_completion_reaches_its_handler_in_the_handshake_era(
+    era: Era,
+) -> None:
+    """The handshake era's ``notifications/elicitation/complete`` reaches the handler with
+    the server and the id; the 2026-07-28 era has no such notice."""
+    recorder = Recorder()
+    completed: list[tuple[str, str]] = []
+    done = anyio.Event()
+
+    async def complete(server: str, elicitation_id: str) -> None:
+        completed.append((server, elicitation_id))
+        done.set()
+
+    handlers = replace(recorder.handlers(), elicitation_complete=complete)
+    async with Registry(handlers=handlers) as registry:
+        await registry.mount("a", asking(protocol=era))
+        with anyio.fail_after(BEHAVIOUR):
+            visited = await registry.call("a__elicit_url", {"url": "https://example.com/x"})
+            if era == "legacy":
+                await done.wait()
+    assert text_of(visited) == "user action: accept"
+    assert completed == ([("a", "visit-1")] if era == "legacy" else [])

@@ -18,6 +18,7 @@ from relay_support import ERAS, EVERY_WAY, Host, served
 from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
 from asking_support import prompt_text, read_text
+from support import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -59,3 +60,27 @@ async def test_a_client_without_elicitation_gets_the_declined_answer(
             read = await client.read_resource(RESOURCE)
     assert prompt_text(prompt) == "user action: decline"
     assert read_text(read) == "user action: decline"
+
+
+@pytest.mark.parametrize(("transport", "mode", "version", "upstream"), CASES)
+async def test_a_url_elicitation_completion_reaches_the_client_it_went_to(
+    tmp_path: Path, transport: str, mode: str, version: str, upstream: str
+) -> None:
+    """A handshake-era upstream's ``notifications/elicitation/complete`` is told to the
+    handshake-era client whose URL elicitation it completes, with the same id; neither a
+    2026-07-28 upstream (no such notice) nor a 2026-07-28 client (none to take) has it."""
+    config = write_config(tmp_path, asking("ask", extra=f'protocol = "{upstream}"'))
+    host = Host()
+    callbacks = host.callbacks()
+    async with served(
+        config, tmp_path, transport, mode, on_message=host.on_message, **callbacks
+    ) as client:
+        await wait_for_tool(client, "ask__elicit_url")
+        assert client.protocol_version == version
+        with anyio.fail_after(BEHAVIOUR):
+            visited = await client.call_tool("ask__elicit_url", {"url": "https://x.test/a"})
+            told = upstream == "legacy" and mode == "legacy"
+            if told:
+                await host.told_complete.wait()
+    assert text_of(visited) == "user action: accept"
+    assert host.completed == (["visit-1"] if told else [])

@@ -3,8 +3,10 @@
 Tools that ask (through ``Resolve`` markers, which the SDK sends as standalone requests in
 the handshake era and as ``InputRequiredResult`` round trips in the 2026-07-28 era):
 ``sample(prompt)`` asks for a completion; ``elicit(question)`` asks a form with one
-``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode);
-``roots()`` lists the client's roots; ``both(prompt)`` samples and lists roots.
+``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode, id
+``visit-1``; in the handshake era, once the client accepts, it then sends
+``notifications/elicitation/complete`` for it); ``roots()`` lists the client's roots;
+``both(prompt)`` samples and lists roots.
 A prompt and a resource that ask too (form elicitation, an ``InputRequiredResult`` in the
 2026-07-28 era): the prompt ``interview(topic)`` and the template ``asked://{topic}`` ask
 "why {topic}?" and put the answer (or the action) in their text.
@@ -125,6 +127,8 @@ async def elicit_url(url: str, ctx: Context) -> str | mcp_types.InputRequiredRes
         action = reply.action if isinstance(reply, mcp_types.ElicitResult) else "?"
     else:
         action = (await ctx.elicit_url(message, url, "visit-1")).action
+        if action == "accept":  # the user came back: say so, as a real server would
+            await ctx.session.send_elicit_complete("visit-1")
     ran["elicit_url"] += 1
     return f"user action: {action}"
 

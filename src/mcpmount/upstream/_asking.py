@@ -129,6 +129,18 @@ class Asking:
         except (MCPError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             logger.info("server %r: could not tell it the roots changed: %r", self.server, exc)
 
+    async def elicitation_complete(self, elicitation_id: str) -> None:
+        """Hand a URL elicitation's completion notice to its handler, if any; never raises."""
+        handler = self.handlers.elicitation_complete if self.handlers is not None else None
+        if handler is None:
+            return
+        try:
+            await handler(self.server, elicitation_id)
+        except Exception as exc:
+            logger.warning(
+                "server %r: the elicitation_complete handler failed: %r", self.server, exc
+            )
+
     # -- the SDK's callbacks; each is handed to the Client only when its handler is set ---------
 
     def callbacks(self) -> Callbacks:
