@@ -6,7 +6,9 @@ the handshake era and as ``InputRequiredResult`` round trips in the 2026-07-28 e
 ``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode, id
 ``visit-1``; in the handshake era, once the client accepts, it then sends
 ``notifications/elicitation/complete`` for it); ``roots()`` lists the client's roots;
-``both(prompt)`` samples and lists roots.
+``both(prompt)`` samples and lists roots; ``sample_tools(prompt)`` samples offering the
+model a ``lookup`` tool (which the SDK sends only to a client that declared
+``sampling.tools``) and says which tool the model chose, or its text.
 A prompt and a resource that ask too (form elicitation, an ``InputRequiredResult`` in the
 2026-07-28 era): the prompt ``interview(topic)`` and the template ``asked://{topic}`` ask
 "why {topic}?" and put the answer (or the action) in their text.
@@ -80,6 +82,31 @@ async def sample(
     """Ask the client's model to complete ``prompt``."""
     ran["sample"] += 1
     return f"model said: {_text(completion)}"
+
+
+LOOKUP = mcp_types.Tool(
+    name="lookup", description="Look a word up.", input_schema={"type": "object"}
+)
+
+
+def ask_model_with_tools(prompt: str) -> Sample:
+    message = mcp_types.TextContent(type="text", text=prompt)
+    messages = [mcp_types.SamplingMessage(role="user", content=message)]
+    return Sample(messages, max_tokens=100, tools=[LOOKUP])
+
+
+@server.tool()
+async def sample_tools(
+    prompt: str,
+    completion: Annotated[mcp_types.CreateMessageResultWithTools, Resolve(ask_model_with_tools)],
+) -> str:
+    """Ask the client's model to complete ``prompt``, offering it the ``lookup`` tool."""
+    ran["sample_tools"] += 1
+    blocks = completion.content if isinstance(completion.content, list) else [completion.content]
+    for block in blocks:
+        if isinstance(block, mcp_types.ToolUseContent):
+            return f"model chose: {block.name}"
+    return f"model said: {' '.join(b.text for b in blocks if isinstance(b, mcp_types.TextContent))}"
 
 
 @server.tool()

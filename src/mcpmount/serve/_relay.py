@@ -13,6 +13,11 @@ A URL-mode elicitation that a handshake-era server says is complete
 elicitation went to, with the same ``elicitationId``, on its session (the call may be
 over by then); the 2026-07-28 era has no such notice, so a 2026-era client is not told.
 
+Sampling is offered upstream with ``tools`` (tool-enabled sampling), like every other
+capability, before any client connects, so that no server hides what needs it; a request
+with tools for a client that did not declare ``sampling.tools`` is not sent to it, and the
+server gets an error saying why.
+
 When the client did not declare the capability, or no call can be told (a question
 outside a call, or several calls of that server at once), the safe answers apply and
 the log says so: elicitation is declined, sampling refused with an error saying the
@@ -42,6 +47,9 @@ logger = logging.getLogger(__name__)
 _SHOWN_ARGUMENTS: Final = 2000
 """Characters of a gated call's arguments shown in the approval question."""
 
+_SAMPLING: Final = mcp_types.SamplingCapability(tools=mcp_types.SamplingToolsCapability())
+"""What serve offers upstream with sampling: tool use too (refused per client, above)."""
+
 MAX_URL_ELICITATIONS: Final = 1000
 """How many accepted URL elicitations are remembered, awaiting their completion notice."""
 
@@ -67,6 +75,7 @@ class Relay:
         """The registry's handlers: each asks the downstream client of the asking call."""
         return ClientHandlers(
             sampling=self._sample,
+            sampling_capability=_SAMPLING,
             elicitation=self._elicit,
             roots=self._roots,
             elicitation_complete=self._elicitation_complete,
@@ -102,9 +111,17 @@ class Relay:
     ) -> (
         mcp_types.CreateMessageResult | mcp_types.CreateMessageResultWithTools | mcp_types.ErrorData
     ):
-        call = self._downstream(asker, "sampling", _can_sample(params))
+        tools = params.tools is not None or params.tool_choice is not None
+        what = "sampling with tools" if tools else "sampling"
+        call = self._downstream(asker, what, _can_sample(params))
         if call is None:
             message = f"the client of mcpmount serve cannot sample (asked by {asker.server!r})"
+            if tools:
+                message = (
+                    f"the client of mcpmount serve cannot sample with tools (asked by "
+                    f"{asker.server!r}); it did not declare sampling.tools: sample without "
+                    "tools, or ask its user to enable tool use in sampling"
+                )
             return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=message)
         answer = await call.ask(mcp_types.CreateMessageRequest(params=params))
         if isinstance(
