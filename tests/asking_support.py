@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,20 @@ class Recorder:
         return mcp_types.ListRootsResult(roots=[root])
 
 
+def prompt_text(result: mcp_types.GetPromptResult) -> str:
+    """The text of a prompt's first message."""
+    content = result.messages[0].content
+    assert isinstance(content, mcp_types.TextContent)
+    return content.text
+
+
+def read_text(result: mcp_types.ReadResourceResult) -> str:
+    """The text of a read's first contents."""
+    contents = result.contents[0]
+    assert isinstance(contents, mcp_types.TextResourceContents)
+    return contents.text
+
+
 BEHAVIOUR = 20.0
 """Seconds for what a test checks once its servers are up, on a loaded machine."""
 
@@ -70,6 +85,10 @@ def fresh_asking_server() -> MCPServer:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # pydantic resolves a prompt's annotations through it
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
     server: MCPServer = module.server
     return server

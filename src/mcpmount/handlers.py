@@ -31,6 +31,7 @@ __all__ = [
     "Approver",
     "Asker",
     "ClientHandlers",
+    "ElicitationCompleteHandler",
     "ElicitationHandler",
     "LogHandler",
     "RootsHandler",
@@ -46,13 +47,17 @@ class Asker:
     """The namespace of the asking server."""
 
     tool: str | None = None
-    """The public name of the tool call in flight that asked, or None when unknown. In the
-    2026-07-28 era a server asks within a call's result, so this is always known; in the
-    handshake era it asks on the side, and it is known when that server has exactly one
-    call in flight (None for a request outside any call, or with several in flight)."""
+    """What was asked for when the server asked, or None when unknown: the public name of
+    the tool being called (`Registry.call`) or of the prompt being got
+    (`Registry.get_prompt`), or the registry URI of the resource being read
+    (`Registry.read_resource`). In the 2026-07-28 era a server asks within a request's
+    result, so this is always known; in the handshake era it asks on the side, and it is
+    known when that server has exactly one such request in flight (None for a question
+    outside any, or with several in flight)."""
 
     context: object | None = None
-    """What the caller passed as ``context=`` to `Registry.call` for that call."""
+    """What the caller passed as ``context=`` to `Registry.call` (or `get_prompt`,
+    `read_resource`) for that request."""
 
 
 SamplingHandler = Callable[
@@ -69,6 +74,11 @@ ElicitationHandler = Callable[
 ]
 """Answers ``elicitation/create`` (form or URL mode): accept, decline or cancel."""
 
+ElicitationCompleteHandler = Callable[[str, str], Awaitable[None]]
+"""Takes a server's namespace and the ``elicitationId`` of a URL-mode elicitation that it
+says is complete (``notifications/elicitation/complete``, a handshake-era notice: the
+2026-07-28 era has none). It runs on the connection's receive loop: keep it short."""
+
 RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData]]
 """Answers ``roots/list``."""
 
@@ -83,6 +93,8 @@ class ClientHandlers:
     sampling: SamplingHandler | None = None
     elicitation: ElicitationHandler | None = None
     roots: RootsHandler | None = None
+    elicitation_complete: ElicitationCompleteHandler | None = None
+    """Default: the notice is dropped. Only useful beside ``elicitation``."""
     logging: LogHandler | None = None
     """Default: Python `logging`, logger ``mcpmount.server.<namespace>``. Either way the
     message is redacted with the server's secrets first."""

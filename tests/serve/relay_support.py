@@ -7,12 +7,13 @@ so a test sees both what reached the client and what the upstream server got bac
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types
 from mcp import Client
 from mcp.client import ClientRequestContext
@@ -36,6 +37,9 @@ class Host:
     logs: list[mcp_types.LoggingMessageNotificationParams] = field(
         default_factory=list[mcp_types.LoggingMessageNotificationParams]
     )
+    completed: list[str] = field(default_factory=list[str])
+    """The id of every URL elicitation the client was told is complete, in order."""
+    told_complete: anyio.Event = field(default_factory=anyio.Event)
 
     def callbacks(self) -> dict[str, Any]:
         """Every client callback: the client offers sampling, elicitation and roots."""
@@ -76,18 +80,40 @@ class Host:
     async def log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params)
 
+    def on_message(self, message: object) -> None:
+        """For `served`'s ``on_message``: notes the completion notices."""
+        if isinstance(message, mcp_types.ElicitCompleteNotification):
+            self.completed.append(message.params.elicitation_id)
+            self.told_complete.set()
+
 
 @asynccontextmanager
 async def served(
-    config: str, tmp_path: Path, transport: str, mode: str, **options: Any
+    config: str,
+    tmp_path: Path,
+    transport: str,
+    mode: str,
+    on_message: Callable[[object], None] | None = None,
+    **options: Any,
 ) -> AsyncGenerator[Client]:
-    """A Client (with ``options``) connected to `mcpmount serve CONFIG` over ``transport``."""
+    """A Client (with ``options``) connected to `mcpmount serve CONFIG` over ``transport``;
+    ``on_message`` gets what reaches the Client's message handler."""
     if transport == "stdio":
-        async with served_stdio(config, tmp_path, mode=mode, **options) as client:
+        async with served_stdio(
+            config, tmp_path, mode=mode, on_message=on_message, **options
+        ) as client:
             yield client
-    else:
-        async with (
-            served_http(config, tmp_path) as (url, _),
-            connected(Client(url, mode=mode, **options)) as client,
-        ):
-            yield client
+        return
+
+    if on_message is not None:
+        note = on_message
+
+        async def message_handler(message: object) -> None:
+            note(message)
+
+        options["message_handler"] = message_handler
+    async with (
+        served_http(config, tmp_path) as (url, _),
+        connected(Client(url, mode=mode, **options)) as client,
+    ):
+        yield client

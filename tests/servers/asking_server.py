@@ -3,8 +3,15 @@
 Tools that ask (through ``Resolve`` markers, which the SDK sends as standalone requests in
 the handshake era and as ``InputRequiredResult`` round trips in the 2026-07-28 era):
 ``sample(prompt)`` asks for a completion; ``elicit(question)`` asks a form with one
-``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode);
-``roots()`` lists the client's roots; ``both(prompt)`` samples and lists roots.
+``answer`` field; ``elicit_url(url)`` asks the user to visit ``url`` (URL mode, id
+``visit-1``; in the handshake era, once the client accepts, it then sends
+``notifications/elicitation/complete`` for it); ``roots()`` lists the client's roots;
+``both(prompt)`` samples and lists roots; ``sample_tools(prompt)`` samples offering the
+model a ``lookup`` tool (which the SDK sends only to a client that declared
+``sampling.tools``) and says which tool the model chose, or its text.
+A prompt and a resource that ask too (form elicitation, an ``InputRequiredResult`` in the
+2026-07-28 era): the prompt ``interview(topic)`` and the template ``asked://{topic}`` ask
+"why {topic}?" and put the answer (or the action) in their text.
 Other tools: ``log(text)`` logs ``text`` at every MCP level (in the handshake era, those
 at or above the level ``logging/setLevel`` set, like a careful server; in the 2026-07-28
 era the SDK drops what the request did not opt in to); ``slow(seconds)`` sleeps;
@@ -77,6 +84,31 @@ async def sample(
     return f"model said: {_text(completion)}"
 
 
+LOOKUP = mcp_types.Tool(
+    name="lookup", description="Look a word up.", input_schema={"type": "object"}
+)
+
+
+def ask_model_with_tools(prompt: str) -> Sample:
+    message = mcp_types.TextContent(type="text", text=prompt)
+    messages = [mcp_types.SamplingMessage(role="user", content=message)]
+    return Sample(messages, max_tokens=100, tools=[LOOKUP])
+
+
+@server.tool()
+async def sample_tools(
+    prompt: str,
+    completion: Annotated[mcp_types.CreateMessageResultWithTools, Resolve(ask_model_with_tools)],
+) -> str:
+    """Ask the client's model to complete ``prompt``, offering it the ``lookup`` tool."""
+    ran["sample_tools"] += 1
+    blocks = completion.content if isinstance(completion.content, list) else [completion.content]
+    for block in blocks:
+        if isinstance(block, mcp_types.ToolUseContent):
+            return f"model chose: {block.name}"
+    return f"model said: {' '.join(b.text for b in blocks if isinstance(b, mcp_types.TextContent))}"
+
+
 @server.tool()
 async def elicit(
     question: str, reply: Annotated[ElicitationResult[Answer], Resolve(ask_user)]
@@ -122,8 +154,49 @@ async def elicit_url(url: str, ctx: Context) -> str | mcp_types.InputRequiredRes
         action = reply.action if isinstance(reply, mcp_types.ElicitResult) else "?"
     else:
         action = (await ctx.elicit_url(message, url, "visit-1")).action
+        if action == "accept":  # the user came back: say so, as a real server would
+            await ctx.session.send_elicit_complete("visit-1")
     ran["elicit_url"] += 1
     return f"user action: {action}"
+
+
+async def _ask_why(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Ask the user "why {topic}?" in either era: the answer, or the action taken."""
+    question = f"why {topic}?"
+    if ctx.protocol_version == "2026-07-28":
+        reply = (ctx.input_responses or {}).get("why")
+        if reply is None:
+            schema = Answer.model_json_schema()
+            params = mcp_types.ElicitRequestFormParams(message=question, requested_schema=schema)
+            request = mcp_types.ElicitRequest(params=params)
+            return mcp_types.InputRequiredResult(input_requests={"why": request})
+        if not isinstance(reply, mcp_types.ElicitResult):
+            return "user action: ?"
+        if reply.action == "accept" and reply.content is not None:
+            return f"user answered: {reply.content.get('answer')}"
+        return f"user action: {reply.action}"
+    result = await ctx.elicit(question, Answer)
+    if result.action == "accept":
+        return f"user answered: {result.data.answer}"  # pyright: ignore[reportAttributeAccessIssue]
+    return f"user action: {result.action}"
+
+
+@server.prompt()
+async def interview(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Ask the user why ``topic``, and make the answer the prompt."""
+    answer = await _ask_why(topic, ctx)
+    if isinstance(answer, str):
+        ran["interview"] += 1
+    return answer
+
+
+@server.resource("asked://{topic}")
+async def asked(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Ask the user why ``topic``, and make the answer the resource."""
+    answer = await _ask_why(topic, ctx)
+    if isinstance(answer, str):
+        ran["asked"] += 1
+    return answer
 
 
 @server.tool()

@@ -96,8 +96,13 @@ class LibraryMethods:
         arguments: Mapping[str, str] | None = None,
         *,
         timeout: float | None = None,
+        context: object | None = None,
     ) -> mcp_types.GetPromptResult:
         """Get a mounted prompt by its public name; resource URIs in it are registry URIs.
+
+        ``context`` is as for `Registry.call`: what the server asks while rendering the
+        prompt reaches the handlers with it, and with the prompt's public name as
+        `Asker.tool`.
 
         Raises:
             UnknownPromptError: No prompt has that name.
@@ -110,15 +115,19 @@ class LibraryMethods:
         async def send(client: Client) -> mcp_types.GetPromptResult:
             return await client.get_prompt(entry.raw_name, args)
 
-        result = await self._send(entry.server, "prompt", name, timeout, send)
+        result = await self._send(
+            entry.server, "prompt", name, timeout, send, asks=True, context=context
+        )
         return rewrite_prompt(entry.server, result)
 
     async def read_resource(
-        self, uri: str, *, timeout: float | None = None
+        self, uri: str, *, timeout: float | None = None, context: object | None = None
     ) -> mcp_types.ReadResourceResult:
         """Read a resource by its registry URI; ``contents[].uri`` come back as registry URIs.
 
         Any URI under a mounted server's prefix is read from that server, listed or not.
+        ``context`` is as for `Registry.call`: what the server asks while reading reaches
+        the handlers with it, and with the registry URI as `Asker.tool`.
 
         Raises:
             UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
@@ -130,7 +139,9 @@ class LibraryMethods:
         async def send(client: Client) -> mcp_types.ReadResourceResult:
             return await client.read_resource(raw)
 
-        result = await self._send(server, "resource", uri, timeout, send)
+        result = await self._send(
+            server, "resource", uri, timeout, send, asks=True, context=context
+        )
         return rewrite_read(server, result)
 
     async def complete(
@@ -237,6 +248,9 @@ class LibraryMethods:
         name: str,
         timeout: float | None,
         send: Callable[[Client], Awaitable[_Result]],
+        *,
+        asks: bool = False,
+        context: object | None = None,
     ) -> _Result:
         """Send a request to ``server`` within the timeout, waiting out a restart in it."""
         supervisor = self._servers[server]
@@ -248,7 +262,9 @@ class LibraryMethods:
         if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
             reason = f"it is restarting and was not back within {seconds:g} s"
             raise ServerNotRunningError(server, name, reason, kind=kind)
-        return await request(supervisor.connection, kind, name, remaining, send)
+        return await request(
+            supervisor.connection, kind, name, remaining, send, asks=asks, context=context
+        )
 
     def _stage_content(self, supervisor: Supervisor, content: ServerContent) -> Callable[[], None]:
         """Check and name a server's content against the tables; returns its commit."""

@@ -6,6 +6,10 @@ Every list is the registry's, in one page: prompts under their public names
 got from a tool result (``resource_link``) reads the same way. Like ``tools/list``, the
 first list waits for the initial mounts.
 
+What an upstream server asks while answering ``prompts/get`` or ``resources/read`` is
+relayed to the downstream client of that request exactly as during ``tools/call``
+(`mcpmount.serve._relay`), the 2026-07-28 era's ``InputRequiredResult`` rounds included.
+
 Errors are JSON-RPC errors (these methods have no ``isError``):
 
 ==============================  ============================================================
@@ -33,6 +37,8 @@ from mcpmount.errors import (
     UpstreamError,
 )
 from mcpmount.registry import Registry
+from mcpmount.serve._relay import Relay
+from mcpmount.serve._rounds import Downstream
 
 __all__ = ["Content", "raise_for"]
 
@@ -48,11 +54,18 @@ class Content:
     Args:
         registry: The served registry.
         mounted: Waits for the initial mounts (the first list must hold them).
+        relay: The relay whose handlers the registry was given, if any.
     """
 
-    def __init__(self, registry: Registry, mounted: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        mounted: Callable[[], Awaitable[None]],
+        relay: Relay | None = None,
+    ) -> None:
         self._registry = registry
         self._mounted = mounted
+        self._relay = relay
 
     async def list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
@@ -75,13 +88,21 @@ class Content:
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.GetPromptRequestParams
-    ) -> mcp_types.GetPromptResult:
-        return await self._answer(lambda: self._registry.get_prompt(params.name, params.arguments))
+    ) -> mcp_types.GetPromptResult | mcp_types.InputRequiredResult:
+        async def run(downstream: Downstream) -> mcp_types.GetPromptResult:
+            return await self._registry.get_prompt(
+                params.name, params.arguments, context=downstream
+            )
+
+        return await self._answer(lambda: self._relayed(ctx, params, params.name, run))
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.ReadResourceRequestParams
-    ) -> mcp_types.ReadResourceResult:
-        return await self._answer(lambda: self._registry.read_resource(params.uri))
+    ) -> mcp_types.ReadResourceResult | mcp_types.InputRequiredResult:
+        async def run(downstream: Downstream) -> mcp_types.ReadResourceResult:
+            return await self._registry.read_resource(params.uri, context=downstream)
+
+        return await self._answer(lambda: self._relayed(ctx, params, params.uri, run))
 
     async def complete(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CompleteRequestParams
@@ -89,6 +110,18 @@ class Content:
         argument = {"name": params.argument.name, "value": params.argument.value}
         given = params.context.arguments if params.context is not None else None
         return await self._answer(lambda: self._registry.complete(params.ref, argument, given))
+
+    async def _relayed(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: mcp_types.InputResponseRequestParams,
+        name: str,
+        run: Callable[[Downstream], Awaitable[_Result]],
+    ) -> _Result | mcp_types.InputRequiredResult:
+        """Run ``run`` for this request, in rounds when the relay runs them (2026 era)."""
+        if self._relay is None:
+            return await run(Downstream(ctx, self._registry.settings.call_timeout))
+        return await self._relay.rounds.call(ctx, params, name, run)
 
     async def _answer(self, request: Callable[[], Awaitable[_Result]]) -> _Result:
         """Once mounted, send ``request`` to the registry; its errors become JSON-RPC ones."""

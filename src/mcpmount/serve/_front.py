@@ -96,7 +96,7 @@ class RegistryServer:
         self.bus = InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
         self._subscriptions = Subscriptions(registry, self.bus)
-        content = Content(registry, self._wait_mounted)
+        content = Content(registry, self._wait_mounted, relay)
         self.server: Server[Any] = _FrontServer(
             name,
             version=version("mcpmount"),
@@ -189,7 +189,7 @@ class RegistryServer:
                 if self.relay is None:
                     result = await run(Downstream(ctx, self.registry.settings.call_timeout))
                 else:
-                    result = await self.relay.rounds.call(ctx, params, run)
+                    result = await self.relay.rounds.call(ctx, params, params.name, run)
         except UnknownToolError as exc:
             raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
         except UpstreamError as exc:

@@ -8,6 +8,16 @@ downstream client whose ``tools/call`` is in flight (`Downstream`, passed to
 asked in each protocol era (a request on the call's stream, or ``InputRequiredResult``
 rounds) is `mcpmount.serve._rounds`'.
 
+A URL-mode elicitation that a handshake-era server says is complete
+(``notifications/elicitation/complete``) is told to the handshake-era client that the
+elicitation went to, with the same ``elicitationId``, on its session (the call may be
+over by then); the 2026-07-28 era has no such notice, so a 2026-era client is not told.
+
+Sampling is offered upstream with ``tools`` (tool-enabled sampling), like every other
+capability, before any client connects, so that no server hides what needs it; a request
+with tools for a client that did not declare ``sampling.tools`` is not sent to it, and the
+server gets an error saying why.
+
 When the client did not declare the capability, or no call can be told (a question
 outside a call, or several calls of that server at once), the safe answers apply and
 the log says so: elicitation is declined, sampling refused with an error saying the
@@ -18,10 +28,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
+import anyio
 import mcp_types
+from mcp.server.session import ServerSession
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.handlers import Approval, ApprovalRequest, Asker, ClientHandlers, LogHandler
 from mcpmount.serve._rounds import Answer, Downstream, Rounds, error
@@ -32,6 +46,15 @@ logger = logging.getLogger(__name__)
 
 _SHOWN_ARGUMENTS: Final = 2000
 """Characters of a gated call's arguments shown in the approval question."""
+
+_SAMPLING: Final = mcp_types.SamplingCapability(tools=mcp_types.SamplingToolsCapability())
+"""What serve offers upstream with sampling: tool use too (refused per client, above)."""
+
+MAX_URL_ELICITATIONS: Final = 1000
+"""How many accepted URL elicitations are remembered, awaiting their completion notice."""
+
+_NOTICE_SECONDS: Final = 5.0
+"""How long a downstream session gets to take a completion notice before it is dropped."""
 
 
 class Relay:
@@ -45,11 +68,18 @@ class Relay:
 
     def __init__(self, *, round_timeout: float = 120.0) -> None:
         self.rounds = Rounds(round_timeout)
+        self._url_elicitations: OrderedDict[tuple[str, str], ServerSession] = OrderedDict()
+        """(server, elicitation id) → the handshake-era session the URL elicitation went to."""
 
     def handlers(self, logging: LogHandler | None = None) -> ClientHandlers:
         """The registry's handlers: each asks the downstream client of the asking call."""
         return ClientHandlers(
-            sampling=self._sample, elicitation=self._elicit, roots=self._roots, logging=logging
+            sampling=self._sample,
+            sampling_capability=_SAMPLING,
+            elicitation=self._elicit,
+            roots=self._roots,
+            elicitation_complete=self._elicitation_complete,
+            logging=logging,
         )
 
     # -- the registry's handlers ------------------------------------------------------------
@@ -81,9 +111,17 @@ class Relay:
     ) -> (
         mcp_types.CreateMessageResult | mcp_types.CreateMessageResultWithTools | mcp_types.ErrorData
     ):
-        call = self._downstream(asker, "sampling", _can_sample(params))
+        tools = params.tools is not None or params.tool_choice is not None
+        what = "sampling with tools" if tools else "sampling"
+        call = self._downstream(asker, what, _can_sample(params))
         if call is None:
             message = f"the client of mcpmount serve cannot sample (asked by {asker.server!r})"
+            if tools:
+                message = (
+                    f"the client of mcpmount serve cannot sample with tools (asked by "
+                    f"{asker.server!r}); it did not declare sampling.tools: sample without "
+                    "tools, or ask its user to enable tool use in sampling"
+                )
             return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=message)
         answer = await call.ask(mcp_types.CreateMessageRequest(params=params))
         if isinstance(
@@ -101,10 +139,45 @@ class Relay:
         )
         if call is None:
             return mcp_types.ElicitResult(action="decline")
+        key = _completable(asker, params, call)
+        if key is not None:
+            self._remember(key, call.ctx.session)
         answer = await call.ask(mcp_types.ElicitRequest(params=params))
+        if key is not None and not (
+            isinstance(answer, mcp_types.ElicitResult) and answer.action == "accept"
+        ):
+            self._url_elicitations.pop(key, None)  # nothing will complete
         if isinstance(answer, mcp_types.ElicitResult):
             return answer
         return _expected(answer, "an elicitation result")
+
+    def _remember(self, key: tuple[str, str], session: ServerSession) -> None:
+        self._url_elicitations[key] = session
+        self._url_elicitations.move_to_end(key)
+        while len(self._url_elicitations) > MAX_URL_ELICITATIONS:
+            self._url_elicitations.popitem(last=False)
+
+    async def _elicitation_complete(self, server: str, elicitation_id: str) -> None:
+        """Tell the client a URL elicitation went to that the server says it is complete."""
+        session = self._url_elicitations.pop((server, elicitation_id), None)
+        if session is None:
+            logger.info(
+                "server %r: elicitation %r is complete, but no handshake-era client waits for it",
+                server,
+                elicitation_id,
+            )
+            return
+        params = mcp_types.ElicitCompleteNotificationParams(elicitation_id=elicitation_id)
+        try:
+            with anyio.fail_after(_NOTICE_SECONDS):
+                await session.send_notification(mcp_types.ElicitCompleteNotification(params=params))
+        except Exception as exc:  # a gone session: nobody left to tell
+            logger.info(
+                "server %r: could not tell the client elicitation %r is complete: %r",
+                server,
+                elicitation_id,
+                exc,
+            )
 
     async def _roots(self, asker: Asker) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
         call = self._downstream(asker, "roots", lambda c: c.capabilities.roots is not None)
@@ -141,6 +214,18 @@ class Relay:
             return Approval.deny(f"the user did not approve {request.tool} ({answer.action})")
         problem = _expected(answer, "an elicitation result").message
         return Approval.deny(f"{request.tool} could not be approved: {problem}")
+
+
+def _completable(
+    asker: Asker, params: mcp_types.ElicitRequestParams, call: Downstream
+) -> tuple[str, str] | None:
+    """The key under which a URL elicitation's completion notice is told to ``call``'s
+    client: only a handshake-era client has the notice, and only an id can be matched."""
+    if not isinstance(params, mcp_types.ElicitRequestURLParams) or params.elicitation_id is None:
+        return None
+    if call.ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return None
+    return (asker.server, params.elicitation_id)
 
 
 def _can_sample(params: mcp_types.CreateMessageRequestParams) -> Callable[[Downstream], bool]:

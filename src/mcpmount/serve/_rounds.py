@@ -1,4 +1,8 @@
-"""A downstream ``tools/call`` in flight, and how its client is asked, in each era.
+"""A downstream request in flight, and how its client is asked, in each era.
+
+The request is a ``tools/call``, a ``prompts/get`` or a ``resources/read``: an upstream
+server may ask its client while answering any of the three, and each may answer with an
+``InputRequiredResult`` in the 2026-07-28 era.
 
 A `Downstream` is what the relay's handlers get as `Asker.context`; ``ask`` reaches its
 client:
@@ -7,7 +11,7 @@ client:
   request related to its ``tools/call``, so streamable HTTP carries it on that call's
   stream; the answer is awaited at most `Rounds.round_timeout` seconds.
 - 2026-07-28 era: a server cannot ask its client mid-request. `Rounds.call` runs the
-  upstream call in a task it owns, and ``tools/call`` answers with an
+  upstream call in a task it owns, and the request answers with an
   ``InputRequiredResult`` holding the questions asked so far; the client answers them and
   calls again with ``inputResponses`` and the ``requestState`` (a one-time random key of
   the waiting call), which resumes that call. A client that never comes back: the waiting
@@ -40,7 +44,8 @@ T = TypeVar("T")
 
 
 class Downstream:
-    """One downstream ``tools/call`` in flight, as the relay's handlers see it.
+    """One downstream request in flight (a tool call, a prompt, a read), as the relay's
+    handlers see it.
 
     Args:
         ctx: The request context of the call (of its latest round, in the 2026 era).
@@ -175,10 +180,12 @@ class Rounds:
     async def call(
         self,
         ctx: ServerRequestContext[Any, Any],
-        params: mcp_types.CallToolRequestParams,
+        params: mcp_types.InputResponseRequestParams,
+        name: str,
         run: Callable[[Downstream], Awaitable[T]],
     ) -> T | mcp_types.InputRequiredResult:
-        """Run one ``tools/call`` round: ``run`` is the upstream call, given its `Downstream`.
+        """Run one round of a request: ``run`` is the upstream call, given its `Downstream`;
+        ``name`` (the tool, prompt or resource URI) names the request in errors.
 
         Raises:
             MCPError: A 2026-era retry names no waiting call (unknown or expired).
@@ -186,7 +193,8 @@ class Rounds:
         """
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return await run(Downstream(ctx, self.round_timeout))
-        trip = self._resume(ctx, params) if params.request_state else self._start(ctx, run)
+        waiting = params.request_state
+        trip = self._resume(ctx, params, name) if waiting else self._start(ctx, run)
         try:
             await trip.wait_for_news()
         except anyio.get_cancelled_exc_class():
@@ -215,11 +223,14 @@ class Rounds:
         return trip
 
     def _resume(
-        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: mcp_types.InputResponseRequestParams,
+        name: str,
     ) -> _RoundTrips:
         trip = self._waiting.pop(params.request_state or "", None)
         if trip is None:
-            message = f"{params.name}: the request state is unknown or expired; call the tool again"
+            message = f"{name}: the request state is unknown or expired; send the request again"
             raise MCPError(mcp_types.INVALID_PARAMS, message)
         trip.ctx = ctx
         trip.scope.deadline = float("inf")

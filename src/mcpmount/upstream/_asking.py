@@ -6,7 +6,9 @@ sampling with the sub-capabilities passed beside it), so `Asking` hands it a cal
 for the handlers the host gave: without one the capability is not offered, and the server
 cannot ask.
 
-Who asks: in the 2026-07-28 era a server asks inside a call's result
+Who asks: a "call" here is a tool call, or a ``prompts/get`` or ``resources/read``, which a
+server may answer by asking too (`Asker.tool` then names the prompt or the resource). In
+the 2026-07-28 era a server asks inside a call's result
 (``InputRequiredResult``), and the SDK answers it by running the callbacks in the calling
 task (or tasks it starts there), so a context variable set around the call names it
 exactly. In the handshake era a request arrives on the session's own receive task, outside
@@ -87,7 +89,8 @@ class Asking:
 
     @contextmanager
     def calling(self, tool: str, context: object | None) -> Generator[None]:
-        """Mark a call to ``tool`` (its public name) as in flight for its duration."""
+        """Mark a call to ``tool`` (its public name, or a prompt's, or a resource's registry
+        URI) as in flight for its duration."""
         call = _Call(tool, context)
         token = _CALL.set(call)
         self._in_flight.append(call)
@@ -125,6 +128,18 @@ class Asking:
             await client.session.send_notification(mcp_types.RootsListChangedNotification())
         except (MCPError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             logger.info("server %r: could not tell it the roots changed: %r", self.server, exc)
+
+    async def elicitation_complete(self, elicitation_id: str) -> None:
+        """Hand a URL elicitation's completion notice to its handler, if any; never raises."""
+        handler = self.handlers.elicitation_complete if self.handlers is not None else None
+        if handler is None:
+            return
+        try:
+            await handler(self.server, elicitation_id)
+        except Exception as exc:
+            logger.warning(
+                "server %r: the elicitation_complete handler failed: %r", self.server, exc
+            )
 
     # -- the SDK's callbacks; each is handed to the Client only when its handler is set ---------
 

@@ -249,6 +249,8 @@ class Connection:
 
     async def _on_message(self, message: IncomingMessage) -> None:
         self.feed.on_message(message)
+        if isinstance(message, mcp_types.ElicitCompleteNotification):
+            await self.asking.elicitation_complete(message.params.elicitation_id)
 
     def _updated(self, uri: str) -> None:
         if self.on_updated is not None:

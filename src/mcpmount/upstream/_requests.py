@@ -37,8 +37,16 @@ async def request(
     name: str,
     timeout: float,
     send: Callable[[Client], Awaitable[_Result]],
+    *,
+    asks: bool = False,
+    context: object | None = None,
 ) -> _Result:
     """Run ``send`` on the connection's client within ``timeout``, in the registry's words.
+
+    With ``asks`` (a prompt or a resource read, which a server may answer by asking its
+    client), what the server asks meanwhile is attributed to this request as to a tool
+    call (`Connection.call`): its handlers get ``name`` as `Asker.tool`, and ``context``.
+    Other requests stay out of the handshake era's count of calls in flight.
 
     Raises:
         ServerNotRunningError: The server is not ready; nothing was sent.
@@ -54,7 +62,11 @@ async def request(
         raise ServerNotRunningError(server, name, reason, kind=kind)
     try:
         with anyio.fail_after(timeout):
-            result = await send(client)
+            if asks:
+                with connection.asking.calling(name, context):
+                    result = await send(client)
+            else:
+                result = await send(client)
     except TimeoutError:
         raise CallTimeoutError(server, name, timeout, kind=kind) from None
     except MCPError as exc:
