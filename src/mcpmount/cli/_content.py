@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_OK, EXIT_USAGE
+from mcpmount.cli._query import json_object
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import open_registry
 
@@ -93,23 +94,13 @@ async def run_read(config: RegistryConfig, args: argparse.Namespace, out: Consol
 async def run_prompt(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    try:
-        arguments: object = json.loads(args.arguments)
-    except json.JSONDecodeError as exc:
-        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
+    arguments = json_object(args.arguments, err, example='{"name": "Ada"}')
+    if arguments is None:
         return EXIT_USAGE
-    if not isinstance(arguments, dict) or not all(
-        isinstance(value, str)
-        for value in arguments.values()  # pyright: ignore[reportUnknownVariableType]
-    ):
-        err.print(
-            Text(
-                'prompt arguments are a JSON object of strings, e.g. \'{"name": "Ada"}\'',
-                style="red",
-            )
-        )
+    strings = {key: value for key, value in arguments.items() if isinstance(value, str)}
+    if len(strings) < len(arguments):
+        err.print(Text('prompt arguments are strings, e.g. \'{"name": "Ada"}\'', style="red"))
         return EXIT_USAGE
-    strings: dict[str, str] = arguments  # pyright: ignore[reportUnknownVariableType]
     async with open_registry(config) as registry:
         result = await registry.get_prompt(args.name, strings, timeout=args.timeout)
     if args.json:

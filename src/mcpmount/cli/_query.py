@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, cast
 
 import mcp_types
 from rich.console import Console
@@ -105,16 +105,11 @@ def _first_line(text: str | None) -> str:
 async def run_call(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    try:
-        arguments: Any = json.loads(args.arguments)
-    except json.JSONDecodeError as exc:
-        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
-        return EXIT_USAGE
-    if not isinstance(arguments, dict):
-        err.print(Text('arguments must be a JSON object, e.g. \'{"path": "a.txt"}\'', style="red"))
+    arguments = json_object(args.arguments, err, example='{"path": "a.txt"}')
+    if arguments is None:
         return EXIT_USAGE
     async with open_registry(config) as registry:
-        result = await registry.call(args.name, arguments, timeout=args.timeout)  # pyright: ignore[reportUnknownArgumentType]
+        result = await registry.call(args.name, arguments, timeout=args.timeout)
     if args.json:
         out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
     else:
@@ -138,3 +133,16 @@ def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
                 out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
     if result.structured_content is not None and not result.content:
         out.print_json(json.dumps(result.structured_content))
+
+
+def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | None:
+    """``text`` (a command's JSON arguments) as an object, or None once ``err`` says why not."""
+    try:
+        value: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
+        return None
+    if not isinstance(value, dict):
+        err.print(Text(f"arguments must be a JSON object, e.g. '{example}'", style="red"))
+        return None
+    return cast(dict[str, Any], value)
