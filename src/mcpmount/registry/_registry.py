@@ -382,8 +382,7 @@ class Registry(LibraryMethods, ReadingMethods):
         supervisor = self._servers[entry.server]
         if needs_approval(entry, supervisor.spec, self.settings.approval):
             arguments = await seek_approval(self.approver, entry, arguments, context)
-        if timeout is None:
-            timeout = supervisor.spec.call_timeout or self.settings.call_timeout
+        timeout = self._timeout(supervisor, timeout)  # the same default as prompts and reads
         began = anyio.current_time()
         result = await call_within(
             supervisor, entry, arguments, timeout, progress, context, begin_restart=self._lost
