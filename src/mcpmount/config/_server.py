@@ -1,0 +1,173 @@
+"""What every server declares, whatever its transport: `ServerBase`.
+
+A server table is one kind or another by its keys: ``command`` makes a stdio server and
+``url`` an http one (`IMPLIED_BY`). An explicit ``transport`` tag may say the same, never
+something else; a url server's tag may also say how the URL is reached (`TRANSPORTS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
+from typing import Literal, Self, cast
+
+from pydantic import BaseModel, PrivateAttr, field_validator
+from pydantic_core import PydanticCustomError
+
+from mcpmount.config._fields import STRICT_DATA, Limit, Timeout
+from mcpmount.config._override import ToolOverride
+from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
+
+IMPLIED_BY: Mapping[str, str] = {"command": "stdio", "url": "http"}
+"""The key that makes a server table each kind of server."""
+
+TRANSPORTS: Mapping[str, tuple[str, ...]] = {"stdio": ("stdio",), "http": ("http", "sse", "auto")}
+"""The ``transport`` tags each kind of server takes, its own kind's name first."""
+
+
+class ServerBase(BaseModel):
+    """What every server declares, whatever its transport."""
+
+    model_config = STRICT_DATA
+
+    required: bool = True
+    """A failing required server fails the whole ``open_registry``; others are skipped."""
+
+    startup_timeout: Timeout = None
+    """Seconds to spawn or connect, handshake and list tools; None uses the registry's."""
+
+    call_timeout: Timeout = None
+    """Seconds one call may take; None uses the registry's."""
+
+    defer: bool | list[str] = False
+    """True hides every tool from the manifest; a list hides raw names matching its globs."""
+
+    pin: list[str] = []
+    """Globs of raw names that stay visible even when deferred."""
+
+    tools: list[str] | None = None
+    """Globs of the raw names to mount; None mounts every tool (``enabledTools`` in an
+    ``mcpServers`` file). A tool filtered out is not listed, searchable or callable."""
+
+    exclude_tools: list[str] = []
+    """Globs of raw names never mounted, even when ``tools`` matches them
+    (``disabledTools`` in an ``mcpServers`` file)."""
+
+    trust_annotations: bool = False
+    """Whether this server's tool annotations (``readOnlyHint``, ...) may be trusted."""
+
+    approve: list[str] = []
+    """Globs of raw names whose calls wait for the registry's approver (``approval``)."""
+
+    invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse"
+    """What to do with a raw tool name that breaks SEP-986: refuse the server, skip the
+    tool, or mount it under a sanitized public name (calls still use the raw name)."""
+
+    overrides: dict[str, ToolOverride] = {}
+    """Raw tool name -> the name, title and description the model is shown instead."""
+
+    protocol: Literal["auto", "legacy"] = "auto"
+    """The MCP handshake: ``auto`` probes ``server/discover`` first, ``legacy`` does not."""
+
+    max_tools: Limit = None
+    """This server's ``max_tools``; None uses the registry's (so do the keys below)."""
+
+    max_prompts: Limit = None
+    max_resources: Limit = None
+    max_pages: Limit = None
+    max_description_bytes: Limit = None
+    max_schema_depth: Limit = None
+    max_result_bytes: Limit = None
+    max_message_bytes: Limit = None
+
+    def limits(self, settings: RegistrySettings) -> RegistrySettings:
+        """Return ``settings`` with this server's limit overrides applied."""
+        overrides = {key: value for key in LIMIT_KEYS if (value := getattr(self, key)) is not None}
+        return settings.model_copy(update=overrides) if overrides else settings
+
+    restart: Literal["never", "on-failure"] = "never"
+    """Whether a server that dies after mounting is started again (with backoff)."""
+
+    on_change: Literal["refuse", "warn", "accept"] = "refuse"
+    """With a lock file: refuse, or accept with a warning, or accept tool definitions that
+    differ from the pinned ones."""
+
+    @field_validator("transport", mode="before", check_fields=False)
+    @classmethod
+    def _check_transport(cls, value: object) -> object:
+        # Each kind declares ``transport``; the union chose this one by its key.
+        kind = cls.model_fields["transport"].default
+        if value in TRANSPORTS[kind]:
+            return value
+        every = [tag for tags in TRANSPORTS.values() for tag in tags]
+        if value in every:
+            key = next(key for key, implied in IMPLIED_BY.items() if implied == kind)
+            raise PydanticCustomError(
+                "mcpmount_transport",
+                "says {given}, but {key} means {kind}",
+                {"given": value, "key": key, "kind": kind},
+            )
+        kinds = ", ".join(map(repr, every[:-1])) + f" or {every[-1]!r}"
+        raise PydanticCustomError("mcpmount_transport", "must be {kinds}", {"kinds": kinds})
+
+    @field_validator("defer", mode="before")
+    @classmethod
+    def _check_defer(cls, value: object) -> object:
+        # Checked up front so a bad value gets one line instead of one per union member.
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, list) and all(isinstance(p, str) for p in cast("list[object]", value)):
+            return cast("list[str]", value)
+        raise PydanticCustomError("mcpmount_defer", "must be true, false or a list of globs")
+
+    _expanded: tuple[str, ...] = PrivateAttr(default=())
+    """Values ``${VAR}`` references took from the environment, in any key: secrets too."""
+
+    def with_expanded(self, values: Iterable[str]) -> Self:
+        """Record ``values`` (expanded from the environment at load time) as secrets.
+
+        Returns:
+            This spec, for chaining at its creation.
+        """
+        self._expanded = tuple(dict.fromkeys(values))
+        return self
+
+    def secret_values(self) -> list[str]:
+        """Return the secret values of this server (see `redact`)."""
+        return list(self._expanded)
+
+    def redact(self, text: str) -> str:
+        """Replace every secret value of this server in ``text`` with ``***``.
+
+        Secrets are hidden by value, not only by key: a server may echo its environment in
+        its stderr or its error messages. A ``Bearer <token>`` also hides the bare token.
+        """
+        secrets: set[str] = set()
+        for value in self.secret_values():
+            secrets.add(value)
+            secrets.update(part for part in value.split() if len(part) >= 6)
+        for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+    def filters_out(self, raw_name: str) -> bool:
+        """Return whether the tool ``raw_name`` is filtered out (never mounted)."""
+        if self.tools is not None and not any(fnmatchcase(raw_name, g) for g in self.tools):
+            return True
+        return any(fnmatchcase(raw_name, glob) for glob in self.exclude_tools)
+
+    def is_deferred(self, raw_name: str, defer_all: bool) -> bool:
+        """Return whether the tool ``raw_name`` is hidden from the manifest.
+
+        A ``pin`` match always wins; otherwise the tool is deferred if ``defer_all`` is set,
+        ``defer`` is true, or ``defer`` is a list with a matching glob.
+
+        Args:
+            raw_name: The tool's name as the server listed it.
+            defer_all: The registry's ``defer_all`` setting.
+        """
+        if any(fnmatchcase(raw_name, glob) for glob in self.pin):
+            return False
+        if isinstance(self.defer, bool):
+            return defer_all or self.defer
+        return defer_all or any(fnmatchcase(raw_name, glob) for glob in self.defer)
