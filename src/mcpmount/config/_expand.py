@@ -1,6 +1,6 @@
 """``${VAR}`` and ``${VAR:-default}`` in the values of a server table.
 
-Only ``args``, ``env``, ``cwd``, ``url`` and ``headers`` values are expanded; ``$$`` is a
+Only ``args``, ``env``, ``cwd``, ``url``, ``headers`` and ``oauth`` values are expanded; ``$$`` is a
 literal ``$``. There is no shell: no ``$NAME``, ``~`` or globs.
 """
 
@@ -20,7 +20,7 @@ _REFERENCE = re.compile(
 )
 
 _EXPANDED_TEXT = ("cwd", "url")
-_EXPANDED_TABLES = ("env", "headers")
+_EXPANDED_TABLES = ("env", "headers", "oauth")
 
 _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSW|API_?KEY|CREDENTIAL|AUTH|PRIVATE|(?:^|_)(?:PAT|KEY|PWD)(?:_|$)",

@@ -104,6 +104,11 @@ class RegistrySettings(BaseSettings):
     and every tool that may be destructive (unless a trusted server says it is read-only
     or not destructive); or every call."""
 
+    token_dir: str | None = None
+    """Where OAuth logins are kept, one file per server and client, readable by the user
+    only; default: ``tokens`` in mcpmount's directory under the user's state directory
+    (``~/.local/state/mcpmount/tokens`` on Linux)."""
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcpmount.auth import oauth_for
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.transports._auto import AutoTransport
 from mcpmount.transports._base import ServerTransport
@@ -15,12 +16,17 @@ __all__ = ["transport_for"]
 
 
 def transport_for(
-    spec: ServerSpec, settings: RegistrySettings, reaper: Reaper | None = None
+    spec: ServerSpec,
+    settings: RegistrySettings,
+    reaper: Reaper | None = None,
+    *,
+    server: str = "",
 ) -> ServerTransport:
     """Return a fresh transport for ``spec``.
 
     ``settings`` are the server's effective ones (its own limit overrides applied);
-    ``reaper`` ends a stdio server's process group if the host dies.
+    ``reaper`` ends a stdio server's process group if the host dies; ``server`` is the
+    namespace, which a url server's OAuth names in the command that logs in.
     """
     limits = MessageLimits(settings.max_message_bytes, settings.max_tools)
     match spec:
@@ -34,8 +40,8 @@ def transport_for(
                 reaper=reaper,
             )
         case HttpServer(transport="sse"):
-            return SseTransport(spec, limits)
+            return SseTransport(spec, limits, oauth_for(spec, server, settings.token_dir))
         case HttpServer(transport="auto"):
-            return AutoTransport(spec, limits)
+            return AutoTransport(spec, limits, oauth_for(spec, server, settings.token_dir))
         case HttpServer():
-            return HttpTransport(spec, limits)
+            return HttpTransport(spec, limits, oauth_for(spec, server, settings.token_dir))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx2
 
+from mcpmount.auth import LoginRequired
 from mcpmount.config import HttpServer
 from mcpmount.transports._base import Diagnostics, ServerTransport, short
 from mcpmount.transports._limits import MessageLimits
@@ -18,9 +19,13 @@ _CLOSE_BOUND = 3.0
 
 
 def http_client(
-    spec: HttpServer, diagnostics: Diagnostics, transport: httpx2.AsyncBaseTransport
+    spec: HttpServer,
+    diagnostics: Diagnostics,
+    transport: httpx2.AsyncBaseTransport,
+    auth: httpx2.Auth | None = None,
 ) -> httpx2.AsyncClient:
-    """Return the client for ``spec``'s URL: its headers on every request, over ``transport``.
+    """Return the client for ``spec``'s URL: its headers and ``auth`` on every request, over
+    ``transport``.
 
     Every error status the server answers is kept in ``diagnostics``. There is no read
     timeout: a silent tool call may legitimately last long, and the registry bounds every
@@ -37,16 +42,20 @@ def http_client(
         timeout=httpx2.Timeout(CONNECT_TIMEOUT, read=None),
         event_hooks={"response": [keep_status]},
         transport=transport,
+        auth=auth,
     )
 
 
 class UrlTransport(ServerTransport):
     """A server at a URL: what the HTTP transports share, save how they open."""
 
-    def __init__(self, spec: HttpServer, limits: MessageLimits) -> None:
+    def __init__(
+        self, spec: HttpServer, limits: MessageLimits, auth: httpx2.Auth | None = None
+    ) -> None:
         super().__init__()
         self._spec = spec
         self._limits = limits
+        self._auth = auth
 
     @property
     def close_bound(self) -> float:
@@ -64,6 +73,8 @@ class UrlTransport(ServerTransport):
 
     def _describe_leaf(self, leaf: BaseException) -> str | None:
         match leaf:
+            case LoginRequired():
+                return str(leaf)
             case httpx2.ConnectError() | httpx2.ConnectTimeout():
                 url = self._spec.display_url()
                 return f"cannot connect to {url}: {short(leaf)}; is the server running?"
