@@ -62,19 +62,23 @@ class MemoryStorage:
 
 
 def code_provider(
-    url: str, storage: MemoryStorage, listener: CallbackListener | None = None
+    url: str,
+    storage: MemoryStorage,
+    listener: CallbackListener | None = None,
+    authorize_urls: list[str] | None = None,
 ) -> OAuthClientProvider:
     """An authorization-code client that registers itself and browses as alice through
-    `listener`; without one, a browser step fails the test."""
-    authorize_urls: list[str] = []
+    `listener`; without one, a browser step fails the test. Each authorization URL it is
+    sent to is appended to `authorize_urls`."""
+    visited: list[str] = [] if authorize_urls is None else authorize_urls
 
     async def redirect_handler(authorize_url: str) -> None:
-        authorize_urls.append(authorize_url)
+        visited.append(authorize_url)
 
     async def callback_handler() -> AuthorizationCodeResult:
         if listener is None:
-            raise AssertionError(f"unexpected browser step: {authorize_urls[-1]}")
-        await browse(authorize_urls[-1])
+            raise AssertionError(f"unexpected browser step: {visited[-1]}")
+        await browse(visited[-1])
         query = parse_qs(urlsplit(await listener.received()).query)
         return AuthorizationCodeResult(
             code=query["code"][0], state=query["state"][0], iss=query["iss"][0]
@@ -182,6 +186,13 @@ async def test_an_expired_access_token_is_refreshed_and_rotated() -> None:
         reuse = await token_request(auth, {**refresh, "resource": url}, client_id)
         assert reuse.status_code == 400, reuse.text
         assert reuse.json()["error"] == "invalid_grant"
+        # Reuse detection: presenting a consumed refresh token revokes the grant, so the token
+        # that replaced it is gone too (two processes refreshing at once lose their login).
+        assert storage.tokens.refresh_token is not None
+        latest = {**refresh, "refresh_token": storage.tokens.refresh_token}
+        lost = await token_request(auth, {**latest, "resource": url}, client_id)
+        assert lost.status_code == 400, lost.text
+        assert lost.json()["error"] == "invalid_grant"
 
 
 async def test_a_revoked_refresh_token_no_longer_refreshes() -> None:
@@ -195,3 +206,25 @@ async def test_a_revoked_refresh_token_no_longer_refreshes() -> None:
         answer = await token_request(auth, {**refresh, "resource": url}, client_id)
         assert answer.status_code == 400, answer.text
         assert answer.json()["error"] == "invalid_grant"
+
+
+async def test_after_revocation_the_sdk_falls_back_to_a_new_login() -> None:
+    storage = MemoryStorage()
+    authorize_urls: list[str] = []
+    async with (
+        authorization_server(access_ttl=2) as auth,
+        resource_server(auth.issuer) as url,
+        CallbackListener() as listener,
+    ):
+        provider = code_provider(url, storage, listener, authorize_urls)
+        assert (await whoami(url, provider)).startswith("sub=alice")
+        assert storage.tokens is not None
+        assert storage.tokens.refresh_token
+        assert storage.client_info is not None
+        revoked = storage.tokens.refresh_token
+        await revoke_refresh_token(auth, revoked, storage.client_info.client_id)
+        await anyio.sleep(auth.access_ttl + 1.5)
+        # Its refresh is refused (invalid_grant), so it runs the browser step again.
+        assert (await whoami(url, provider)).startswith("sub=alice")
+        assert len(authorize_urls) == 2
+        assert storage.tokens.refresh_token not in (None, revoked)
