@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -94,17 +95,18 @@ def code_provider(
     return OAuthClientProvider(url, metadata, storage, redirect_handler, callback_handler)
 
 
-async def whoami(url: str, auth: httpx2.Auth) -> str:
+async def whoami(url: str, auth: httpx2.Auth, mode: Literal["auto", "legacy"] = "auto") -> str:
+    """Call `whoami` with `auth` in a fresh connection (era `mode`)."""
     async with (
         httpx2.AsyncClient(auth=auth, timeout=30) as http,
-        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         return text_of(await client.call_tool("whoami", {}))
 
 
 @asynccontextmanager
 async def logged_in(
-    access_ttl: int = 300,
+    access_ttl: int = 300, mode: Literal["auto", "legacy"] = "auto"
 ) -> AsyncGenerator[tuple[AuthorizationServer, str, MemoryStorage, OAuthClientProvider]]:
     """Servers, and tokens for alice from one authorization-code login through the SDK
     (the provider that logged in, and its storage)."""
@@ -115,14 +117,17 @@ async def logged_in(
         CallbackListener() as listener,
     ):
         provider = code_provider(url, storage, listener)
-        answer = await whoami(url, provider)
+        answer = await whoami(url, provider, mode)
         assert answer.startswith("sub=alice client_id="), answer
         assert answer.endswith(" scopes=mcp"), answer
         yield auth, url, storage, provider
 
 
-async def test_authorization_code_login_reaches_the_tool_as_the_user() -> None:
-    async with logged_in() as (auth, url, storage, _):
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_authorization_code_login_reaches_the_tool_as_the_user(
+    mode: Literal["auto", "legacy"],
+) -> None:
+    async with logged_in(mode=mode) as (auth, url, storage, _):
         assert storage.tokens is not None
         assert storage.tokens.refresh_token
         assert storage.client_info is not None
@@ -131,7 +136,7 @@ async def test_authorization_code_login_reaches_the_tool_as_the_user() -> None:
         assert claims["iss"] == auth.issuer
         assert claims["client_id"] == storage.client_info.client_id
         # A new provider over the same storage uses the stored token: no browser.
-        assert (await whoami(url, code_provider(url, storage))).startswith("sub=alice")
+        assert (await whoami(url, code_provider(url, storage), mode)).startswith("sub=alice")
 
 
 async def test_missing_or_foreign_token_gets_401_naming_the_resource_metadata() -> None:
