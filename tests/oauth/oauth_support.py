@@ -63,7 +63,8 @@ class AuthorizationServer:
     metadata: dict[str, Any]
     """Its RFC 8414 metadata (token_endpoint, revocation_endpoint, jwks_uri, ...)."""
     log: Path
-    """Its stderr: warnings and every grant or authorization error it answered."""
+    """Its stderr while the block runs: warnings and every grant or authorization error it
+    answered (`authorization_server: grant.error: invalid_grant ...`)."""
 
 
 def _require_node_tools() -> None:
@@ -226,14 +227,17 @@ class CallbackListener:
     async def _answer(self, stream: anyio.abc.SocketStream) -> None:
         async with stream:
             request = b""
-            while b"\r\n\r\n" not in request:
-                request += await stream.receive()
-            target = request.split(b" ", 2)[1].decode()
-            await stream.send(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
-                b"Connection: close\r\n\r\ndone\n"
-            )
-            self._send.send_nowait(urljoin(self.redirect_uri, target))
+            try:
+                while b"\r\n\r\n" not in request:
+                    request += await stream.receive()
+                target = request.split(b" ", 2)[1].decode()
+                await stream.send(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
+                    b"Connection: close\r\n\r\ndone\n"
+                )
+                self._send.send_nowait(urljoin(self.redirect_uri, target))
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.WouldBlock, IndexError):
+                return  # a connection that sent no request line, or a request after the first
 
     async def received(self) -> str:
         """The URL of the first request the listener received."""
