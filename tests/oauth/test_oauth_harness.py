@@ -39,7 +39,9 @@ from pydantic import AnyUrl
 
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+# Each test starts Node (oidc-provider) and a Python server: on a loaded 2-core machine that
+# alone has taken 30 s, so the per-test bound is doubled.
+pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
 
 class MemoryStorage:
