@@ -12,12 +12,15 @@
 // - authorization code with PKCE (S256) required for every client; the dev login and consent
 //   pages (devInteractions) accept any login and password;
 // - a refresh token for every client allowed the refresh_token grant (no offline_access needed),
-//   rotated on every use: the used one is consumed and presenting it again is invalid_grant;
+//   rotated on every use: the used one is consumed, and presenting it again is invalid_grant
+//   AND revokes the whole grant (reuse detection), so the token that replaced it dies too;
+// - the authorization response always carries `iss` (RFC 9207, advertised in the metadata);
 // - client_credentials for the pre-registered confidential client (--client-id/--client-secret);
 // - revocation (RFC 7009) and introspection (RFC 7662), authenticated as the token's client;
 // - resource indicators (RFC 8707): any http(s) resource gets a JWT access token (RS256) whose
 //   `aud` is that resource, with the --scope scopes, verifiable with the keys at /jwks;
-//   a request naming no resource gets the resource granted at authorization, if any.
+//   a refresh naming no resource gets the resource granted at authorization; a
+//   client_credentials request naming none gets an opaque token no resource server accepts.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';

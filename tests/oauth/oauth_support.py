@@ -63,7 +63,8 @@ class AuthorizationServer:
     metadata: dict[str, Any]
     """Its RFC 8414 metadata (token_endpoint, revocation_endpoint, jwks_uri, ...)."""
     log: Path
-    """Its stderr: warnings and every grant or authorization error it answered."""
+    """Its stderr while the block runs: warnings and every grant or authorization error it
+    answered (`authorization_server: grant.error: invalid_grant ...`)."""
 
 
 def _require_node_tools() -> None:
@@ -157,15 +158,19 @@ async def resource_server(
 
 _FORM = re.compile(r'<form[^>]*\baction="([^"]*)"')
 _PROMPT = re.compile(r'<input type="hidden" name="prompt" value="([^"]*)"')
+_CANCEL = re.compile(r'<a href="([^"]*)">\[ Cancel \]</a>')
 
 
-async def browse(authorize_url: str, *, user: str = "alice", deliver: bool = True) -> str:
+async def browse(
+    authorize_url: str, *, user: str = "alice", deny: bool = False, deliver: bool = True
+) -> str:
     """Play the user's browser: sign in as `user`, consent, and return the redirect back.
 
     Follows the authorization server's redirects with a cookie jar, fills its login form (any
-    login and password) and its consent form, and stops at the first redirect away from the
-    server: the client's `redirect_uri` with `code`, `state` and `iss` (or `error`). With
-    `deliver`, it then GETs that URL, so the client's loopback listener receives it.
+    login and password) and its consent form (or with `deny` cancels there), and stops at the
+    first redirect away from the server: the client's `redirect_uri` with `code`, `state` and
+    `iss` (or `error=access_denied`). With `deliver`, it then GETs that URL, so the client's
+    loopback listener receives it.
     """
     origin = urlsplit(authorize_url)[:2]
     with anyio.fail_after(BROWSING):
@@ -188,6 +193,10 @@ async def browse(authorize_url: str, *, user: str = "alice", deliver: bool = Tru
                         f" {answer.text[:2000]}"
                     )
                 fields = {"prompt": prompt.group(1)}
+                cancel = _CANCEL.search(answer.text)
+                if deny and fields["prompt"] == "consent" and cancel is not None:
+                    answer = await http.get(urljoin(str(answer.url), html.unescape(cancel[1])))
+                    continue
                 if fields["prompt"] == "login":
                     fields |= {"login": user, "password": "any"}
                 action = urljoin(str(answer.url), html.unescape(form.group(1)))
@@ -226,14 +235,17 @@ class CallbackListener:
     async def _answer(self, stream: anyio.abc.SocketStream) -> None:
         async with stream:
             request = b""
-            while b"\r\n\r\n" not in request:
-                request += await stream.receive()
-            target = request.split(b" ", 2)[1].decode()
-            await stream.send(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
-                b"Connection: close\r\n\r\ndone\n"
-            )
-            self._send.send_nowait(urljoin(self.redirect_uri, target))
+            try:
+                while b"\r\n\r\n" not in request:
+                    request += await stream.receive()
+                target = request.split(b" ", 2)[1].decode()
+                await stream.send(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
+                    b"Connection: close\r\n\r\ndone\n"
+                )
+                self._send.send_nowait(urljoin(self.redirect_uri, target))
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.WouldBlock, IndexError):
+                return  # a connection that sent no request line, or a request after the first
 
     async def received(self) -> str:
         """The URL of the first request the listener received."""

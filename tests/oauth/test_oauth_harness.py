@@ -39,7 +39,9 @@ from pydantic import AnyUrl
 
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+# Each test starts Node (oidc-provider) and a Python server: on a loaded 2-core machine that
+# alone has taken 30 s, so the per-test bound is doubled.
+pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
 
 class MemoryStorage:
@@ -67,10 +69,12 @@ def code_provider(
     storage: MemoryStorage,
     listener: CallbackListener | None = None,
     authorize_urls: list[str] | None = None,
+    *,
+    deny: bool = False,
 ) -> OAuthClientProvider:
     """An authorization-code client that registers itself and browses as alice through
-    `listener`; without one, a browser step fails the test. Each authorization URL it is
-    sent to is appended to `authorize_urls`."""
+    `listener` (denying consent with `deny`); without one, a browser step fails the test.
+    Each authorization URL it is sent to is appended to `authorize_urls`."""
     visited: list[str] = [] if authorize_urls is None else authorize_urls
 
     async def redirect_handler(authorize_url: str) -> None:
@@ -79,8 +83,10 @@ def code_provider(
     async def callback_handler() -> AuthorizationCodeResult:
         if listener is None:
             raise AssertionError(f"unexpected browser step: {visited[-1]}")
-        await browse(visited[-1])
+        await browse(visited[-1], deny=deny)
         query = parse_qs(urlsplit(await listener.received()).query)
+        if "error" in query:
+            raise PermissionError(f"authorization refused: {query['error'][0]}")
         return AuthorizationCodeResult(
             code=query["code"][0], state=query["state"][0], iss=query["iss"][0]
         )
@@ -137,6 +143,18 @@ async def test_authorization_code_login_reaches_the_tool_as_the_user(
         assert claims["client_id"] == storage.client_info.client_id
         # A new provider over the same storage uses the stored token: no browser.
         assert (await whoami(url, code_provider(url, storage), mode)).startswith("sub=alice")
+
+
+async def test_denied_consent_reaches_the_client_as_access_denied() -> None:
+    async with (
+        authorization_server() as auth,
+        resource_server(auth.issuer) as url,
+        CallbackListener() as listener,
+    ):
+        with pytest.RaisesGroup(
+            pytest.RaisesExc(PermissionError, match="access_denied"), flatten_subgroups=True
+        ):
+            await whoami(url, code_provider(url, MemoryStorage(), listener, deny=True))
 
 
 async def test_missing_or_foreign_token_gets_401_naming_the_resource_metadata() -> None:
