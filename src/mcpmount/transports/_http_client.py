@@ -6,7 +6,7 @@ import httpx2
 
 from mcpmount.auth import LoginRequired
 from mcpmount.config import HttpServer
-from mcpmount.transports._base import Diagnostics, ServerTransport, short
+from mcpmount.transports._base import Diagnostics, ServerTransport, leaves, short
 from mcpmount.transports._limits import MessageLimits
 
 __all__ = ["CONNECT_TIMEOUT", "UrlTransport", "http_client"]
@@ -66,6 +66,8 @@ class UrlTransport(ServerTransport):
         return f"check that {self._spec.display_url()} is an MCP endpoint and answers"
 
     def describe(self, exc: BaseException, *, starting: bool) -> str:
+        if login := next((leaf for leaf in leaves(exc) if isinstance(leaf, LoginRequired)), None):
+            return str(login)  # the 401 it answers says less: what to run
         statuses = self.diagnostics.http_statuses
         if statuses:  # the status says more than the exception the SDK made of it
             return status_message(statuses[-1], self._spec)
@@ -73,8 +75,6 @@ class UrlTransport(ServerTransport):
 
     def _describe_leaf(self, leaf: BaseException) -> str | None:
         match leaf:
-            case LoginRequired():
-                return str(leaf)
             case httpx2.ConnectError() | httpx2.ConnectTimeout():
                 url = self._spec.display_url()
                 return f"cannot connect to {url}: {short(leaf)}; is the server running?"
