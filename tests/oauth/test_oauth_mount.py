@@ -9,7 +9,7 @@ import re
 import stat
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -40,9 +40,10 @@ class Setup:
     url: str
     config: Path
     tokens: Path
+    extra_env: dict[str, str] = field(default_factory=dict[str, str])
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "MCPMOUNT_TOKEN_DIR": str(self.tokens)}
+        return {**os.environ, "MCPMOUNT_TOKEN_DIR": str(self.tokens), **self.extra_env}
 
     def login_file(self) -> Path:
         [path] = self.tokens.glob("*.json")
@@ -209,3 +210,23 @@ async def test_client_credentials_need_no_login(tmp_path: Path) -> None:
         assert server.client_id in str(result.content)
         [kept] = tokens.glob("*.json")
         assert server.client_secret not in kept.read_text()
+
+
+async def test_logins_can_live_in_the_system_keyring(setup: Setup, tmp_path: Path) -> None:
+    setup.extra_env = {
+        "MCPMOUNT_TOKEN_STORE": "keyring",
+        # A real keyring backend that needs no desktop session: a file under XDG_DATA_HOME.
+        "PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring",
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    await setup.login()
+    assert not list(setup.tokens.glob("*.json"))  # only the lock file's directory
+    [keyring_file] = (tmp_path / "data").rglob("*.cfg")
+    assert "mcpmount" in keyring_file.read_text()
+    called = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
+    assert called.returncode == 0, called.stderr
+    assert "alice" in called.stdout
+    logged_out = await setup.mcpmount("logout", "tracker", str(setup.config))
+    assert "Forgot the login of tracker" in logged_out.stdout
+    failed = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
+    assert "run `mcpmount login tracker`" in failed.stderr

@@ -222,7 +222,7 @@ def provider(
     return person
 
 
-def oauth_for(spec: HttpServer, namespace: str, token_dir: str | None) -> Persisted | None:
+def oauth_for(spec: HttpServer, namespace: str, store: TokenStore) -> Persisted | None:
     """Return the OAuth of ``spec``'s HTTP client (None without an ``oauth`` key).
 
     It never redirects to a browser: a server that wants a person's login fails its
@@ -230,5 +230,5 @@ def oauth_for(spec: HttpServer, namespace: str, token_dir: str | None) -> Persis
     """
     if spec.oauth is None:
         return None
-    login = TokenStore(token_dir).login(spec.url, spec.oauth.client_id)
+    login = store.login(spec.url, spec.oauth.client_id)
     return provider(spec.url, spec.oauth, login, namespace)

@@ -31,12 +31,17 @@ from mcp.shared.auth import (
 )
 from pydantic import BaseModel, ValidationError
 
+from mcpmount.config import RegistrySettings
+
 __all__ = ["Login", "LoginMetadata", "TokenStore"]
 
 LOCK_WAIT = 30.0
 """Seconds a refresh waits for another process's refresh of the same login."""
 
 _POLL = 0.05
+
+_SERVICE = "mcpmount"
+"""The keyring service logins are kept under."""
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -50,24 +55,37 @@ class LoginMetadata(BaseModel):
 
 
 class TokenStore:
-    """The directory of logins: ``token_dir``, or ``tokens`` under the user's state directory."""
+    """The logins of this user: files in ``directory`` (``token_dir``, or ``tokens`` under the
+    user's state directory), or entries of the system keyring with their lock files there."""
 
-    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, directory: str | os.PathLike[str] | None = None, *, keyring: bool = False
+    ) -> None:
         default = Path(platformdirs.user_state_dir("mcpmount")) / "tokens"
         self.directory = Path(directory) if directory is not None else default
+        self.keyring = keyring
+
+    @classmethod
+    def of(cls, settings: RegistrySettings) -> TokenStore:
+        """Return the store ``settings`` name (``token_dir``, ``token_store``)."""
+        return cls(settings.token_dir, keyring=settings.token_store == "keyring")
 
     def login(self, server_url: str, client_id: str | None) -> Login:
         """Return the login kept for ``server_url`` and ``client_id`` (None: a registered one)."""
         key = xxhash.xxh3_128_hexdigest(f"{server_url}\n{client_id or ''}".encode())
-        return Login(self.directory / f"{key}.json")
+        return Login(self.directory / f"{key}.json", keyring=self.keyring)
 
 
 class Login:
-    """One server's login: the SDK's ``TokenStorage``, and what mcpmount keeps beside it."""
+    """One server's login: the SDK's ``TokenStorage``, and what mcpmount keeps beside it.
 
-    def __init__(self, path: Path) -> None:
+    In the keyring it is one entry of service ``mcpmount`` named by the file's stem.
+    """
+
+    def __init__(self, path: Path, *, keyring: bool = False) -> None:
         self.path = path
         self._lock_path = path.with_suffix(".lock")
+        self._keyring = keyring
 
     # The SDK's TokenStorage protocol.
 
@@ -110,6 +128,14 @@ class Login:
         """Remove the login altogether; return whether there was one."""
         with contextlib.suppress(FileNotFoundError):
             self._lock_path.unlink()
+        if self._keyring:
+            import keyring.errors  # the optional extra; settings refuse "keyring" without it
+
+            try:
+                keyring.delete_password(_SERVICE, self.path.stem)
+            except keyring.errors.PasswordDeleteError:
+                return False
+            return True
         try:
             self.path.unlink()
         except FileNotFoundError:
@@ -150,7 +176,12 @@ class Login:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_bytes())
+            if self._keyring:
+                import keyring
+
+                data = json.loads(keyring.get_password(_SERVICE, self.path.stem) or "{}")
+            else:
+                data = json.loads(self.path.read_bytes())
         except (FileNotFoundError, ValueError):
             return {}
         return cast("dict[str, Any]", data) if isinstance(data, dict) else {}
@@ -158,6 +189,11 @@ class Login:
     def _update(self, **fields: object) -> None:
         data = self._read()
         data.update(fields)
+        if self._keyring:
+            import keyring
+
+            keyring.set_password(_SERVICE, self.path.stem, json.dumps(data))
+            return
         self._make_directory()
         # mkstemp makes the file readable by the user only (0600).
         descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".", suffix=".tmp")

@@ -35,7 +35,7 @@ async def run_login(
     spec = _server(config, args.namespace, err)
     if spec is None:
         return EXIT_USAGE
-    store = TokenStore(config.settings.token_dir)
+    store = TokenStore.of(config.settings)
 
     def show(line: str) -> None:
         err.print(Text(line), soft_wrap=True)  # a URL must stay whole to be copied
@@ -55,7 +55,7 @@ async def run_logout(
     spec = _server(config, args.namespace, err)
     if spec is None:
         return EXIT_USAGE
-    forgot = logout(spec, TokenStore(config.settings.token_dir))
+    forgot = logout(spec, TokenStore.of(config.settings))
     said = "Forgot the login of" if forgot else "No login was kept for"
     out.print(Text(f"{said} {args.namespace} ({spec.display_url()})."))
     return EXIT_OK

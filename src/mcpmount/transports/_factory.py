@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpmount.auth import oauth_for
+from mcpmount.auth import TokenStore, oauth_for
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.transports._auto import AutoTransport
 from mcpmount.transports._base import ServerTransport
@@ -40,8 +40,8 @@ def transport_for(
                 reaper=reaper,
             )
         case HttpServer(transport="sse"):
-            return SseTransport(spec, limits, oauth_for(spec, server, settings.token_dir))
+            return SseTransport(spec, limits, oauth_for(spec, server, TokenStore.of(settings)))
         case HttpServer(transport="auto"):
-            return AutoTransport(spec, limits, oauth_for(spec, server, settings.token_dir))
+            return AutoTransport(spec, limits, oauth_for(spec, server, TokenStore.of(settings)))
         case HttpServer():
-            return HttpTransport(spec, limits, oauth_for(spec, server, settings.token_dir))
+            return HttpTransport(spec, limits, oauth_for(spec, server, TokenStore.of(settings)))
