@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import stat
 import sys
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import anyio
+import httpx2
 import pytest
 from anyio.streams.text import TextReceiveStream
 from oauth_support import (
@@ -71,7 +73,7 @@ class Setup:
         err = " ".join(done.stderr.decode().split())
         return CompletedProcess(done.args, done.returncode, done.stdout.decode(), err)
 
-    async def login(self) -> tuple[str, str]:
+    async def login(self, *, deny: bool = False, status: int = 0) -> tuple[str, str]:
         """Run `mcpmount login tracker --no-browser`, play the browser; return (stdout, stderr)."""
         command = [sys.executable, "-m", "mcpmount", "login", "tracker", str(self.config)]
         with anyio.fail_after(60):
@@ -89,11 +91,11 @@ class Setup:
                 else:
                     raise AssertionError(f"login printed no URL: {said}")
                 assert found.group(1) == "tracker"
-                await browse(found.group(2))
+                await browse(found.group(2), deny=deny)
                 async for chunk in errors:
                     said += chunk
                 out = "".join([chunk async for chunk in TextReceiveStream(process.stdout)])
-                assert await process.wait() == 0, said
+                assert await process.wait() == status, said
         return out, said
 
 
@@ -230,3 +232,38 @@ async def test_logins_can_live_in_the_system_keyring(setup: Setup, tmp_path: Pat
     assert "Forgot the login of tracker" in logged_out.stdout
     failed = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
     assert "run `mcpmount login tracker`" in failed.stderr
+
+
+async def test_a_denied_login_fails_and_says_why(setup: Setup) -> None:
+    _, err = await setup.login(deny=True, status=1)
+    said = " ".join(err.split())
+    assert "server 'tracker'" in said
+    assert "the authorization server refused the login: End-User aborted interaction" in said
+    assert not [p for p in setup.tokens.glob("*.json") if "access_token" in p.read_text()]
+
+
+async def test_a_client_registered_by_hand_logs_in_on_its_fixed_port(setup: Setup) -> None:
+    with socket.socket() as probe:  # a free port for the registered redirect URI
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        registered = await http.post(
+            setup.server.metadata["registration_endpoint"],
+            json={
+                "redirect_uris": [f"http://127.0.0.1:{port}/callback"],
+                "token_endpoint_auth_method": "none",
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "application_type": "native",
+            },
+        )
+    assert registered.status_code == 201, registered.text
+    client_id = registered.json()["client_id"]
+    setup.config.write_text(
+        f'[servers.tracker]\nurl = "{setup.url}"\n'
+        f'[servers.tracker.oauth]\nclient_id = "{client_id}"\ncallback_port = {port}\n'
+    )
+    await setup.login()  # the server takes only the registered redirect URI, with its port
+    called = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
+    assert called.returncode == 0, called.stderr
+    assert f"client_id={client_id}" in called.stdout

@@ -94,16 +94,29 @@ async def login(
                         callback_handler=callback.wait,
                     )
                     await _ask(spec, person)
-    except TimeoutError:
-        raise LoginFailed(
-            f"{where}: the login was not finished within {LOGIN_TIMEOUT:.0f} s"
-        ) from None
-    except (OAuthFlowError, OAuthTokenError, OAuthRegistrationError) as exc:
-        raise LoginFailed(f"{where}: {spec.redact(str(exc))}") from None
-    except httpx2.HTTPError as exc:
-        raise LoginFailed(f"{where}: {type(exc).__name__}: {spec.redact(str(exc))}") from None
+    except Exception as exc:
+        reason = _reason(exc, spec)
+        if reason is None:
+            raise
+        raise LoginFailed(f"{where}: {reason}") from None
     if await kept.get_tokens() is None:
         raise LoginFailed(f"{where} did not ask for a login (it answered without a token)")
+
+
+def _reason(exc: BaseException, spec: HttpServer) -> str | None:
+    """Say why a login failed, from the first telling exception (in groups too), or None."""
+    if isinstance(exc, BaseExceptionGroup):
+        group: BaseExceptionGroup[BaseException] = exc  # pyright: ignore[reportUnknownVariableType]
+        return next(filter(None, (_reason(inner, spec) for inner in group.exceptions)), None)
+    match exc:
+        case TimeoutError():
+            return f"the login was not finished within {LOGIN_TIMEOUT:.0f} s"
+        case OAuthFlowError() | OAuthTokenError() | OAuthRegistrationError():
+            return spec.redact(str(exc))
+        case httpx2.HTTPError():
+            return f"{type(exc).__name__}: {spec.redact(str(exc))}"
+        case _:
+            return None
 
 
 def logout(spec: HttpServer, store: TokenStore) -> bool:
