@@ -10,6 +10,7 @@ import socket
 import stat
 import sys
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -164,19 +165,34 @@ async def test_processes_refreshing_at_once_share_one_refresh(setup: Setup) -> N
     await setup.login()
     await anyio.sleep(3.5)
     login = TokenStore(setup.tokens).login(setup.url, None)
-    results: list[CompletedProcess[str]] = []
-
-    async def call() -> None:
-        results.append(await setup.mcpmount("call", "tracker__whoami", str(setup.config)))
+    command = [sys.executable, "-m", "mcpmount", "-v", "call", "tracker__whoami"]
+    said: list[str] = []
 
     # Both wait on the lock this test holds, then refresh one after the other: the second
     # must take the first one's tokens, or it spends a rotated refresh token and the
     # authorization server revokes the whole login.
-    async with anyio.create_task_group() as tasks, login.locked():
-        tasks.start_soon(call)
-        tasks.start_soon(call)
-        await anyio.sleep(2.0)
-    assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
+    async with AsyncExitStack() as stack:
+        async with login.locked():
+            processes = [
+                await stack.enter_async_context(
+                    await anyio.open_process([*command, str(setup.config)], env=setup.env())
+                )
+                for _ in range(2)
+            ]
+            for process in processes:
+                assert process.stderr is not None
+                errors = TextReceiveStream(process.stderr)
+                said.append("")
+                async for chunk in errors:
+                    said[-1] += chunk
+                    if "waiting for another process's OAuth refresh" in said[-1]:
+                        break
+                else:
+                    raise AssertionError(f"it never waited for the lock: {said[-1]}")
+        for i, process in enumerate(processes):
+            assert process.stderr is not None
+            said[i] += "".join([chunk async for chunk in TextReceiveStream(process.stderr)])
+            assert await process.wait() == 0, said[i]
     await anyio.sleep(3.5)
     again = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
     assert again.returncode == 0, again.stderr  # the login survived

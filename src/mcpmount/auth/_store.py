@@ -11,7 +11,9 @@ tokens revokes the login when one is spent twice).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import logging
 import os
 import tempfile
 import time
@@ -34,6 +36,8 @@ from pydantic import BaseModel, ValidationError
 from mcpmount.config import RegistrySettings
 
 __all__ = ["Login", "LoginMetadata", "TokenStore"]
+
+logger = logging.getLogger(__name__)
 
 LOCK_WAIT = 30.0
 """Seconds a refresh waits for another process's refresh of the same login."""
@@ -154,11 +158,15 @@ class Login:
         # too (the lock file is opened once per object).
         lock = filelock.FileLock(self._lock_path, mode=0o600)
         with anyio.fail_after(LOCK_WAIT):
-            while True:
+            for attempt in itertools.count():
                 try:
                     lock.acquire(blocking=False)
                     break
                 except filelock.Timeout:
+                    if attempt == 0:
+                        logger.info(
+                            "waiting for another process's OAuth refresh (%s)", self.path.stem
+                        )
                     await anyio.sleep(_POLL)
         try:
             yield
