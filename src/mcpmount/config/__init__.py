@@ -28,6 +28,7 @@ tables), ``_tables`` (tables to data), ``_hostfile`` (the ``mcpServers`` dialect
 ``_load`` (`load_config`).
 """
 
+from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
@@ -35,6 +36,8 @@ from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServe
 
 __all__ = [
     "LIMIT_KEYS",
+    "HeaderName",
+    "HeaderValue",
     "HttpServer",
     "RegistryConfig",
     "RegistrySettings",

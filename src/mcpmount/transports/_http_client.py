@@ -5,10 +5,11 @@ from __future__ import annotations
 import httpx2
 
 from mcpmount.config import HttpServer
-from mcpmount.transports._base import Diagnostics, ServerTransport, short
+from mcpmount.transports._base import Diagnostics, ServerTransport, leaves, short
+from mcpmount.transports._headers_command import CommandHeaders, HeadersCommandError
 from mcpmount.transports._limits import MessageLimits
 
-__all__ = ["CONNECT_TIMEOUT", "UrlTransport", "http_client"]
+__all__ = ["CONNECT_TIMEOUT", "UrlTransport", "client_auth", "http_client"]
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to connect to the server (each request)."""
@@ -21,6 +22,8 @@ def http_client(
     spec: HttpServer, diagnostics: Diagnostics, transport: httpx2.AsyncBaseTransport
 ) -> httpx2.AsyncClient:
     """Return the client for ``spec``'s URL: its headers on every request, over ``transport``.
+
+    The headers are ``headers`` and, over them, those of `client_auth`.
 
     Every error status the server answers is kept in ``diagnostics``. There is no read
     timeout: a silent tool call may legitimately last long, and the registry bounds every
@@ -37,7 +40,18 @@ def http_client(
         timeout=httpx2.Timeout(CONNECT_TIMEOUT, read=None),
         event_hooks={"response": [keep_status]},
         transport=transport,
+        auth=client_auth(spec, diagnostics),
     )
+
+
+def client_auth(spec: HttpServer, diagnostics: Diagnostics) -> httpx2.Auth | None:
+    """Return how ``spec``'s requests are authenticated beyond ``headers``, if they are.
+
+    A failure of the authentication is kept in ``diagnostics.failure``.
+    """
+    if spec.headers_command is not None:
+        return CommandHeaders(spec, diagnostics)
+    return None
 
 
 class UrlTransport(ServerTransport):
@@ -57,6 +71,12 @@ class UrlTransport(ServerTransport):
         return f"check that {self._spec.display_url()} is an MCP endpoint and answers"
 
     def describe(self, exc: BaseException, *, starting: bool) -> str:
+        # Failing credentials come first: the rest (a 401, a closed connection) follows.
+        for leaf in leaves(exc):
+            if isinstance(leaf, HeadersCommandError):
+                return str(leaf)
+        if self.diagnostics.failure is not None:
+            return self.diagnostics.failure
         statuses = self.diagnostics.http_statuses
         if statuses:  # the status says more than the exception the SDK made of it
             return status_message(statuses[-1], self._spec)
@@ -78,7 +98,8 @@ def status_message(status: int, spec: HttpServer) -> str:
     url = spec.display_url()
     match status:
         case 401 | 403:
-            return f"HTTP {status} from {url}: the server refused the credentials; check `headers`"
+            check = "what `headers_command` prints" if spec.headers_command else "`headers`"
+            return f"HTTP {status} from {url}: the server refused the credentials; check {check}"
         case 404:
             return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
         case _:
