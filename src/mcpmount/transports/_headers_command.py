@@ -11,6 +11,10 @@ group of its own, for at most `TIMEOUT` seconds; however it ends (exit, timeout,
 caller's cancellation) the group is stopped and swept as a stdio server's is
 (`ProcessGroup.stop`). Its output holds secrets: no message quotes it, the values are
 added to what the spec redacts, and at most one short line of its stderr is quoted.
+
+A layer under the client that answers refused requests itself (the SSE POSTs,
+``_sse_posts``) agrees on a 401 through the request extension `RENEWAL`: it hands up a
+first refusal marked `OFFERED`, and answers a request marked `GivenUp` without sending it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 
 import anyio
 import httpx2
@@ -28,7 +33,15 @@ from mcpmount.config import HeaderName, HeaderValue, HttpServer
 from mcpmount.transports._base import Diagnostics
 from mcpmount.transports._procgroup import ProcessGroup
 
-__all__ = ["TIMEOUT", "CommandHeaders", "HeadersCommandError", "run_headers_command"]
+__all__ = [
+    "OFFERED",
+    "RENEWAL",
+    "TIMEOUT",
+    "CommandHeaders",
+    "GivenUp",
+    "HeadersCommandError",
+    "run_headers_command",
+]
 
 TIMEOUT = 10.0
 """Seconds ``headers_command`` may run; a token helper answers in well under that."""
@@ -43,6 +56,23 @@ _HEADERS = TypeAdapter(
     dict[HeaderName, HeaderValue], config=ConfigDict(strict=True, hide_input_in_errors=True)
 )
 _WHAT_TO_PRINT = "it must print one JSON object of header names to string values"
+
+
+RENEWAL = "mcpmount_renewal"
+"""The request and response extension of a 401's renewal (see the module docstring)."""
+
+OFFERED = "offered"
+"""`RENEWAL` of a first attempt, which may be sent again with new headers after a 401; a
+layer that answers refusals hands such a 401 up with this mark on the response."""
+
+
+@dataclass(frozen=True)
+class GivenUp:
+    """`RENEWAL` of a request refused with 401 that will not be sent again: a layer that
+    answers refusals answers it as refused, or ends the connection with ``failure``."""
+
+    failure: str | None = None
+    """Why no new headers could be had (``headers_command`` failed), if that is why."""
 
 
 class HeadersCommandError(Exception):
@@ -67,27 +97,45 @@ class CommandHeaders(httpx2.Auth):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         generation = self._generation
-        sent = self._headers if self._headers is not None else await self._after(generation)
+        sent = self._headers if self._headers is not None else await self._after(generation, True)
         request.headers.update(sent)
+        request.extensions = {**request.extensions, RENEWAL: OFFERED}
         response = yield request
         if response.status_code != 401:
             return
-        fresh = await self._after(generation)
+        handed_up = response.extensions.get(RENEWAL) == OFFERED
+        try:  # a layer that handed the 401 up reports a failure itself, as it ends the connection
+            fresh = await self._after(generation, not handed_up)
+        except HeadersCommandError as exc:
+            if not handed_up:
+                raise
+            fresh, given_up = sent, GivenUp(str(exc))
+        else:
+            given_up = GivenUp()
         if fresh == sent:  # the same credentials would be refused the same way
+            if handed_up:
+                request.extensions = {**request.extensions, RENEWAL: given_up}
+                yield request
             return
         request.headers.update(fresh)
+        request.extensions = {k: v for k, v in request.extensions.items() if k != RENEWAL}
         yield request
 
-    async def _after(self, generation: int) -> dict[str, str]:
-        """Return headers newer than run ``generation``'s, running the command if none are."""
+    async def _after(self, generation: int, report: bool) -> dict[str, str]:
+        """Return headers newer than run ``generation``'s, running the command if none are.
+
+        A failure is raised, and kept in ``diagnostics.failure`` if ``report``.
+        """
         if self._generation == generation:
             async with self._lock:
                 if self._generation == generation:  # nobody ran it while we waited
                     await self._run()
-        if self._error is not None:
-            raise HeadersCommandError(self._error)
-        assert self._headers is not None
-        return self._headers
+        if self._error is None:
+            assert self._headers is not None
+            return self._headers
+        if report and self._diagnostics.failure is None:
+            self._diagnostics.failure = self._error
+        raise HeadersCommandError(self._error)
 
     async def _run(self) -> None:
         self._generation += 1
@@ -95,8 +143,6 @@ class CommandHeaders(httpx2.Auth):
             self._headers = await run_headers_command(self._spec)
         except HeadersCommandError as exc:
             self._headers, self._error = None, str(exc)
-            if self._diagnostics.failure is None:
-                self._diagnostics.failure = self._error
             return
         if self._error is not None and self._diagnostics.failure == self._error:
             self._diagnostics.failure = None  # a later run worked: that failure is over
