@@ -11,7 +11,6 @@ so the era only matters to the mount itself: the first test runs both. Every tes
 from __future__ import annotations
 
 import json
-import socket
 import stat
 import sys
 from pathlib import Path
@@ -34,6 +33,9 @@ from support import text_of
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
 HELPER = Path(__file__).parent.parent / "servers" / "header_helper.py"
+
+UNREACHED = "http://127.0.0.1:9/mcp"
+"""A URL for tests where the helper fails first: no request is ever sent to it."""
 
 
 class BearerGate:
@@ -94,12 +96,6 @@ def spec(url: str, tokens: Tokens, mode: str = "ok", **fields: object) -> HttpSe
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class TestStreamableHttp:
     @pytest.mark.parametrize("protocol", ["auto", "legacy"])
     async def test_the_helper_runs_at_mount_and_again_when_the_token_rotates(
@@ -137,7 +133,7 @@ class TestStreamableHttp:
         """Ten first requests wait for one run; ten requests refused with the same old
         token share one more run, and are each sent again once."""
         gate = BearerGate(build_http_fixture_server().streamable_http_app(), tokens.valid)
-        server = spec("http://127.0.0.1:1/unused", tokens, "slow")
+        server = spec(UNREACHED, tokens, "slow")  # the client gets the real URL
         async with serve_http(gate) as url:
             layers = httpx2.AsyncHTTPTransport()
             async with http_client(server, Diagnostics(), layers) as http:
@@ -257,26 +253,22 @@ class TestFailures:
         """Past its timeout the helper's process group is stopped (``no_leaks`` checks the
         child it forked is gone too), and the error says it did not finish."""
         monkeypatch.setattr(_headers_command, "TIMEOUT", 1.0)
-        url = f"http://127.0.0.1:{free_port()}/mcp"
         async with Registry() as registry:
             with pytest.raises(ServerStartError, match=r"did not finish within 1 s") as caught:
-                await registry.mount("corp", spec(url, tokens, "hang"))
+                await registry.mount("corp", spec(UNREACHED, tokens, "hang"))
         assert "server 'corp': headers_command (token-helper)" in str(caught.value)
 
     async def test_a_mount_cancelled_while_the_helper_runs_reaps_it(self, tokens: Tokens) -> None:
         """The startup deadline falls while the helper hangs: the mount fails, and the
         helper and its child are gone (``no_leaks``)."""
-        url = f"http://127.0.0.1:{free_port()}/mcp"
         async with Registry() as registry:
             with pytest.raises(ServerStartError, match="server 'corp'"):
-                await registry.mount("corp", spec(url, tokens, "hang", startup_timeout=1))
+                await registry.mount("corp", spec(UNREACHED, tokens, "hang", startup_timeout=1))
         assert tokens.runs() == 1
 
     async def test_a_missing_program_is_named(self, tokens: Tokens) -> None:
         """A program that does not exist: the error names it and says to check its path."""
-        server = HttpServer.model_validate(
-            {"url": f"http://127.0.0.1:{free_port()}/mcp", "headers_command": ["/no/such-tool"]}
-        )
+        server = HttpServer.model_validate({"url": UNREACHED, "headers_command": ["/no/such-tool"]})
         async with Registry() as registry:
             with pytest.raises(ServerStartError, match=r"headers_command \(such-tool\) cannot be"):
                 await registry.mount("corp", server)
@@ -314,8 +306,8 @@ class TestConfig:
 def test_check_prints_the_helpers_failure(tokens: Tokens, tmp_path: Path) -> None:
     """``mcpmount check`` names the server, the program, the status and stderr's first line."""
     command = json.dumps(tokens.command("fail"))
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    config = write_config(tmp_path, f'[servers.corp]\nurl = "{url}"\nheaders_command = {command}\n')
+    table = f'[servers.corp]\nurl = "{UNREACHED}"\nheaders_command = {command}\n'
+    config = write_config(tmp_path, table)
     done = mcpmount("check", config)
     assert done.returncode == 1
     output = done.stdout + done.stderr
