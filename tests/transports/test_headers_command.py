@@ -247,6 +247,21 @@ class TestFailures:
         assert "second line" not in message
         assert gate.refused == 0  # nothing was sent without the headers
 
+    @pytest.mark.parametrize(("transport", "path"), [("sse", "/sse"), ("auto", "/mcp")])
+    async def test_the_error_reads_the_same_over_sse_and_auto(
+        self, tokens: Tokens, transport: str, path: str
+    ) -> None:
+        """SSE fails on its stream's GET, auto on its probe: the same words either way."""
+        server = build_sse_server()
+        app = server.sse_app() if transport == "sse" else server.streamable_http_app()
+        async with serve_http(app, path=path) as url, Registry() as registry:
+            with pytest.raises(ServerStartError) as caught:
+                await registry.mount("corp", spec(url, tokens, "fail", transport=transport))
+        assert str(caught.value) == (
+            "server 'corp': headers_command (token-helper) exited with status 1: "
+            "session expired, log in again; run it by hand to see why"
+        )
+
     async def test_a_helper_that_hangs_is_stopped_at_its_timeout_with_its_child(
         self, tokens: Tokens, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -284,6 +299,7 @@ class TestConfig:
         [server] = load_config(good, environ={"TOOL": "/opt/helper"}).servers.values()
         assert isinstance(server, HttpServer)
         assert server.headers_command == ["/opt/helper", "-x"]
+        assert "/opt/helper" not in repr(server)  # an expanded value may be a secret
 
     async def test_headers_helper_in_an_mcp_json_is_a_shell_command(
         self, tokens: Tokens, tmp_path: Path

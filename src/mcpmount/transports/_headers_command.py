@@ -97,7 +97,10 @@ class CommandHeaders(httpx2.Auth):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         generation = self._generation
-        sent = self._headers if self._headers is not None else await self._after(generation, True)
+        # The SDK's streamable HTTP sender swallows a POST's failure (it only logs it), so
+        # that is kept for `describe`; a GET's (the SSE stream's opening) reaches it raised.
+        report = request.method != "GET"
+        sent = self._headers if self._headers is not None else await self._after(generation, report)
         request.headers.update(sent)
         request.extensions = {**request.extensions, RENEWAL: OFFERED}
         response = yield request
@@ -105,7 +108,7 @@ class CommandHeaders(httpx2.Auth):
             return
         handed_up = response.extensions.get(RENEWAL) == OFFERED
         try:  # a layer that handed the 401 up reports a failure itself, as it ends the connection
-            fresh = await self._after(generation, not handed_up)
+            fresh = await self._after(generation, report and not handed_up)
         except HeadersCommandError as exc:
             if not handed_up:
                 raise
