@@ -44,7 +44,8 @@ __all__ = [
 ]
 
 TIMEOUT = 10.0
-"""Seconds ``headers_command`` may run; a token helper answers in well under that."""
+"""Seconds ``headers_command`` may run; a token helper answers in well under that. Past
+it, the command is stopped as a server is (SIGTERM a few seconds later, then SIGKILL)."""
 
 _MAX_OUTPUT = 64 * 1024
 """The most the command may print to stdout (a few headers fit many times over)."""
@@ -182,17 +183,15 @@ async def run_headers_command(spec: HttpServer) -> dict[str, str]:
                 tg.start_soon(_read, group.process.stdout, stdout, _MAX_OUTPUT + 1)
                 tg.start_soon(_read, group.process.stderr, stderr, _STDERR_LINE * 4)
             await group.wait_exit()
-        while group.returncode is None and not bounded.cancelled_caught:
-            await anyio.sleep(0.01)  # exited, soon reaped
-    finally:
+    finally:  # reaps the leader, so ``returncode`` is set after it
         with anyio.CancelScope(shield=True):
             await group.stop()
             await group.close_pipes()
     if bounded.cancelled_caught:
         raise failed(f"did not finish within {TIMEOUT:g} s", "check that it runs non-interactively")
-    status = group.returncode
+    status = group.returncode or 0
     if status != 0:
-        how = f"exited with status {status}" if status and status > 0 else f"was killed ({status})"
+        how = f"exited with status {status}" if status > 0 else f"was killed by signal {-status}"
         note = _first_line(stderr, spec)
         raise failed(how + (f": {note}" if note else ""), "run it by hand to see why")
     if len(stdout) > _MAX_OUTPUT:
