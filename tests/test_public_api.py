@@ -19,6 +19,7 @@ FLOORS = {
     "tool": 0,
     "handlers": 0,
     "config": 1,
+    "auth": 2,
     "search": 1,
     "transports": 2,
     "catalog": 2,

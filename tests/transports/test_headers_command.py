@@ -26,6 +26,7 @@ from mcpmount.config import HttpServer, load_config
 from mcpmount.errors import CallError, ConfigError, ServerStartError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.transports import Diagnostics, _headers_command
+from mcpmount.transports._headers_command import CommandHeaders  # pyright: ignore[reportPrivateUsage]
 from mcpmount.transports._http_client import http_client  # pyright: ignore[reportPrivateUsage]
 from servers.sse_faults import build_sse_server
 from support import text_of
@@ -136,7 +137,7 @@ class TestStreamableHttp:
         server = spec(UNREACHED, tokens, "slow")  # the client gets the real URL
         async with serve_http(gate) as url:
             layers = httpx2.AsyncHTTPTransport()
-            async with http_client(server, Diagnostics(), layers) as http:
+            async with http_client(server, Diagnostics(), layers, CommandHeaders(server)) as http:
                 statuses: list[int] = []
 
                 async def get() -> None:
@@ -153,15 +154,15 @@ class TestStreamableHttp:
                     tokens.set("tok-rotated-24680")
                     statuses.clear()
 
-    async def test_auto_runs_the_helper_for_its_probe_and_for_the_connection(
+    async def test_auto_runs_the_helper_once_for_its_probe_and_its_connection(
         self, tokens: Tokens
     ) -> None:
-        """``transport = "auto"``: the probe and the connection each run it once."""
+        """``transport = "auto"``: the probe and the connection share one run."""
         gate = BearerGate(build_http_fixture_server().streamable_http_app(), tokens.valid)
         async with serve_http(gate) as url, Registry() as registry:
             await registry.mount("corp", spec(url, tokens, transport="auto"))
             assert text_of(await registry.call("corp__add", {"a": 1, "b": 1})) == "2"
-        assert tokens.runs() == 2
+        assert tokens.runs() == 1
         assert gate.refused == 0
 
 

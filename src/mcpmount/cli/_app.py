@@ -19,6 +19,7 @@ from rich.text import Text
 
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._query import run_call, run_search, run_tools
 from mcpmount.cli._serve import run_serve
@@ -74,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 command = partial(run_status, config, args, out, err)
             case "lock":
                 command = partial(run_lock, config, out, err)
+            case "login":
+                command = partial(run_login, config, args, out, err)
+            case "logout":
+                command = partial(run_logout, config, args, out, err)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
         return anyio.run(until_signalled, command)
@@ -154,6 +159,15 @@ def _parser() -> argparse.ArgumentParser:
     prompt.add_argument("arguments", nargs="?", default="{}", help="a JSON object of strings")
     config_arg(prompt)
     prompt.add_argument("--timeout", type=_seconds, help="seconds to wait for the prompt")
+    login = command("login", "log in to a url server with OAuth and keep the tokens for this user")
+    login.add_argument("namespace", help="the server's namespace (its key in the config)")
+    config_arg(login)
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the URL to open; do not open a browser"
+    )
+    logout = command("logout", "forget the OAuth login kept for a url server")
+    logout.add_argument("namespace", help="the server's namespace (its key in the config)")
+    config_arg(logout)
     serve = commands.add_parser(
         "serve",
         help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",
@@ -185,3 +199,6 @@ def _configure_logging(verbosity: int) -> None:
     for name in ("httpx2", "httpcore2"):
         logging.getLogger(name).setLevel(logging.WARNING)
     logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)
+    if verbosity < 2:
+        # The SDK's OAuth logs its failures with tracebacks; ours say what to do.
+        logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)

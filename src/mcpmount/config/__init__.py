@@ -22,14 +22,15 @@ each, naming the key; no line ever contains a value, because values may be secre
 
 Its modules, from the bottom up: ``_problems`` (problem lines), ``_fields`` (checked field
 types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_override`` (per-tool
-overrides), ``_server`` (what every server declares), ``_http`` (the url kind), ``_spec``
-(the stdio kind and the union of kinds), ``_expand`` (``${VAR}``), ``_read`` (files to
-tables), ``_tables`` (tables to data), ``_hostfile`` (the ``mcpServers`` dialect) and
-``_load`` (`load_config`).
+overrides), ``_server`` (what every server declares), ``_oauth`` (a url server's OAuth),
+``_http`` (the url kind), ``_spec`` (the stdio kind and the union of kinds), ``_expand``
+(``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables to data), ``_hostfile`` (the
+``mcpServers`` dialect) and ``_load`` (`load_config`).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
+from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
@@ -39,6 +40,7 @@ __all__ = [
     "HeaderName",
     "HeaderValue",
     "HttpServer",
+    "OAuthSpec",
     "RegistryConfig",
     "RegistrySettings",
     "ServerBase",

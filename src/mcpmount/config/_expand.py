@@ -1,7 +1,8 @@
 """``${VAR}`` and ``${VAR:-default}`` in the values of a server table.
 
-Only ``args``, ``env``, ``cwd``, ``url``, ``headers`` and ``headers_command`` values are
-expanded; ``$$`` is a literal ``$``. There is no shell: no ``$NAME``, ``~`` or globs.
+Only ``args``, ``env``, ``cwd``, ``url``, ``headers``, ``headers_command`` and ``oauth``
+values are expanded; ``$$`` is a literal ``$``. There is no shell: no ``$NAME``, ``~`` or
+globs.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ _REFERENCE = re.compile(
 
 _EXPANDED_TEXT = ("cwd", "url")
 _EXPANDED_LISTS = ("args", "headers_command")
-_EXPANDED_TABLES = ("env", "headers")
+_EXPANDED_TABLES = ("env", "headers", "oauth")
 
 _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSW|API_?KEY|CREDENTIAL|AUTH|PRIVATE|(?:^|_)(?:PAT|KEY|PWD)(?:_|$)",

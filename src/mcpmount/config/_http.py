@@ -11,6 +11,7 @@ from pydantic import ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from mcpmount.config._fields import Arg, HeaderName, HeaderValue
+from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._server import ServerBase
 
 
@@ -48,6 +49,9 @@ class HttpServer(ServerBase):
     again after an HTTP 401, with the user's environment, for at most 10 seconds. Its
     headers override same-named ``headers``; its values are secrets."""
 
+    oauth: OAuthSpec | None = None
+    """OAuth 2.1 for a server that asks for it: ``true``, or a table (`OAuthSpec`)."""
+
     get_stream: bool = True
     """Whether streamable HTTP opens its standalone GET stream, on which a server may send
     requests and notifications outside any call; false for a server that never serves it."""
@@ -68,6 +72,13 @@ class HttpServer(ServerBase):
         if argv is not None and not (argv and argv[0].strip()):
             raise PydanticCustomError("mcpmount_empty", "must start with the program to run")
         return argv
+
+    @field_validator("oauth", mode="before")
+    @classmethod
+    def _oauth_flag(cls, value: object) -> object:
+        if value is True:
+            return {}
+        return None if value is False else value
 
     @field_validator("url")
     @classmethod
@@ -106,6 +117,8 @@ class HttpServer(ServerBase):
         values = list(self.header_values().values())
         values += [v for v in (parts.username, parts.password) if v]
         values += [v for _, v in parse_qsl(parts.query) if v]
+        if self.oauth and (secret := self.oauth.secret()):
+            values.append(secret)
         return values + super().secret_values()
 
     def display_url(self) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
@@ -103,6 +105,26 @@ class RegistrySettings(BaseSettings):
     """Which calls wait for the approver: those a server's ``approve`` globs name; those
     and every tool that may be destructive (unless a trusted server says it is read-only
     or not destructive); or every call."""
+
+    token_dir: str | None = None
+    """Where OAuth logins are kept, one file per server and client, readable by the user
+    only; default: ``tokens`` in mcpmount's directory under the user's state directory
+    (``~/.local/state/mcpmount/tokens`` on Linux). Their lock files stay here with
+    ``token_store = "keyring"``."""
+
+    token_store: Literal["file", "keyring"] = "file"
+    """Where OAuth logins are kept: files in ``token_dir``, or the system keyring (service
+    ``mcpmount``; needs ``pip install "mcpmount[keyring]"``)."""
+
+    @field_validator("token_store")
+    @classmethod
+    def _keyring_installed(cls, value: str) -> str:
+        if value == "keyring" and importlib.util.find_spec("keyring") is None:
+            raise PydanticCustomError(
+                "mcpmount_keyring",
+                'needs the keyring package: pip install "mcpmount[keyring]"',
+            )
+        return value
 
     @classmethod
     def settings_customise_sources(

@@ -51,11 +51,14 @@ class AutoTransport(ServerTransport):
     ``diagnostics.transport`` says which was chosen.
     """
 
-    def __init__(self, spec: HttpServer, limits: MessageLimits) -> None:
+    def __init__(
+        self, spec: HttpServer, limits: MessageLimits, auth: httpx2.Auth | None = None
+    ) -> None:
         super().__init__()
         self._spec = spec
         self._limits = limits
-        self._chosen: UrlTransport = self._share(HttpTransport(spec, limits))
+        self._auth = auth
+        self._chosen: UrlTransport = self._share(HttpTransport(spec, limits, auth))
         self._refusal: int | None = None
         """The status the streamable HTTP POST got, when SSE was chosen for it."""
 
@@ -87,7 +90,7 @@ class AutoTransport(ServerTransport):
             self.diagnostics.transport = "http"
             logger.info("%s speaks streamable HTTP", url)
         else:
-            self._chosen = self._share(SseTransport(self._spec, self._limits))
+            self._chosen = self._share(SseTransport(self._spec, self._limits, self._auth))
             self.diagnostics.transport = "sse"
             logger.info(
                 "%s answered a streamable HTTP POST with HTTP %d; using legacy SSE",
@@ -118,7 +121,7 @@ class AutoTransport(ServerTransport):
         }
         headers = {"accept": "application/json, text/event-stream"}
         layers = Metered(httpx2.AsyncHTTPTransport(), self._limits, Diagnostics())
-        async with http_client(self._spec, Diagnostics(), layers) as http:
+        async with http_client(self._spec, Diagnostics(), layers, self._auth) as http:
             async with http.stream("POST", self._spec.url, json=request, headers=headers) as sent:
                 # The status decides; the body only tells a JSON-RPC 4xx. A body refused,
                 # or an answer stream left open, is no reason to wait or fail.

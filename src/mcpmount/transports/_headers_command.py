@@ -30,7 +30,6 @@ from anyio.abc import ByteReceiveStream
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from mcpmount.config import HeaderName, HeaderValue, HttpServer
-from mcpmount.transports._base import Diagnostics
 from mcpmount.transports._procgroup import ProcessGroup
 
 __all__ = [
@@ -85,9 +84,11 @@ class CommandHeaders(httpx2.Auth):
 
     requires_request_body = True  # a request refused with 401 is sent again
 
-    def __init__(self, spec: HttpServer, diagnostics: Diagnostics) -> None:
+    def __init__(self, spec: HttpServer) -> None:
         self._spec = spec
-        self._diagnostics = diagnostics
+        self.failure: str | None = None
+        """How the command failed for a request whose error the caller may never see (the
+        SDK's streamable HTTP sender only logs a POST's), until a later run works."""
         self._lock = anyio.Lock()
         self._headers: dict[str, str] | None = None
         self._error: str | None = None
@@ -99,7 +100,7 @@ class CommandHeaders(httpx2.Auth):
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         generation = self._generation
         # The SDK's streamable HTTP sender swallows a POST's failure (it only logs it), so
-        # that is kept for `describe`; a GET's (the SSE stream's opening) reaches it raised.
+        # that is kept in ``failure``; a GET's (the SSE stream's opening) reaches the caller.
         report = request.method != "GET"
         sent = self._headers if self._headers is not None else await self._after(generation, report)
         request.headers.update(sent)
@@ -128,7 +129,7 @@ class CommandHeaders(httpx2.Auth):
     async def _after(self, generation: int, report: bool) -> dict[str, str]:
         """Return headers newer than run ``generation``'s, running the command if none are.
 
-        A failure is raised, and kept in ``diagnostics.failure`` if ``report``.
+        A failure is raised, and kept in ``failure`` if ``report``.
         """
         if self._generation == generation:
             async with self._lock:
@@ -137,8 +138,8 @@ class CommandHeaders(httpx2.Auth):
         if self._error is None:
             assert self._headers is not None
             return self._headers
-        if report and self._diagnostics.failure is None:
-            self._diagnostics.failure = self._error
+        if report and self.failure is None:
+            self.failure = self._error
         raise HeadersCommandError(self._error)
 
     async def _run(self) -> None:
@@ -148,9 +149,7 @@ class CommandHeaders(httpx2.Auth):
         except HeadersCommandError as exc:
             self._headers, self._error = None, str(exc)
             return
-        if self._error is not None and self._diagnostics.failure == self._error:
-            self._diagnostics.failure = None  # a later run worked: that failure is over
-        self._error = None
+        self._error = self.failure = None
         # Redacted wherever the spec redacts: a server may quote a header it refused.
         self._spec.with_expanded([*self._spec.secret_values(), *self._headers.values()])
 

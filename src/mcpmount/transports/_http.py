@@ -35,7 +35,7 @@ class HttpTransport(UrlTransport):
         if not self._spec.get_stream:
             layers = NoGetStream(layers)
         async with (
-            http_client(self._spec, diagnostics, layers) as http,
+            http_client(self._spec, diagnostics, layers, self._auth) as http,
             streamable_http_client(
                 self._spec.url, http_client=http, max_sse_event_size=self._limits.max_bytes
             ) as streams,

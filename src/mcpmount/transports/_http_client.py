@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import httpx2
 
+from mcpmount.auth import LoginRequired
 from mcpmount.config import HttpServer
 from mcpmount.transports._base import Diagnostics, ServerTransport, leaves, short
 from mcpmount.transports._headers_command import CommandHeaders, HeadersCommandError
 from mcpmount.transports._limits import MessageLimits
 
-__all__ = ["CONNECT_TIMEOUT", "UrlTransport", "client_auth", "http_client"]
+__all__ = ["CONNECT_TIMEOUT", "UrlTransport", "http_client"]
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to connect to the server (each request)."""
@@ -19,11 +20,13 @@ _CLOSE_BOUND = 3.0
 
 
 def http_client(
-    spec: HttpServer, diagnostics: Diagnostics, transport: httpx2.AsyncBaseTransport
+    spec: HttpServer,
+    diagnostics: Diagnostics,
+    transport: httpx2.AsyncBaseTransport,
+    auth: httpx2.Auth | None = None,
 ) -> httpx2.AsyncClient:
-    """Return the client for ``spec``'s URL: its headers on every request, over ``transport``.
-
-    The headers are ``headers`` and, over them, those of `client_auth`.
+    """Return the client for ``spec``'s URL: its headers and ``auth`` on every request, over
+    ``transport``.
 
     Every error status the server answers is kept in ``diagnostics``. There is no read
     timeout: a silent tool call may legitimately last long, and the registry bounds every
@@ -40,27 +43,20 @@ def http_client(
         timeout=httpx2.Timeout(CONNECT_TIMEOUT, read=None),
         event_hooks={"response": [keep_status]},
         transport=transport,
-        auth=client_auth(spec, diagnostics),
+        auth=auth,
     )
-
-
-def client_auth(spec: HttpServer, diagnostics: Diagnostics) -> httpx2.Auth | None:
-    """Return how ``spec``'s requests are authenticated beyond ``headers``, if they are.
-
-    A failure of the authentication is kept in ``diagnostics.failure``.
-    """
-    if spec.headers_command is not None:
-        return CommandHeaders(spec, diagnostics)
-    return None
 
 
 class UrlTransport(ServerTransport):
     """A server at a URL: what the HTTP transports share, save how they open."""
 
-    def __init__(self, spec: HttpServer, limits: MessageLimits) -> None:
+    def __init__(
+        self, spec: HttpServer, limits: MessageLimits, auth: httpx2.Auth | None = None
+    ) -> None:
         super().__init__()
         self._spec = spec
         self._limits = limits
+        self._auth = auth
 
     @property
     def close_bound(self) -> float:
@@ -70,17 +66,25 @@ class UrlTransport(ServerTransport):
     def silence_hint(self) -> str:
         return f"check that {self._spec.display_url()} is an MCP endpoint and answers"
 
+    async def wait_failure(self) -> str | None:
+        failure = await super().wait_failure()
+        return failure if failure is not None else self._command_failure()
+
     def describe(self, exc: BaseException, *, starting: bool) -> str:
-        # Failing credentials come first: the rest (a 401, a closed connection) follows.
+        # Failing credentials come first: what follows (a 401, a closed connection) says less.
         for leaf in leaves(exc):
-            if isinstance(leaf, HeadersCommandError):
-                return str(leaf)
-        if self.diagnostics.failure is not None:
-            return self.diagnostics.failure
+            if isinstance(leaf, LoginRequired | HeadersCommandError):
+                return str(leaf)  # what to run, or how the command failed
+        if (failure := self._command_failure()) is not None:
+            return failure
         statuses = self.diagnostics.http_statuses
         if statuses:  # the status says more than the exception the SDK made of it
             return status_message(statuses[-1], self._spec)
         return super().describe(exc, starting=starting)
+
+    def _command_failure(self) -> str | None:
+        """How ``headers_command`` failed for a request whose error the SDK only logged."""
+        return self._auth.failure if isinstance(self._auth, CommandHeaders) else None
 
     def _describe_leaf(self, leaf: BaseException) -> str | None:
         match leaf:

@@ -81,7 +81,7 @@ class SseTransport(UrlTransport):
             cut=link.cut,
             answer=link.answer,
         )
-        http = http_client(self._spec, self.diagnostics, layers)
+        http = http_client(self._spec, self.diagnostics, layers, self._auth)
 
         def client(
             headers: dict[str, str] | None = None,

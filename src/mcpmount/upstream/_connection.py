@@ -146,7 +146,7 @@ class Connection:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
         self.asking = Asking(self.server, self.spec, handlers, log_level)
         if use_transport is None:
-            use_transport = transport_for(self.spec, self.settings, reaper)
+            use_transport = transport_for(self.spec, self.settings, reaper, server=self.server)
         self.transport = use_transport
         self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
 

@@ -1,0 +1,71 @@
+"""How a url server is authorized with OAuth 2.1: the ``oauth`` key, `OAuthSpec`.
+
+``oauth = true`` is the usual case: the server's 401 names its authorization server, the
+client registers itself there (dynamic registration) and ``mcpmount login NS`` runs the
+authorization code flow with PKCE in a browser once; the tokens are kept and refreshed.
+A table says more: a ``client_id`` registered by hand, ``scopes``, or the
+``client_credentials`` grant of a machine-to-machine server.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
+
+__all__ = ["OAuthSpec"]
+
+
+class OAuthSpec(BaseModel):
+    """The ``oauth`` table of a url server (``oauth = true`` is this table empty)."""
+
+    model_config = STRICT_DATA
+
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    """``authorization_code``: a person logs in once with ``mcpmount login``;
+    ``client_credentials``: the client's own id and secret get tokens, no person involved."""
+
+    client_id: Text | None = None
+    """A client registered by hand; without it, the client registers itself dynamically."""
+
+    client_secret: EnvValue | None = None
+    """The registered client's secret (usually ``"${VAR}"``); a secret."""
+
+    scopes: list[Text] = []
+    """Scopes to ask for; empty: those the server's metadata names."""
+
+    issuer: Text | None = None
+    """The authorization server the client is registered with (its issuer URL); tokens are
+    then only asked from that server, whatever the MCP server names. Required with
+    ``client_credentials``, so that a server cannot lead the secret elsewhere."""
+
+    callback_port: int = Field(default=0, ge=0, le=65535)
+    """The loopback port of the login redirect (``http://127.0.0.1:PORT/callback``): 0 for
+    any free one; set it when the client was registered by hand with a fixed redirect URI."""
+
+    @model_validator(mode="after")
+    def _check_grant(self) -> Self:
+        if self.grant == "client_credentials" and (
+            self.client_id is None or self.client_secret is None or self.issuer is None
+        ):
+            raise PydanticCustomError(
+                "mcpmount_oauth",
+                "the client_credentials grant needs client_id, client_secret and the issuer "
+                "of the authorization server that issued them",
+            )
+        if self.client_secret is not None and self.client_id is None:
+            raise PydanticCustomError(
+                "mcpmount_oauth", "client_secret needs the client_id it belongs to"
+            )
+        return self
+
+    def scope(self) -> str | None:
+        """Return the scopes as OAuth writes them (space-separated), or None for none."""
+        return " ".join(self.scopes) or None
+
+    def secret(self) -> str | None:
+        """Return the plain client secret, for the token request and nothing else."""
+        return self.client_secret.get_secret_value() if self.client_secret else None
