@@ -28,6 +28,7 @@ overrides), ``_server`` (what every server declares), ``_oauth`` (a url server's
 ``mcpServers`` dialect) and ``_load`` (`load_config`).
 """
 
+from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
@@ -36,6 +37,8 @@ from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServe
 
 __all__ = [
     "LIMIT_KEYS",
+    "HeaderName",
+    "HeaderValue",
     "HttpServer",
     "OAuthSpec",
     "RegistryConfig",

@@ -1,7 +1,8 @@
 """``${VAR}`` and ``${VAR:-default}`` in the values of a server table.
 
-Only ``args``, ``env``, ``cwd``, ``url``, ``headers`` and ``oauth`` values are expanded; ``$$`` is a
-literal ``$``. There is no shell: no ``$NAME``, ``~`` or globs.
+Only ``args``, ``env``, ``cwd``, ``url``, ``headers``, ``headers_command`` and ``oauth``
+values are expanded; ``$$`` is a literal ``$``. There is no shell: no ``$NAME``, ``~`` or
+globs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ _REFERENCE = re.compile(
 )
 
 _EXPANDED_TEXT = ("cwd", "url")
+_EXPANDED_LISTS = ("args", "headers_command")
 _EXPANDED_TABLES = ("env", "headers", "oauth")
 
 _SECRET_NAME = re.compile(
@@ -138,11 +140,12 @@ def expand_server(
     for key in _EXPANDED_TEXT:
         if key in data:
             data[key] = expand_one(data[key], (key,))
-    if isinstance(args := data.get("args"), list):
-        items = cast("list[object]", args)
-        for i, arg in enumerate(items):
-            _warn_secret_arg(arg, format_loc((*loc, "args", i)))
-        data["args"] = [expand_one(arg, ("args", i)) for i, arg in enumerate(items)]
+    for key in _EXPANDED_LISTS:
+        if isinstance(args := data.get(key), list):
+            items = cast("list[object]", args)
+            for i, arg in enumerate(items):
+                _warn_secret_arg(arg, format_loc((*loc, key, i)))
+            data[key] = [expand_one(arg, (key, i)) for i, arg in enumerate(items)]
     for key in _EXPANDED_TABLES:
         if isinstance(table := data.get(key), dict):
             entries = cast("dict[str, object]", table)

@@ -2,6 +2,10 @@
 
 Each entry is a server under a name of the host's choosing; its namespace is derived from
 that name. Keys that hosts add and that mean nothing here are ignored.
+
+Claude Code's ``headersHelper`` is a shell command string whose output is a JSON object of
+headers; it becomes ``headers_command = ["/bin/sh", "-c", <the string>]``, since the host
+defines it as a command for the shell, not as a program and its arguments.
 """
 
 from __future__ import annotations
@@ -28,12 +32,17 @@ _HOST_KEYS = (
     "cwd",
     "url",
     "headers",
+    "headersHelper",
     "type",
     "enabledTools",
     "disabledTools",
 )
 
-_RENAMED = {"enabledTools": "tools", "disabledTools": "exclude_tools"}
+_RENAMED = {
+    "enabledTools": "tools",
+    "disabledTools": "exclude_tools",
+    "headersHelper": "headers_command",
+}
 """Host keys that mean what one of ours means, under another name."""
 
 _HOST_TYPES: Mapping[str, Literal["stdio", "http", "sse"]] = {
@@ -115,4 +124,10 @@ def _our_keys(entry: Table, loc: Loc, problems: list[str]) -> Table | None:
             problems.append(line((*loc, "type"), f"must be one of {expected}"))
             return None
         data["transport"] = _HOST_TYPES[kind]
+    if "headers_command" in data:
+        helper = data["headers_command"]
+        if not isinstance(helper, str):
+            problems.append(line((*loc, "headersHelper"), "must be a string (a shell command)"))
+            return None
+        data["headers_command"] = ["/bin/sh", "-c", helper]
     return data

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 from pydantic import ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._fields import HeaderName, HeaderValue
+from mcpmount.config._fields import Arg, HeaderName, HeaderValue
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._server import ServerBase
 
@@ -43,6 +43,12 @@ class HttpServer(ServerBase):
     headers: dict[HeaderName, HeaderValue] = {}
     """Headers sent with every request; the values are secrets."""
 
+    headers_command: list[Arg] | None = None
+    """A program and its arguments, never run through a shell (a single string is refused),
+    that prints a JSON object of header names to values: run before the first request and
+    again after an HTTP 401, with the user's environment, for at most 10 seconds. Its
+    headers override same-named ``headers``; its values are secrets."""
+
     oauth: OAuthSpec | None = None
     """OAuth 2.1 for a server that asks for it: ``true``, or a table (`OAuthSpec`)."""
 
@@ -59,6 +65,13 @@ class HttpServer(ServerBase):
                 "applies to streamable HTTP only; an SSE server's one stream is its GET",
             )
         return value
+
+    @field_validator("headers_command")
+    @classmethod
+    def _check_headers_command(cls, argv: list[str] | None) -> list[str] | None:
+        if argv is not None and not (argv and argv[0].strip()):
+            raise PydanticCustomError("mcpmount_empty", "must start with the program to run")
+        return argv
 
     @field_validator("oauth", mode="before")
     @classmethod
@@ -115,6 +128,12 @@ class HttpServer(ServerBase):
         return self.redact(urlunsplit((parts.scheme, host, parts.path, "", "")))
 
     def __repr_args__(self) -> Iterable[tuple[str | None, object]]:
-        # The URL may carry a token in its userinfo or query: show the display form only.
+        # The URL may carry a token in its userinfo or query: show the display form only;
+        # an argument of ``headers_command`` may hold a value expanded from a secret.
         for name, value in super().__repr_args__():
-            yield name, self.display_url() if name == "url" else value
+            if name == "url":
+                yield name, self.display_url()
+            elif name == "headers_command" and self.headers_command is not None:
+                yield name, [self.redact(arg) for arg in self.headers_command]
+            else:
+                yield name, value

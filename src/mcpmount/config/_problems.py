@@ -72,7 +72,7 @@ def _message(error: ErrorDetails, table: str) -> str:
     kind, loc = error["type"], error["loc"]
     if kind == "dict_type":
         return f"must be {table}"
-    if kind == "list_type" and loc == ("args",):
+    if kind == "list_type" and loc in (("args",), ("headers_command",)):
         return "must be a list of strings (a single string is never split into arguments)"
     if (describe := _MESSAGES.get(kind)) is not None:
         return describe(error.get("ctx", {}))

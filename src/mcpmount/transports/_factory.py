@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import httpx2
+
 from mcpmount.auth import TokenStore, oauth_for
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.transports._auto import AutoTransport
 from mcpmount.transports._base import ServerTransport
+from mcpmount.transports._headers_command import CommandHeaders
 from mcpmount.transports._http import HttpTransport
 from mcpmount.transports._limits import MessageLimits
 from mcpmount.transports._reaper import Reaper
@@ -40,8 +43,19 @@ def transport_for(
                 reaper=reaper,
             )
         case HttpServer(transport="sse"):
-            return SseTransport(spec, limits, oauth_for(spec, server, TokenStore.of(settings)))
+            return SseTransport(spec, limits, _auth(spec, settings, server))
         case HttpServer(transport="auto"):
-            return AutoTransport(spec, limits, oauth_for(spec, server, TokenStore.of(settings)))
+            return AutoTransport(spec, limits, _auth(spec, settings, server))
         case HttpServer():
-            return HttpTransport(spec, limits, oauth_for(spec, server, TokenStore.of(settings)))
+            return HttpTransport(spec, limits, _auth(spec, settings, server))
+
+
+def _auth(spec: HttpServer, settings: RegistrySettings, server: str) -> httpx2.Auth | None:
+    """Return how a url server's requests authenticate beyond ``headers``, if they do.
+
+    One per transport, so ``auto``'s probe and its connection share it (one run of
+    ``headers_command``, one OAuth token).
+    """
+    if spec.headers_command is not None:
+        return CommandHeaders(spec)
+    return oauth_for(spec, server, TokenStore.of(settings))

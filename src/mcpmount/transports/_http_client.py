@@ -7,6 +7,7 @@ import httpx2
 from mcpmount.auth import LoginRequired
 from mcpmount.config import HttpServer
 from mcpmount.transports._base import Diagnostics, ServerTransport, leaves, short
+from mcpmount.transports._headers_command import CommandHeaders, HeadersCommandError
 from mcpmount.transports._limits import MessageLimits
 
 __all__ = ["CONNECT_TIMEOUT", "UrlTransport", "http_client"]
@@ -65,13 +66,25 @@ class UrlTransport(ServerTransport):
     def silence_hint(self) -> str:
         return f"check that {self._spec.display_url()} is an MCP endpoint and answers"
 
+    async def wait_failure(self) -> str | None:
+        failure = await super().wait_failure()
+        return failure if failure is not None else self._command_failure()
+
     def describe(self, exc: BaseException, *, starting: bool) -> str:
-        if login := next((leaf for leaf in leaves(exc) if isinstance(leaf, LoginRequired)), None):
-            return str(login)  # the 401 it answers says less: what to run
+        # Failing credentials come first: what follows (a 401, a closed connection) says less.
+        for leaf in leaves(exc):
+            if isinstance(leaf, LoginRequired | HeadersCommandError):
+                return str(leaf)  # what to run, or how the command failed
+        if (failure := self._command_failure()) is not None:
+            return failure
         statuses = self.diagnostics.http_statuses
         if statuses:  # the status says more than the exception the SDK made of it
             return status_message(statuses[-1], self._spec)
         return super().describe(exc, starting=starting)
+
+    def _command_failure(self) -> str | None:
+        """How ``headers_command`` failed for a request whose error the SDK only logged."""
+        return self._auth.failure if isinstance(self._auth, CommandHeaders) else None
 
     def _describe_leaf(self, leaf: BaseException) -> str | None:
         match leaf:
@@ -89,7 +102,8 @@ def status_message(status: int, spec: HttpServer) -> str:
     url = spec.display_url()
     match status:
         case 401 | 403:
-            return f"HTTP {status} from {url}: the server refused the credentials; check `headers`"
+            check = "what `headers_command` prints" if spec.headers_command else "`headers`"
+            return f"HTTP {status} from {url}: the server refused the credentials; check {check}"
         case 404:
             return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
         case _:

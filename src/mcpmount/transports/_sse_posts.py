@@ -6,6 +6,9 @@ wait out its timeout. This layer, under the SDK's HTTP client, answers it instea
 request the server refused gets the refusal as its JSON-RPC error, and a server that can
 no longer be reached, or no longer knows the session (404), cuts the connection with that
 reason. The SDK always sees its message accepted (202), so its sender stays up.
+
+With ``headers_command``, a first 401 is handed up to be sent again with new headers, and
+a request that will not be is answered here unsent (``_headers_command.RENEWAL``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import mcp_types
 
 from mcpmount.config import HttpServer
 from mcpmount.transports._base import short
+from mcpmount.transports._headers_command import OFFERED, RENEWAL, GivenUp
 from mcpmount.transports._http_client import CONNECT_TIMEOUT
 
 __all__ = ["Posts"]
@@ -49,6 +53,13 @@ class Posts(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST":
             return await self._inner.handle_async_request(request)
+        renewal = request.extensions.get(RENEWAL)
+        if isinstance(renewal, GivenUp):  # refused with 401 already, and not sent again
+            if renewal.failure is not None:
+                self._cut(renewal.failure)
+            else:
+                await self._refused(request, 401)
+            return _accepted(request)
         request.extensions = {**request.extensions, "timeout": _POST_TIMEOUT.as_dict()}
         try:
             response = await self._inner.handle_async_request(request)
@@ -63,7 +74,13 @@ class Posts(httpx2.AsyncBaseTransport):
                 f"a message could not be sent to {self._url}: {type(exc).__name__}: {short(exc)}"
             )
             return _accepted(request)
-        status = response.status_code
+        if response.status_code == 401 and renewal == OFFERED:
+            return httpx2.Response(401, request=request, extensions={RENEWAL: OFFERED})
+        await self._refused(request, response.status_code)
+        return _accepted(request)
+
+    async def _refused(self, request: httpx2.Request, status: int) -> None:
+        """Answer the request ``request`` refused with ``status``, or cut the connection."""
         request_id = _request_id(request)
         if status == 404:
             self._cut("the server no longer knows this SSE session (HTTP 404 for a message)")
@@ -72,7 +89,6 @@ class Posts(httpx2.AsyncBaseTransport):
             await self._answer(request_id, mcp_types.INTERNAL_ERROR, message)
         else:
             logger.warning("%s refused a message: HTTP %d", self._url, status)
-        return _accepted(request)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
