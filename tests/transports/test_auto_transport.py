@@ -67,7 +67,7 @@ async def test_a_streamable_server_is_reached_over_streamable_http(
     [
         pytest.param(
             StatusApp(401, b"no"),
-            r"HTTP 401 .* refused the credentials; check `headers`$",
+            r"HTTP 401 .* wants authorization; for an OAuth login add `oauth = true` .*`headers`$",
             id="401",
         ),
         pytest.param(StatusApp(500, b"boom"), r"HTTP 500 from \S+$", id="500"),

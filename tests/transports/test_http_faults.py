@@ -63,7 +63,7 @@ class TestHttp:
         [
             pytest.param(
                 StatusApp(401, b"no", headers=[(b"www-authenticate", b'Bearer realm="mcp"')]),
-                "HTTP 401 .* refused the credentials",
+                "HTTP 401 .* wants authorization; for an OAuth login",
                 id="401",
             ),
             pytest.param(StatusApp(403, b"forbidden"), "HTTP 403", id="403"),
@@ -83,6 +83,15 @@ class TestHttp:
             with pytest.raises(ServerStartError, match=expected) as caught:
                 await registry.mount("web", HttpServer(url=url))
             assert "Server returned an error response" not in str(caught.value)
+
+    async def test_a_401_to_a_given_token_says_to_check_it(self) -> None:
+        app = StatusApp(401, b"no", headers=[(b"www-authenticate", b'Bearer realm="mcp"')])
+        async with serve_http(app) as url, Registry() as registry:
+            spec = HttpServer.model_validate({"url": url, "headers": {"Authorization": "t0k3n"}})
+            with pytest.raises(ServerStartError, match="refused the credentials") as caught:
+                await registry.mount("web", spec)
+            assert "check `headers`" in str(caught.value)
+            assert "t0k3n" not in str(caught.value)
 
     async def test_a_server_that_accepts_and_never_answers_fails_at_the_startup_timeout(
         self,

@@ -5,7 +5,9 @@ that name. Keys that hosts add and that mean nothing here are ignored.
 
 Claude Code's ``headersHelper`` is a shell command string whose output is a JSON object of
 headers; it becomes ``headers_command = ["/bin/sh", "-c", <the string>]``, since the host
-defines it as a command for the shell, not as a program and its arguments.
+defines it as a command for the shell, not as a program and its arguments. An ``oauth``
+object is our ``oauth`` table, with its keys also taken in the hosts' camelCase
+(``clientId``, ``clientSecret``, ``callbackPort``); ``true`` works too.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, cast
 
 from mcpmount.config._problems import Loc, line, unknown_key
 from mcpmount.config._read import Table
@@ -33,6 +35,7 @@ _HOST_KEYS = (
     "url",
     "headers",
     "headersHelper",
+    "oauth",
     "type",
     "enabledTools",
     "disabledTools",
@@ -44,6 +47,13 @@ _RENAMED = {
     "headersHelper": "headers_command",
 }
 """Host keys that mean what one of ours means, under another name."""
+
+_OAUTH_KEYS = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "callbackPort": "callback_port",
+}
+"""An ``oauth`` object's keys as hosts spell them, and as we do."""
 
 _HOST_TYPES: Mapping[str, Literal["stdio", "http", "sse"]] = {
     "stdio": "stdio",
@@ -130,4 +140,7 @@ def _our_keys(entry: Table, loc: Loc, problems: list[str]) -> Table | None:
             problems.append(line((*loc, "headersHelper"), "must be a string (a shell command)"))
             return None
         data["headers_command"] = ["/bin/sh", "-c", helper]
+    if isinstance(oauth := data.get("oauth"), dict):
+        table = cast("Table", oauth)
+        data["oauth"] = {_OAUTH_KEYS.get(key, key): value for key, value in table.items()}
     return data

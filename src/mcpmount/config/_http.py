@@ -80,6 +80,16 @@ class HttpServer(ServerBase):
             return {}
         return None if value is False else value
 
+    @field_validator("oauth")
+    @classmethod
+    def _one_kind_of_auth(cls, value: OAuthSpec | None, info: ValidationInfo) -> OAuthSpec | None:
+        if value is not None and info.data.get("headers_command") is not None:
+            raise PydanticCustomError(
+                "mcpmount_auth",
+                "give either oauth or headers_command: both would set the Authorization header",
+            )
+        return value
+
     @field_validator("url")
     @classmethod
     def _check_url(cls, url: str, info: ValidationInfo) -> str:

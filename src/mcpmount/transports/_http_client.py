@@ -101,6 +101,11 @@ def status_message(status: int, spec: HttpServer) -> str:
     """Say what an HTTP error status from ``spec``'s URL means."""
     url = spec.display_url()
     match status:
+        case 401 if spec.oauth is None and not spec.headers and spec.headers_command is None:
+            return (
+                f"HTTP 401 from {url}: the server wants authorization; for an OAuth login add "
+                "`oauth = true` to its table and run `mcpmount login`, or give a token in `headers`"
+            )
         case 401 | 403:
             check = "what `headers_command` prints" if spec.headers_command else "`headers`"
             return f"HTTP {status} from {url}: the server refused the credentials; check {check}"
