@@ -23,7 +23,9 @@ from typing import Any
 import jsonschema
 import xxhash
 from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from jsonschema.validators import Draft202012Validator, validator_for
+
+from mcpmount.upstream._plain_schema import plainly_valid
 
 __all__ = ["MAX_VERDICTS", "SchemaVetting"]
 
@@ -47,11 +49,16 @@ class SchemaVetting:
         """Schemas checked against their metaschema (each distinct one once, while kept)."""
         self.reused = 0
         """Schemas answered from a verdict kept from an earlier check."""
+        self.plain = 0
+        """Checked schemas found valid at once by `plainly_valid`, without the metaschema."""
         self._verdicts: dict[bytes, str | None] = {}
         self._metaschemas: dict[type[Validator], Validator] = {}
 
     def __repr__(self) -> str:
-        return f"<SchemaVetting kept={len(self)} checked={self.checked} reused={self.reused}>"
+        return (
+            f"<SchemaVetting kept={len(self)} checked={self.checked} plain={self.plain} "
+            f"reused={self.reused}>"
+        )
 
     def __len__(self) -> int:
         return len(self._verdicts)
@@ -78,7 +85,12 @@ class SchemaVetting:
     def _check(self, schema: Mapping[str, Any]) -> str | None:
         """What ``check_schema`` of the schema's own validator class says, with its
         metaschema validator built once per class instead of once per schema."""
-        cls = validator_for(schema)
+        # A "$schema" that is not a string (even unhashable) is the default draft's to refuse.
+        own = isinstance(schema.get("$schema", ""), str)
+        cls = validator_for(schema) if own else Draft202012Validator
+        if cls is Draft202012Validator and plainly_valid(schema):
+            self.plain += 1
+            return None
         metaschema = self._metaschemas.get(cls)
         if metaschema is None:
             meta_cls = validator_for(cls.META_SCHEMA, default=cls)
