@@ -153,7 +153,7 @@ def diff_tools(
     line-by-line diff.
     """
     now = {tool.raw_name: tool for tool in after}
-    pins = {name: pin_of(tool) for name, tool in now.items()}
+    pins = {name: pin_of(tool) for name, tool in now.items() if name in before}  # added: no pin
     added = tuple(sorted(name for name in now if name not in before))
     removed = tuple(sorted(name for name in before if name not in now))
     changed = tuple(sorted(name for name in now if name in before and pins[name] != before[name]))

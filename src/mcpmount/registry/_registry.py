@@ -39,7 +39,7 @@ from mcpmount.registry._status import CallStats, MountOutcome, notes_of
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.transports import Reaper
-from mcpmount.upstream import Connection, ServerContent, ServerState, Supervisor
+from mcpmount.upstream import Connection, SchemaVetting, ServerContent, ServerState, Supervisor
 
 __all__ = ["Registry"]
 
@@ -83,6 +83,8 @@ class Registry(LibraryMethods, ReadingMethods):
         self._failures: dict[str, ServerError] = {}
         self._reaper = Reaper()
         """Ends every stdio server's process group if this process dies without closing."""
+        self._schemas = SchemaVetting()
+        """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
@@ -147,6 +149,7 @@ class Registry(LibraryMethods, ReadingMethods):
             on_updated=self._updated,
             log_level=self._log_level,
             reaper=self._reaper,
+            schemas=self._schemas,
         )
         # While it starts, closing the registry, or its server, cuts the start short.
         self._starting.add(connection)

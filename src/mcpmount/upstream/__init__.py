@@ -8,10 +8,12 @@ from mcpmount.upstream._content import ServerContent, check_content, list_conten
 from mcpmount.upstream._listing import check_tools, list_all_tools, list_pages
 from mcpmount.upstream._requests import request, set_subscription
 from mcpmount.upstream._supervisor import Supervisor
+from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = [
     "Asking",
     "Connection",
+    "SchemaVetting",
     "ServerContent",
     "ServerState",
     "Supervisor",

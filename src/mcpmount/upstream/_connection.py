@@ -48,6 +48,7 @@ from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._content import ServerContent, list_content
 from mcpmount.upstream._feed import ChangeFeed
 from mcpmount.upstream._listing import check_tools, list_all_tools, needs_task
+from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = ["Connection", "ServerState"]
 
@@ -115,6 +116,9 @@ class Connection:
 
     needs_tasks: tuple[str, ...] = ()
     """Raw names of listed tools left out because they can only be called as tasks."""
+
+    schemas: SchemaVetting = field(default_factory=SchemaVetting)
+    """Verdicts on schemas already checked: the registry's, shared by its connections."""
 
     handlers: InitVar[ClientHandlers | None] = None
     """The host's answers to what the server asks; a capability is offered only with one."""
@@ -245,7 +249,9 @@ class Connection:
         self.needs_tasks = tuple(
             tool.name for tool in listed if needs_task(tool) and not spec.filters_out(tool.name)
         )
-        return check_tools(self.server, listed, self.settings, spec.invalid_names, spec.filters_out)
+        return check_tools(
+            self.server, listed, self.settings, spec.invalid_names, spec.filters_out, self.schemas
+        )
 
     async def _on_message(self, message: IncomingMessage) -> None:
         self.feed.on_message(message)

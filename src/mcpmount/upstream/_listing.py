@@ -13,15 +13,14 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal, TypeVar
 
-import jsonschema
 import mcp_types
 import pydantic
-from jsonschema.validators import validator_for
 from mcp import Client
 
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError, describe_invalid
 from mcpmount.naming import TOOL_NAME_PATTERN
+from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = [
     "check_tools",
@@ -103,6 +102,7 @@ def check_tools(
     settings: RegistrySettings,
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse",
     filtered_out: Callable[[str], bool] = lambda _: False,
+    schemas: SchemaVetting | None = None,
 ) -> list[mcp_types.Tool]:
     """Return the tools that may be registered, or refuse the whole server.
 
@@ -112,12 +112,16 @@ def check_tools(
     warning. A name that breaks SEP-986 (checked after trimming surrounding whitespace)
     refuses the server, or with ``invalid_names`` drops the tool (``"skip"``) or keeps it
     (``"sanitize"``: its public name is sanitized and suffixed, calls use the raw name).
+    Each distinct schema is checked once per ``schemas`` (the registry's verdicts; without
+    it, once per call).
 
     Raises:
         ToolListError: On an invalid name (with ``invalid_names == "refuse"``), a duplicate
             name, a description over ``max_description_bytes``, a schema nested deeper
             than ``max_schema_depth`` or a schema that is not a valid JSON Schema.
     """
+    if schemas is None:
+        schemas = SchemaVetting()
     kept: list[mcp_types.Tool] = []
     names: set[str] = set()
     for tool in tools:
@@ -164,7 +168,7 @@ def check_tools(
                 f"({settings.max_schema_depth})",
                 tool=name,
             )
-        if (problem := schema_problem(tool)) is not None:
+        if (problem := schema_problem(tool, schemas)) is not None:
             raise ToolListError(server, problem, tool=name)
         kept.append(tool)
     return kept
@@ -178,21 +182,12 @@ def needs_task(tool: mcp_types.Tool) -> bool:
     return tool.execution is not None and tool.execution.task_support == "required"
 
 
-def schema_problem(tool: mcp_types.Tool) -> str | None:
+def schema_problem(tool: mcp_types.Tool, schemas: SchemaVetting) -> str | None:
     """Return why the tool's input or output schema is not a valid JSON Schema, if it is not."""
     for key, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
-        if schema is None:
-            continue
-        try:
-            validator_for(schema).check_schema(schema)  # pyright: ignore[reportUnknownMemberType]
-        except jsonschema.SchemaError as exc:
-            where = "/".join(str(part) for part in exc.path) or "the top level"
-            return f"its {key} is not a valid JSON Schema (at {where}: {_short(exc.message)})"
+        if schema is not None and (problem := schemas.problem(schema)) is not None:
+            return f"its {key} is not a valid JSON Schema ({problem})"
     return None
-
-
-def _short(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def schema_depth(value: object) -> int:
