@@ -29,11 +29,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search_eval"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "search_eval"))  # imported flat
 
-from eval_data import QUERIES, Query, eval_corpus
-from heldout_data import HELDOUT
-from reference_data import REFERENCE_QUERIES, reference_corpus
+from tests.search_eval.eval_data import QUERIES, Query, eval_corpus
+from tests.search_eval.heldout_data import HELDOUT
+from tests.search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
 
 from mcpmount.search import SearchIndex
 from mcpmount.tool import MountedTool
