@@ -17,8 +17,9 @@ repeating a phrase do not make its words look common to every other server, and 
 word's idf is set by the tools where it is said for a reason. Name and title hits always
 count whole, and a tool's own term frequencies are not changed: weighting them down too
 was measured, and cost recall on both evaluation sets of ``tests/search_eval`` (a word
-repeated across a server still tells which server a need is for). The ``+ 1`` keeps a
-server of two or three tools from calling its words boilerplate.
+repeated across a server still tells which server a need is for). The ``+ 1`` keeps the
+words of a one-tool server whole and softens the rule for small servers (two tools that
+share a word count 10/16 each, three that share one 8/16).
 
 Every score is a function of the set of tools alone, never of the order of changes:
 weights are integers in steps of 1 / `WEIGHT_STEPS`, so document frequencies add and
@@ -134,7 +135,7 @@ class Postings:
     whether anything changed. Not thread-safe.
     """
 
-    __slots__ = ("_averages", "_pending", "_servers", "_totals", "df", "docs", "rows")
+    __slots__ = ("_averages", "_pending", "_servers", "_totals", "derived", "df", "docs", "rows")
 
     def __init__(self) -> None:
         self.docs: dict[int, Doc] = {}
@@ -147,6 +148,8 @@ class Postings:
         self._averages: tuple[float, ...] = ()
         self._pending: set[int] = set()
         """Tools whose saturations are not in the postings yet."""
+        self.derived = 0
+        """How many tools the last `settle` derived: what the change cost."""
 
     def add(self, doc_id: int, doc: Doc) -> None:
         self.docs[doc_id] = doc
@@ -194,6 +197,7 @@ class Postings:
                 del self._servers[name]
         for doc_id in self._pending:
             self._derive(doc_id, self.docs[doc_id])
+        self.derived = len(self._pending)
         self._pending = set()
         return changed
 
