@@ -85,8 +85,8 @@ class TestIncrementalUpdates:
         assert postings.derived == 2_000
         picked = tools[::100]
         index.remove(t.name for t in picked)
-        index.add(_reworded(t, "zulu") for t in picked)
-        assert index.search("zulu").hits
+        index.add(_reworded(t, "changed") for t in picked)
+        assert index.search("changed").hits
         assert postings.derived == 20
 
 
@@ -141,3 +141,36 @@ def test_a_tool_without_fields_text_is_indexed_and_removed() -> None:
     index.remove(["ns__x1"])
     assert not index.search("x1").hits
     assert [h.tool.name for h in index.search("read").hits] == ["ns__read_file"]
+
+
+def test_removing_a_servers_tools_and_adding_them_back_changed_derives_only_the_changes() -> None:
+    """How a registry applies a server's new list: all its old tools out, all new ones in.
+    Only the tools that differ are derived again, and hits carry the objects added last."""
+    tools = _corpus(1_000, 3)
+    index = SearchIndex()
+    index.add(tools)
+    index.search("alpha")
+    postings: Postings = index._postings  # pyright: ignore[reportPrivateUsage]
+    server = [t for t in tools if t.server == "srv2"]
+    again = [replace(t, deferred=True) for t in server]  # equal copies, other objects
+    again[:5] = [_reworded(t, "changed") for t in again[:5]]
+    index.remove(t.name for t in server)
+    index.add(again)
+    hits = index.search(f"select:{','.join(t.name for t in again[:20])}").hits
+    assert postings.derived == 5
+    assert [h.tool for h in hits] == again[:20]
+    assert all(h.tool is t for h, t in zip(hits, again, strict=False))
+
+
+def test_tools_added_and_removed_between_two_searches_leave_no_trace() -> None:
+    """Many tools added then removed before any search: their names find nothing, and
+    the search does not fail on them; the tools kept are found by name."""
+    tools = _corpus(300, 5)
+    index = SearchIndex()
+    index.add(tools)
+    index.remove(t.name for t in tools[::2])
+    for tool in tools[:20]:
+        result = index.search(tool.name)
+        assert result.hint is None or "failed" not in result.hint
+        found = [h.tool.name for h in result.hits]
+        assert (tool.name in found[:1]) == (tool not in tools[::2])

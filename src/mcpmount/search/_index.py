@@ -75,6 +75,7 @@ class SearchIndex:
         "_ids",
         "_keys_added",
         "_keys_removed",
+        "_limbo",
         "_next_id",
         "_postings",
         "_prefix_keys",
@@ -93,6 +94,8 @@ class SearchIndex:
         self._keys_added: list[tuple[str, int]] = []
         self._keys_removed: list[tuple[str, int]] = []
         """Changes to `_prefix_keys` not applied yet."""
+        self._limbo: dict[str, int] = {}
+        """Public name -> doc id of the tools removed since the last search."""
         self._dirty = False
 
     def __len__(self) -> int:
@@ -109,12 +112,25 @@ class SearchIndex:
     # --- changes --------------------------------------------------------------------------
 
     def add(self, tools: Iterable[MountedTool]) -> None:
-        """Index ``tools``; a tool whose public name is already indexed replaces it."""
+        """Index ``tools``; a tool whose public name is already indexed replaces it.
+
+        A tool equal to the one indexed under its name (or removed since the last search)
+        keeps its statistics, so removing a server's tools and adding them back costs only
+        the tools that changed.
+        """
         analyzer = self._analyzer
         keys = self._keys_added
+        docs = self._postings.docs
         for tool in tools:
-            if tool.name in self._ids:
-                self._drop(tool.name)
+            old = self._ids.pop(tool.name, None)
+            if old is None:
+                old = self._limbo.pop(tool.name, None)
+            if old is not None:
+                if docs[old].tool == tool:
+                    docs[old].tool = tool  # equal, maybe not the same object: hand out this one
+                    self._ids[tool.name] = old
+                    continue
+                self._drop(old)
             doc_id = self._next_id
             self._next_id += 1
             self._postings.add(doc_id, Doc.of(tool, tool_fields(tool, analyzer)))
@@ -125,39 +141,43 @@ class SearchIndex:
     def remove(self, names: Iterable[str]) -> None:
         """Forget the tools with these public names; unknown names are ignored."""
         for name in names:
-            if name in self._ids:
-                self._drop(name)
+            doc_id = self._ids.pop(name, None)
+            if doc_id is not None:
+                self._limbo[name] = doc_id  # dropped at the next search, unless added back
                 self._dirty = True
 
-    def _drop(self, name: str) -> None:
-        doc_id = self._ids.pop(name)
+    def _drop(self, doc_id: int) -> None:
         tool = self._postings.docs[doc_id].tool
         self._postings.remove(doc_id)
         self._keys_removed += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
+        self._dirty = True
 
     def _settle(self) -> None:
         """Apply the recorded changes; see `Postings` for the cost."""
+        for doc_id in self._limbo.values():
+            self._drop(doc_id)
+        self._limbo = {}
         self._dirty = False
         if self._postings.settle():
             self._expanded = {}
-        keys, added, removed = self._prefix_keys, self._keys_added, self._keys_removed
+        # Doc ids are never reused, so a key added and removed since the last settle is in
+        # both lists and nowhere else. A few changes go in place (each O(log n) to find);
+        # many, in one pass and one sort.
+        gone = set(self._keys_removed)
+        fresh = [k for k in self._keys_added if k not in gone]
+        stale = gone.difference(self._keys_added)
         self._keys_added, self._keys_removed = [], []
-        # A few changes go in place (each O(log n) to find); many, in one pass and one sort.
-        if len(removed) > _FEW_KEYS:
-            gone = set(removed)
-            keys = [k for k in keys if k not in gone]
+        keys = self._prefix_keys
+        if len(stale) > _FEW_KEYS:
+            keys = [k for k in keys if k not in stale]
         else:
-            for key in removed:
-                at = bisect_left(keys, key)
-                if at < len(keys) and keys[at] == key:
-                    del keys[at]
-                else:  # added and removed since the last settle
-                    added.remove(key)
-        if len(added) > _FEW_KEYS:
-            keys += added
+            for key in stale:
+                del keys[bisect_left(keys, key)]
+        if len(fresh) > _FEW_KEYS:
+            keys += fresh
             keys.sort()
         else:
-            for key in added:
+            for key in fresh:
                 insort(keys, key)
         self._prefix_keys = keys
 
