@@ -174,3 +174,16 @@ def test_tools_added_and_removed_between_two_searches_leave_no_trace() -> None:
         assert result.hint is None or "failed" not in result.hint
         found = [h.tool.name for h in result.hits]
         assert (tool.name in found[:1]) == (tool not in tools[::2])
+
+
+def test_the_cache_of_query_words_stays_bounded() -> None:
+    """Thousands of distinct query words never hold more than the bound, and the answers
+    do not change when the cache starts over."""
+    index = SearchIndex()
+    index.add(make("ns", f"tool_{i}", f"word{i} thing") for i in range(5_000))
+    first = _ranking(index, "word7 thing")
+    for i in range(5_000):
+        index.search(f"word{i}")
+    expanded: dict[str, dict[int, float]] = index._expanded  # pyright: ignore[reportPrivateUsage]
+    assert 0 < len(expanded) <= 4096
+    assert _ranking(index, "word7 thing") == first

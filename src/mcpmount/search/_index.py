@@ -25,6 +25,8 @@ _MAX_QUERY_CHARS = 2000
 
 _SELECT_PREFIX = "select:"
 _FEW_KEYS = 64
+_MAX_CACHED_TERMS = 4096
+"""The most query words whose scored postings an index keeps between changes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +198,8 @@ class SearchIndex:
                 if discounted > merged.get(doc_id, 0.0):
                     merged[doc_id] = discounted
         if merged:
+            if len(self._expanded) >= _MAX_CACHED_TERMS:
+                self._expanded = {}  # bounded: query words are the caller's
             self._expanded[term] = merged
         return merged
 
