@@ -1,19 +1,25 @@
 """Benchmark `mcpmount.search.SearchIndex` beside `bm25s`, measured in the same run.
 
-Run: ``python tests/bench/bench_search.py`` (not collected by pytest). It builds corpora of
-1,000 and 10,000 tools (the real servers' tools of ``tests/search_eval`` mixed into the
-same seeded distractors), times index builds and per-query latency over the labelled
-queries, and reports recall@1/@5 on the evaluation set for both.
+Run: ``python tests/bench/bench_search.py`` (not collected by pytest). For 1,000 and
+10,000 tools it builds two corpora (the tuning corpus of ``tests/search_eval/eval_data``
+and the published reference servers' corpus of ``reference_data``, each among the same
+seeded distractors), and reports, per query set, recall@1/@5 and per-query latency for both
+engines: the tuning set (``QUERIES``), the first held-out set (``HELDOUT``) and the
+reference set (``REFERENCE_QUERIES``, never tuned on). It then times, at 10,000 tools, a
+20-tool change (20 tools removed and added back changed, then the first search), and a
+server's re-listing as the registry applies it (all the server's tools removed, all added
+back with 20 changed, then the first search), each against a rebuild of the same index,
+and prints the ratios.
 
-The baseline is ``bm25s`` (a benchmark-only dependency: ``pip install bm25s``) over one
-text per tool: name (``_`` and ``.`` as spaces), title, description, argument names and
-argument descriptions, with its English stop words and no stemmer: plain BM25 as a host
-would wire it. Without ``bm25s`` installed, a textbook BM25 in this file stands in, and
-the report says so.
+The baseline is ``bm25s`` (the ``bench`` extra) over one text per tool: name (``_``,
+``-`` and ``.`` as spaces), title, description, argument names and argument descriptions,
+with its English stop words and no stemmer: plain BM25 as a host would wire it. Without
+``bm25s`` installed, a textbook BM25 in this file stands in, and the report says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib
 import math
@@ -26,16 +32,21 @@ from pathlib import Path
 from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "search_eval"))  # imported flat
 
-from tests.search_eval.eval_data import QUERIES, eval_corpus
+from tests.search_eval.eval_data import QUERIES, Query, eval_corpus
+from tests.search_eval.heldout_data import HELDOUT
+from tests.search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
 
 from mcpmount.search import SearchIndex
 from mcpmount.tool import MountedTool
 
-ROUNDS = 20
-"""Passes over the query set when timing latency."""
+ROUNDS = 10
+"""Passes over a query set when timing latency."""
 
-BUILD_REPEATS = 5
+BUILD_REPEATS = 3
+CHANGE_REPEATS = 20
+CHANGED_TOOLS = 20
 
 
 class Engine(Protocol):
@@ -45,7 +56,7 @@ class Engine(Protocol):
 def tool_text(tool: MountedTool) -> str:
     """The one text per tool a plain BM25 indexes."""
     d = tool.definition
-    parts = [re.sub(r"[_.]+", " ", tool.name), d.title or "", d.description or ""]
+    parts = [re.sub(r"[_.-]+", " ", tool.name), d.title or "", d.description or ""]
     props: dict[str, Any] = d.input_schema.get("properties") or {}
     for key, value in props.items():
         parts.append(key.replace("_", " "))
@@ -60,7 +71,7 @@ class Ours:
     def __init__(self, tools: Sequence[MountedTool]) -> None:
         self.index = SearchIndex()
         self.index.add(tools)
-        self.index.search("warm up")  # builds lazily: count it in the build time
+        self.index.search("warm up")  # may build lazily: count it in the build time
 
     def search(self, query: str, k: int) -> list[str]:
         return [hit.tool.name for hit in self.index.search(query, k).hits]
@@ -128,10 +139,10 @@ def timed_build(factory: Callable[[Sequence[MountedTool]], Engine], tools: list[
     return engine, statistics.median(times)
 
 
-def latencies(engine: Engine) -> tuple[float, float]:
+def latencies(engine: Engine, queries: Sequence[Query]) -> tuple[float, float]:
     samples: list[float] = []
     for _ in range(ROUNDS):
-        for query in QUERIES:
+        for query in queries:
             start = time.perf_counter()
             engine.search(query.text, 5)
             samples.append(time.perf_counter() - start)
@@ -139,13 +150,54 @@ def latencies(engine: Engine) -> tuple[float, float]:
     return samples[len(samples) // 2], samples[min(len(samples) - 1, int(len(samples) * 0.99))]
 
 
-def recall(engine: Engine) -> tuple[float, float]:
+def recall(engine: Engine, queries: Sequence[Query]) -> tuple[float, float]:
     at1 = at5 = 0
-    for query in QUERIES:
+    for query in queries:
         found = engine.search(query.text, 5)
         at1 += bool(found[:1] and found[0] in query.targets)
         at5 += bool(set(found) & set(query.targets))
-    return at1 / len(QUERIES), at5 / len(QUERIES)
+    return at1 / len(queries), at5 / len(queries)
+
+
+def changed(tool: MountedTool) -> MountedTool:
+    """``tool`` with a reworded description, as a server's list change would bring it."""
+    description = (tool.definition.description or "") + " Changed in the new release."
+    definition = tool.definition.model_copy(update={"description": description})
+    return dataclasses.replace(tool, definition=definition)
+
+
+def change_cost(tools: list[MountedTool]) -> tuple[float, float, float]:
+    """Median seconds to rebuild the index, to apply a 20-tool change and search, and to
+    re-list a whole server with 20 of its tools changed (all out, all in) and search."""
+    index = SearchIndex()
+    index.add(tools)
+    index.search("warm up")
+    _, rebuild = timed_build(Ours, tools)
+    stride = len(tools) // CHANGED_TOOLS
+    picked = tools[::stride][:CHANGED_TOOLS]
+    servers = statistics.multimode(t.server for t in tools)
+    server = [t for t in tools if t.server == servers[0]]
+    costs: list[float] = []
+    for scattered, whole in ((picked, picked), (server[:CHANGED_TOOLS], server)):
+        times: list[float] = []
+        for round_ in range(CHANGE_REPEATS):
+            batch = [changed(t) for t in scattered] if round_ % 2 == 0 else scattered
+            listing = batch + whole[len(batch) :] if whole is server else batch
+            gc.collect()
+            start = time.perf_counter()
+            index.remove(t.name for t in whole)
+            index.add(listing)
+            index.search("list files")
+            times.append(time.perf_counter() - start)
+        costs.append(statistics.median(times))
+    return rebuild, costs[0], costs[1]
+
+
+SETS: tuple[tuple[str, Callable[[int], list[MountedTool]], tuple[Query, ...]], ...] = (
+    ("tuning", eval_corpus, QUERIES),
+    ("heldout", eval_corpus, HELDOUT),
+    ("reference", reference_corpus, REFERENCE_QUERIES),
+)
 
 
 def main() -> None:
@@ -157,26 +209,32 @@ def main() -> None:
     except ImportError:
         baseline = TextbookBm25
         baseline_name = "textbook BM25 (bm25s not installed)"
-    print(f"baseline: {baseline_name}; {len(QUERIES)} queries x {ROUNDS} rounds, k=5")
-    header = f"{'tools':>6} {'engine':<8} {'build s':>8} {'p50 ms':>8} {'p99 ms':>8}"
-    print(header + f" {'R@1':>6} {'R@5':>6}")
+    print(f"baseline: {baseline_name}; latency over {ROUNDS} rounds of each set, k=5")
+    print(
+        f"{'tools':>6} {'set':<10} {'n':>4} {'engine':<8} {'build s':>8} {'p50 ms':>8}"
+        f" {'p99 ms':>8} {'R@1':>6} {'R@5':>6}"
+    )
     for size in (1_000, 10_000):
-        tools = eval_corpus(size)
-        rows: dict[str, tuple[float, float, float, float, float]] = {}
-        for name, factory in (("ours", Ours), ("baseline", baseline)):
-            engine, build = timed_build(factory, tools)
-            p50, p99 = latencies(engine)
-            at1, at5 = recall(engine)
-            rows[name] = (build, p50 * 1e3, p99 * 1e3, at1, at5)
-            print(
-                f"{size:>6} {name:<8} {build:>8.3f} {p50 * 1e3:>8.3f} {p99 * 1e3:>8.3f}"
-                f" {at1:>6.3f} {at5:>6.3f}"
-            )
-        ours, base = rows["ours"], rows["baseline"]
-        print(
-            f"{size:>6} {'ratio':<8} {ours[0] / base[0]:>8.2f} {ours[1] / base[1]:>8.2f}"
-            f" {ours[2] / base[2]:>8.2f}   (ours / baseline; < 1 is faster)"
-        )
+        engines: dict[tuple[str, str], tuple[Engine, float]] = {}
+        for set_name, corpus, queries in SETS:
+            for name, factory in (("ours", Ours), ("baseline", baseline)):
+                key = (corpus.__name__, name)
+                if key not in engines:
+                    engines[key] = timed_build(factory, corpus(size))
+                engine, build = engines[key]
+                p50, p99 = latencies(engine, queries)
+                at1, at5 = recall(engine, queries)
+                print(
+                    f"{size:>6} {set_name:<10} {len(queries):>4} {name:<8} {build:>8.3f}"
+                    f" {p50 * 1e3:>8.3f} {p99 * 1e3:>8.3f} {at1:>6.3f} {at5:>6.3f}"
+                )
+    rebuild, change, relist = change_cost(eval_corpus(10_000))
+    print(
+        f"10,000 tools: rebuild {rebuild * 1e3:.1f} ms; a {CHANGED_TOOLS}-tool change then"
+        f" a search {change * 1e3:.2f} ms; rebuild / change = {rebuild / change:.1f}x;\n"
+        f"  a server's whole list out and in, {CHANGED_TOOLS} tools changed, then a search"
+        f" {relist * 1e3:.2f} ms; rebuild / that = {rebuild / relist:.1f}x"
+    )
 
 
 if __name__ == "__main__":

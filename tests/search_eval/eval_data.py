@@ -19,7 +19,18 @@ import mcp_types
 from mcpmount.search import SearchIndex
 from mcpmount.tool import MountedTool
 
-__all__ = ["QUERIES", "REAL_TOOLS", "Query", "distractors", "eval_corpus", "make_tool"]
+__all__ = [
+    "QUERIES",
+    "REAL_TOOLS",
+    "Query",
+    "distractors",
+    "eval_corpus",
+    "make_tool",
+    "normal",
+    "recall",
+    "report",
+    "unindexed_targets",
+]
 
 Arg = tuple[str, str, str]
 """(name, JSON type, description)"""
@@ -973,3 +984,26 @@ def recall(index: SearchIndex, queries: tuple[Query, ...], k: int) -> tuple[floa
         if not set(names) & set(query.targets):
             misses.append(f"{query.text!r} -> {names[:3]} (want {query.targets[0]})")
     return 1 - len(misses) / len(queries), misses
+
+
+def unindexed_targets(index: SearchIndex, queries: tuple[Query, ...]) -> set[str]:
+    """The tools ``queries`` name as answers that ``index`` does not hold (none, if sound)."""
+    wanted = {t for q in queries for t in q.targets}
+    found = {hit.tool.name for t in wanted for hit in index.search(f"select:{t}").hits}
+    return wanted - found
+
+
+def normal(text: str) -> str:
+    """``text`` lowercased with its spaces collapsed: how two sets' queries are compared."""
+    return " ".join(text.lower().split())
+
+
+def report(index: SearchIndex, name: str, queries: tuple[Query, ...]) -> tuple[float, float, str]:
+    """recall@1, recall@5 and a printable account of both, with the misses."""
+    at1, misses1 = recall(index, queries, 1)
+    at5, misses5 = recall(index, queries, 5)
+    text = (
+        f"{name}: recall@1={at1:.3f} recall@5={at5:.3f} over {len(queries)} queries\n"
+        "missed @5:\n  " + "\n  ".join(misses5) + "\nmissed @1:\n  " + "\n  ".join(misses1)
+    )
+    return at1, at5, text

@@ -2,22 +2,21 @@
 
 The ranking (synonyms, stemmer) was tuned on ``eval_data.QUERIES``; ``heldout_data.HELDOUT``
 was written without it, so these figures measure the ranking on needs it was not fitted to.
-The floor is lower than the tuning set's: it guards against collapse, not for a target.
+Its misses were since read to diagnose the ranking, so ``test_search_reference.py`` is the
+blinder of the two. The floors sit a few queries under today's figures (recall@1 0.663,
+recall@5 0.895): they catch a collapse, they are not targets.
 Run ``pytest -s tests/search_eval/test_search_heldout.py`` to see the figures.
 """
 
 from __future__ import annotations
 
-from eval_data import QUERIES, recall
+from eval_data import QUERIES, normal, report, unindexed_targets
 from heldout_data import HELDOUT
 
 from mcpmount.search import SearchIndex
 
-RECALL_AT_5_FLOOR = 0.8
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.lower().split())
+RECALL_AT_1_FLOOR = 0.62
+RECALL_AT_5_FLOOR = 0.86
 
 
 def test_the_heldout_set_is_large_new_and_labels_only_indexed_tools(
@@ -25,28 +24,16 @@ def test_the_heldout_set_is_large_new_and_labels_only_indexed_tools(
 ) -> None:
     """Forty or more distinct queries, none a tuning query, each labelled with indexed tools."""
     assert len(HELDOUT) >= 40
-    texts = [_normal(q.text) for q in HELDOUT]
+    texts = [normal(q.text) for q in HELDOUT]
     assert len(set(texts)) == len(texts)
-    assert not set(texts) & {_normal(q.text) for q in QUERIES}
+    assert not set(texts) & {normal(q.text) for q in QUERIES}
     assert all(q.targets for q in HELDOUT)
-    indexed = {
-        hit.tool.name
-        for q in HELDOUT
-        for t in q.targets
-        for hit in index.search(f"select:{t}").hits
-    }
-    assert {t for q in HELDOUT for t in q.targets} == indexed
+    assert not unindexed_targets(index, HELDOUT)
 
 
-def test_heldout_recall_at_5_stays_above_the_floor_among_10000_tools(
-    index: SearchIndex,
-) -> None:
-    """recall@5 >= 0.8 over the held-out queries; recall@1 is reported, not asserted."""
-    at1, misses1 = recall(index, HELDOUT, 1)
-    at5, misses5 = recall(index, HELDOUT, 5)
-    report = (
-        f"held-out recall@1={at1:.3f} recall@5={at5:.3f} over {len(HELDOUT)} queries\n"
-        "missed @5:\n  " + "\n  ".join(misses5) + "\nmissed @1:\n  " + "\n  ".join(misses1)
-    )
-    print(report)  # noqa: T201 -- the figures are the point of this test (pytest -s)
-    assert at5 >= RECALL_AT_5_FLOOR, report
+def test_heldout_recall_stays_above_the_floors_among_10000_tools(index: SearchIndex) -> None:
+    """recall@1 >= 0.62 and recall@5 >= 0.86 over the held-out queries."""
+    at1, at5, text = report(index, "held-out set", HELDOUT)
+    print(text)  # noqa: T201 -- the figures are the point of this test (pytest -s)
+    assert at1 >= RECALL_AT_1_FLOOR, text
+    assert at5 >= RECALL_AT_5_FLOOR, text

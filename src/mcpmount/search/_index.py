@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import heapq
-import math
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from mcpmount.search._analysis import Analyzer
-from mcpmount.search._fields import FIELD_B, FIELD_WEIGHT, Fields, tool_fields
+from mcpmount.search._fields import tool_fields
+from mcpmount.search._postings import Doc, Postings
 from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
 from mcpmount.tool import MountedTool
 
@@ -24,8 +24,9 @@ _MAX_QUERY_CHARS = 2000
 """Longer queries are cut: no real need is that long, and it bounds the work."""
 
 _SELECT_PREFIX = "select:"
-_K1 = 1.2
-"""BM25's term-frequency saturation."""
+_FEW_KEYS = 64
+_MAX_CACHED_TERMS = 4096
+"""The most query words whose scored postings an index keeps between changes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +55,6 @@ class SearchResult:
     """Why there are no (or fewer) hits and what to try instead; None when all went well."""
 
 
-@dataclass(slots=True)
-class _Doc:
-    tool: MountedTool
-    fields: Fields
-    """Per field, its terms in order (repeats count)."""
-
-
 def _is_identifier_like(query: str) -> bool:
     return (
         len(query) >= 3
@@ -79,33 +73,38 @@ class SearchIndex:
     __slots__ = (
         "_analyzer",
         "_dirty",
-        "_docs",
         "_expanded",
         "_ids",
-        "_impacts",
+        "_keys_added",
+        "_keys_removed",
+        "_limbo",
         "_next_id",
+        "_postings",
         "_prefix_keys",
     )
 
     def __init__(self) -> None:
         self._analyzer = Analyzer()
-        self._docs: dict[int, _Doc] = {}
+        self._postings = Postings()
         self._ids: dict[str, int] = {}
         """Public name -> doc id."""
         self._next_id = 0
-        self._impacts: dict[str, dict[int, float]] = {}
-        """Term -> doc id -> BM25F contribution; derived lazily from the docs."""
         self._expanded: dict[str, dict[int, float]] = {}
-        """Query term -> impacts of the term or its synonyms; a cache of `_impacts`."""
+        """Query term -> impacts of the term or its synonyms; a cache of the postings."""
         self._prefix_keys: list[tuple[str, int]] = []
         """Sorted (lowercased public or raw name, doc id), for exact and prefix lookups."""
+        self._keys_added: list[tuple[str, int]] = []
+        self._keys_removed: list[tuple[str, int]] = []
+        """Changes to `_prefix_keys` not applied yet."""
+        self._limbo: dict[str, int] = {}
+        """Public name -> doc id of the tools removed since the last search."""
         self._dirty = False
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return len(self._ids)
 
     def __repr__(self) -> str:
-        return f"<SearchIndex tools={len(self._docs)}>"
+        return f"<SearchIndex tools={len(self._ids)}>"
 
     @property
     def analyzer(self) -> Analyzer:
@@ -115,93 +114,93 @@ class SearchIndex:
     # --- changes --------------------------------------------------------------------------
 
     def add(self, tools: Iterable[MountedTool]) -> None:
-        """Index ``tools``; a tool whose public name is already indexed replaces it."""
+        """Index ``tools``; a tool whose public name is already indexed replaces it.
+
+        A tool equal to the one indexed under its name (or removed since the last search)
+        keeps its statistics, so removing a server's tools and adding them back costs only
+        the tools that changed.
+        """
         analyzer = self._analyzer
+        keys = self._keys_added
+        docs = self._postings.docs
         for tool in tools:
-            if tool.name in self._ids:
-                self._drop(tool.name)
-            doc = _Doc(tool, tool_fields(tool, analyzer))
+            old = self._ids.pop(tool.name, None)
+            if old is None:
+                old = self._limbo.pop(tool.name, None)
+            if old is not None:
+                if docs[old].tool == tool:
+                    docs[old].tool = tool  # equal, maybe not the same object: hand out this one
+                    self._ids[tool.name] = old
+                    continue
+                self._drop(old)
             doc_id = self._next_id
             self._next_id += 1
-            self._docs[doc_id] = doc
+            self._postings.add(doc_id, Doc.of(tool, tool_fields(tool, analyzer)))
             self._ids[tool.name] = doc_id
+            keys += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
             self._dirty = True
 
     def remove(self, names: Iterable[str]) -> None:
         """Forget the tools with these public names; unknown names are ignored."""
         for name in names:
-            if name in self._ids:
-                self._drop(name)
+            doc_id = self._ids.pop(name, None)
+            if doc_id is not None:
+                self._limbo[name] = doc_id  # dropped at the next search, unless added back
                 self._dirty = True
 
-    def _drop(self, name: str) -> None:
-        doc_id = self._ids.pop(name)
-        del self._docs[doc_id]
+    def _drop(self, doc_id: int) -> None:
+        tool = self._postings.docs[doc_id].tool
+        self._postings.remove(doc_id)
+        self._keys_removed += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
+        self._dirty = True
 
-    def _refresh(self) -> None:
-        """Re-derive impacts from the docs; depends only on the set of docs, not history."""
+    def _settle(self) -> None:
+        """Apply the recorded changes; see `Postings` for the cost."""
+        for doc_id in self._limbo.values():
+            self._drop(doc_id)
+        self._limbo = {}
         self._dirty = False
-        self._expanded = {}
-        docs = self._docs
-        n = len(docs)
-        keys = [(tool_name.lower(), i) for tool_name, i in self._ids.items()]
-        keys += [(d.tool.raw_name.lower(), i) for i, d in docs.items()]
-        keys.sort()
+        if self._postings.settle():
+            self._expanded = {}
+        # Doc ids are never reused, so a key added and removed since the last settle is in
+        # both lists and nowhere else. A few changes go in place (each O(log n) to find);
+        # many, in one pass and one sort.
+        gone = set(self._keys_removed)
+        fresh = [k for k in self._keys_added if k not in gone]
+        stale = gone.difference(self._keys_added)
+        self._keys_added, self._keys_removed = [], []
+        keys = self._prefix_keys
+        if len(stale) > _FEW_KEYS:
+            keys = [k for k in keys if k not in stale]
+        else:
+            for key in stale:
+                del keys[bisect_left(keys, key)]
+        if len(fresh) > _FEW_KEYS:
+            keys += fresh
+            keys.sort()
+        else:
+            for key in fresh:
+                insort(keys, key)
         self._prefix_keys = keys
-        if n == 0:
-            self._impacts = {}
-            return
-        # Integer totals keep the averages, and so every score, independent of add order.
-        totals = [0] * len(FIELD_WEIGHT)
-        for doc in docs.values():
-            for f, terms in enumerate(doc.fields):
-                totals[f] += len(terms)
-        averages = [max(total / n, 1.0) for total in totals]
-        # Pass 1: per doc, the field-weighted, length-normalized term frequency.
-        weights: dict[str, dict[int, float]] = {}
-        find = weights.get
-        for doc_id, doc in docs.items():
-            weighted: dict[str, float] = {}
-            get = weighted.get
-            for f, terms in enumerate(doc.fields):
-                if terms:
-                    b = FIELD_B[f]
-                    norm = FIELD_WEIGHT[f] / (1.0 - b + b * len(terms) / averages[f])
-                    for term in terms:
-                        weighted[term] = get(term, 0.0) + norm
-            for term, tfw in weighted.items():
-                row = find(term)
-                if row is None:
-                    weights[term] = {doc_id: tfw}
-                else:
-                    row[doc_id] = tfw
-        # Pass 2: BM25 saturation times idf, once the document frequencies are known. New
-        # dicts, not updates in place: a row's floats are then allocated together, and
-        # queries, which walk whole rows, run a quarter faster.
-        k1 = _K1
-        impacts: dict[str, dict[int, float]] = {}
-        for term, row in weights.items():
-            df = len(row)
-            scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
-            impacts[term] = {doc_id: scale * tfw / (tfw + k1) for doc_id, tfw in row.items()}
-        self._impacts = impacts
 
     def _term_impacts(self, term: str) -> dict[int, float]:
         """Impacts of ``term``, each doc scored by the best of the term and its synonyms."""
         cached = self._expanded.get(term)
         if cached is not None:
             return cached
-        own = self._impacts.get(term, {})
-        related = RELATED.get(term)
-        if not related:
-            return own
-        merged = dict(own)
-        for other in sorted(related):
-            for doc_id, impact in self._impacts.get(other, {}).items():
-                discounted = impact * SYNONYM_WEIGHT
+        postings = self._postings
+        idf = postings.idf(term)
+        merged = {doc_id: idf * s for doc_id, s in postings.rows.get(term, {}).items()}
+        for other in sorted(RELATED.get(term, ())):
+            scale = postings.idf(other) * SYNONYM_WEIGHT
+            for doc_id, s in postings.rows.get(other, {}).items():
+                discounted = scale * s
                 if discounted > merged.get(doc_id, 0.0):
                     merged[doc_id] = discounted
-        self._expanded[term] = merged
+        if merged:
+            if len(self._expanded) >= _MAX_CACHED_TERMS:
+                self._expanded = {}  # bounded: query words are the caller's
+            self._expanded[term] = merged
         return merged
 
     # --- queries --------------------------------------------------------------------------
@@ -221,11 +220,11 @@ class SearchIndex:
     def _search(self, query: str, limit: int) -> SearchResult:
         limit = max(1, min(int(limit), MAX_LIMIT))
         if self._dirty:
-            self._refresh()
+            self._settle()
         text = query[:_MAX_QUERY_CHARS].strip()
         if not text:
             return SearchResult((), "empty query: give keywords such as 'stop instance'")
-        if not self._docs:
+        if not self._ids:
             return SearchResult((), "no tools are available to search")
         if text[: len(_SELECT_PREFIX)].lower() == _SELECT_PREFIX:
             return self._select(text[len(_SELECT_PREFIX) :])
@@ -252,7 +251,7 @@ class SearchIndex:
         candidates: set[int] | None = None
         if required:
             for term in dict.fromkeys(required):
-                ids = self._impacts.get(term)
+                ids = self._postings.rows.get(term)
                 if not ids:
                     return SearchResult(
                         (), f"no tool contains the required word {term!r}; drop the '+'"
@@ -292,11 +291,11 @@ class SearchIndex:
             return SearchResult(
                 (), "no tool matched; try other words (e.g. the action and the object)"
             )
-        hits = tuple(Hit(self._docs[i].tool, round(scores.get(i, 0.0), 6)) for i in ranked)
+        hits = tuple(Hit(self._postings.docs[i].tool, round(scores.get(i, 0.0), 6)) for i in ranked)
         return SearchResult(hits, None)
 
     def _rank(self, ids: Iterable[int], scores: Mapping[int, float]) -> list[int]:
-        docs = self._docs
+        docs = self._postings.docs
         return sorted(ids, key=lambda i: (-scores.get(i, 0.0), docs[i].tool.name))
 
     def _name_matches(self, key: str, *, prefix: bool) -> list[int]:
@@ -334,5 +333,5 @@ class SearchIndex:
             hints.append("unknown tool names: " + ", ".join(repr(n) for n in unknown))
         if len(ids) > MAX_LIMIT:
             hints.append(f"only the first {MAX_LIMIT} tools are returned")
-        hits = tuple(Hit(self._docs[i].tool, 0.0) for i in ids[:MAX_LIMIT])
+        hits = tuple(Hit(self._postings.docs[i].tool, 0.0) for i in ids[:MAX_LIMIT])
         return SearchResult(hits, "; ".join(hints) or None)
