@@ -111,3 +111,36 @@ class TestCancel:
         # The watchdog's grace (2 s) before SIGKILL, plus slack for a loaded machine.
         for pid in pids:
             await wait_dead(pid, 15)
+
+    async def test_a_hung_headers_command_does_not_outlive_a_killed_host(
+        self, tmp_path: Path
+    ) -> None:
+        """A url server's headers_command that hangs is watched like a stdio server: when
+        the host dies by SIGKILL mid-mount, the watchdog ends the helper's group."""
+        pidfile = tmp_path / "helper"
+        helper = (
+            f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+        )
+        host = textwrap.dedent(
+            f"""
+            import os, signal, sys, anyio
+            from mcpmount.config import HttpServer
+            from mcpmount.registry import Registry
+            async def main():
+                async with Registry() as registry, anyio.create_task_group() as tasks:
+                    command = [sys.executable, "-c", {helper!r}]
+                    spec = HttpServer(url="http://127.0.0.1:9/mcp", headers_command=command)
+                    tasks.start_soon(registry.mount, "corp", spec)
+                    while not os.path.exists({str(pidfile)!r}):
+                        await anyio.sleep(0.05)
+                    await anyio.sleep(0.2)
+                    os.kill(os.getpid(), signal.SIGKILL)
+            anyio.run(main)
+            """
+        )
+        with anyio.fail_after(40):
+            proc = await anyio.run_process([sys.executable, "-c", host], check=False)
+        assert proc.returncode == -signal.SIGKILL, proc.stderr
+        pid = int(pidfile.read_text())
+        record_group(pid)
+        await wait_dead(pid, 15)

@@ -43,19 +43,21 @@ def transport_for(
                 reaper=reaper,
             )
         case HttpServer(transport="sse"):
-            return SseTransport(spec, limits, _auth(spec, settings, server))
+            return SseTransport(spec, limits, _auth(spec, settings, server, reaper))
         case HttpServer(transport="auto"):
-            return AutoTransport(spec, limits, _auth(spec, settings, server))
+            return AutoTransport(spec, limits, _auth(spec, settings, server, reaper))
         case HttpServer():
-            return HttpTransport(spec, limits, _auth(spec, settings, server))
+            return HttpTransport(spec, limits, _auth(spec, settings, server, reaper))
 
 
-def _auth(spec: HttpServer, settings: RegistrySettings, server: str) -> httpx2.Auth | None:
+def _auth(
+    spec: HttpServer, settings: RegistrySettings, server: str, reaper: Reaper | None
+) -> httpx2.Auth | None:
     """Return how a url server's requests authenticate beyond ``headers``, if they do.
 
     One per transport, so ``auto``'s probe and its connection share it (one run of
     ``headers_command``, one OAuth token).
     """
     if spec.headers_command is not None:
-        return CommandHeaders(spec)
+        return CommandHeaders(spec, reaper)
     return oauth_for(spec, server, TokenStore.of(settings))

@@ -31,6 +31,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from mcpmount.config import HeaderName, HeaderValue, HttpServer
 from mcpmount.transports._procgroup import ProcessGroup
+from mcpmount.transports._reaper import Reaper
 
 __all__ = [
     "OFFERED",
@@ -84,8 +85,9 @@ class CommandHeaders(httpx2.Auth):
 
     requires_request_body = True  # a request refused with 401 is sent again
 
-    def __init__(self, spec: HttpServer) -> None:
+    def __init__(self, spec: HttpServer, reaper: Reaper | None = None) -> None:
         self._spec = spec
+        self._reaper = reaper
         self.failure: str | None = None
         """How the command failed for a request whose error the caller may never see (the
         SDK's streamable HTTP sender only logs a POST's), until a later run works."""
@@ -145,7 +147,7 @@ class CommandHeaders(httpx2.Auth):
     async def _run(self) -> None:
         self._generation += 1
         try:
-            self._headers = await run_headers_command(self._spec)
+            self._headers = await run_headers_command(self._spec, self._reaper)
         except HeadersCommandError as exc:
             self._headers, self._error = None, str(exc)
             return
@@ -154,7 +156,7 @@ class CommandHeaders(httpx2.Auth):
         self._spec.with_expanded([*self._spec.secret_values(), *self._headers.values()])
 
 
-async def run_headers_command(spec: HttpServer) -> dict[str, str]:
+async def run_headers_command(spec: HttpServer, reaper: Reaper | None = None) -> dict[str, str]:
     """Run ``spec.headers_command`` and return the headers it printed.
 
     Raises:
@@ -173,6 +175,8 @@ async def run_headers_command(spec: HttpServer) -> dict[str, str]:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise failed(f"cannot be started: {reason}", "check the program's name or path") from None
+    if reaper is not None:  # a helper that hangs must not outlive a killed host either
+        reaper.watch(group.pid)
     stdout, stderr = bytearray(), bytearray()
     try:
         assert group.process.stdin is not None
@@ -186,6 +190,8 @@ async def run_headers_command(spec: HttpServer) -> dict[str, str]:
         with anyio.CancelScope(shield=True):
             await group.stop()
             await group.close_pipes()
+            if reaper is not None:
+                reaper.unwatch(group.pid)
     if bounded.cancelled_caught:
         raise failed(f"did not finish within {TIMEOUT:g} s", "check that it runs non-interactively")
     status = group.returncode or 0
