@@ -30,6 +30,7 @@ from oauth_support import (
 from mcpmount import open_registry
 from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
+from serve.serve_support import BEHAVIOUR, served_stdio, wait_for_tool
 
 # Two servers, a login and token lifetimes of seconds: generous on a loaded machine.
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
@@ -283,3 +284,18 @@ async def test_a_client_registered_by_hand_logs_in_on_its_fixed_port(setup: Setu
     called = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
     assert called.returncode == 0, called.stderr
     assert f"client_id={client_id}" in called.stdout
+
+
+async def test_serve_puts_the_logged_in_server_behind_one_endpoint(
+    setup: Setup, tmp_path: Path
+) -> None:
+    await setup.login()
+    # serve's child gets a minimal environment: the token directory goes in the config.
+    setup.config.write_text(
+        setup.config.read_text() + f'[registry]\ntoken_dir = "{setup.tokens}"\n'
+    )
+    async with served_stdio(str(setup.config), tmp_path) as client:
+        await wait_for_tool(client, "tracker__whoami")
+        with anyio.fail_after(BEHAVIOUR):
+            result = await client.call_tool("tracker__whoami", {})
+    assert "sub=alice" in str(result.content)
