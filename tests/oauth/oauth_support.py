@@ -142,13 +142,15 @@ async def authorization_server(
 
 @asynccontextmanager
 async def resource_server(
-    issuer: str, *, scopes: tuple[str, ...] = ("mcp",)
+    issuer: str, *, scopes: tuple[str, ...] = ("mcp",), json_response: bool = False
 ) -> AsyncGenerator[str]:
     """Run tests/servers/oauth_server.py for `issuer`; yield its URL `http://127.0.0.1:PORT/mcp`.
 
-    `scopes` are the ones it requires and advertises; `()` requires none.
+    `scopes` are the ones it requires and advertises; `()` requires none. With
+    `json_response` it answers each POST with JSON, not an SSE stream.
     """
     command = [sys.executable, str(RESOURCE_SERVER), "--issuer", issuer]
+    command += ["--json-response"] if json_response else []
     for scope in scopes or ("",):
         command += ["--scope", scope]
     with tempfile.NamedTemporaryFile("w", prefix="oauth-rs-", suffix=".log") as log:

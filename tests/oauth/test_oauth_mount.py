@@ -299,3 +299,34 @@ async def test_serve_puts_the_logged_in_server_behind_one_endpoint(
         with anyio.fail_after(BEHAVIOUR):
             result = await client.call_tool("tracker__whoami", {})
     assert "sub=alice" in str(result.content)
+
+
+async def test_calls_to_a_json_answering_server_are_not_serialized_by_the_token(
+    tmp_path: Path,
+) -> None:
+    """A server that answers a POST only when the call is done holds each request open for
+    the whole call; two calls must still run at once, not one after the other."""
+    tokens = tmp_path / "tokens"
+    async with (
+        authorization_server() as server,
+        resource_server(server.issuer, json_response=True) as url,
+    ):
+        config = tmp_path / "mcpmount.toml"
+        config.write_text(
+            f'[servers.crm]\nurl = "{url}"\n[servers.crm.oauth]\ngrant = "client_credentials"\n'
+            f'client_id = "{server.client_id}"\nclient_secret = "{server.client_secret}"\n'
+            f'issuer = "{server.issuer}"\nscopes = {json.dumps(server.scopes)}\n'
+            f'[registry]\ntoken_dir = "{tokens}"\n'
+        )
+        spans: list[list[float]] = []
+        async with open_registry(load_config(config, environ={})) as registry:
+
+            async def pause() -> None:
+                result = await registry.call("crm__pause", {"seconds": 1.5})
+                spans.append([float(t) for t in str(result.content[0].text).split()])  # pyright: ignore[reportAttributeAccessIssue, reportUnknownArgumentType, reportUnknownMemberType]
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(pause)
+                tasks.start_soon(pause)
+    (_, first_end), (second_start, _) = sorted(spans)
+    assert second_start < first_end, "the second call began only when the first had ended"

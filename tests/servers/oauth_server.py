@@ -9,7 +9,9 @@ and the `--scope` scopes (default `mcp`) as the ones it requires. Each bearer to
 signed with a key from the issuer's JWKS (found through its RFC 8414 metadata), not expired, with
 `iss` the issuer and `aud` this server's URL; anything else is answered 401 with
 `WWW-Authenticate: Bearer ..., resource_metadata="..."` by the SDK's middleware.
-Tools: `whoami` (the token's subject, client and scopes) and `echo`.
+Tools: `whoami` (the token's subject, client and scopes), `echo` and `pause` (which says when
+it started and ended). `--json-response` answers each POST with JSON instead of an SSE stream,
+as many hosted servers do.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import json
 import socket
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -120,6 +123,13 @@ def build_server(issuer: str, url: str, scopes: list[str]) -> MCPServer:
         """Return the text unchanged."""
         return text
 
+    @server.tool()
+    async def pause(seconds: float) -> str:
+        """Wait `seconds`; return when it started and ended (`START END`, epoch seconds)."""
+        began = time.time()
+        await anyio.sleep(seconds)
+        return f"{began} {time.time()}"
+
     return server
 
 
@@ -127,6 +137,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--issuer", required=True, help="the authorization server's issuer URL")
     p.add_argument("--scope", action="append", help="a required scope (repeatable; default mcp)")
+    p.add_argument(
+        "--json-response", action="store_true", help="answer POSTs with JSON, not SSE streams"
+    )
     args = p.parse_args()
     scopes: list[str] = ["mcp"] if args.scope is None else [s for s in args.scope if s]
 
@@ -137,7 +150,8 @@ def main() -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    app = build_server(args.issuer, url, scopes).streamable_http_app()
+    server = build_server(args.issuer, url, scopes)
+    app = server.streamable_http_app(json_response=args.json_response)
     metadata = str(build_resource_metadata_url(AnyHttpUrl(url)))
     print(json.dumps({"url": url, "resource_metadata": metadata}), flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)

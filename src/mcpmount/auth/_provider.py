@@ -22,6 +22,7 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyUrl
 
 from mcpmount.auth._store import Login, LoginMetadata, TokenStore
@@ -118,6 +119,21 @@ class Persisted(OAuthClientProvider):
                     # Another process may have refreshed while this one waited for the lock.
                     self.context.current_tokens = await self._login.get_tokens()
                     self._reload_expiry()
+                refreshing = self._stale()
+                ready = not refreshing and self.context.is_token_valid()
+            if not refreshing:
+                await held.aclose()
+            if ready:
+                # The SDK's flow holds its lock until the answer comes, so calls to a server
+                # that answers a POST only when the call is done would run one at a time.
+                # With a valid token there is nothing to hold it for.
+                self.context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+                self._add_auth_header(request)
+                response = yield request
+                if not _challenged(response):
+                    return
+                if self._wants_person(response):
+                    raise LoginRequired(self._why())
             flow = super()._auth_flow(request)
             try:
                 outgoing = await flow.__anext__()
@@ -137,10 +153,7 @@ class Persisted(OAuthClientProvider):
         """Whether answering ``response`` would need a browser that nobody is watching."""
         if self._interactive or isinstance(self, ClientCredentialsOAuthProvider):
             return False
-        insufficient = response.status_code == 403 and "insufficient_scope" in response.headers.get(
-            "www-authenticate", ""
-        )
-        return response.status_code == 401 or insufficient
+        return _challenged(response)
 
     def _why(self) -> str:
         fix = f"run `mcpmount login {self._namespace}`"
@@ -149,6 +162,14 @@ class Persisted(OAuthClientProvider):
         if self.context.current_tokens is None:
             return f"the server needs an OAuth login and none is stored; {fix}"
         return f"the server refused the stored OAuth token; {fix}"
+
+
+def _challenged(response: httpx2.Response) -> bool:
+    """Whether ``response`` asks for (other) authorization: a 401, or a 403 for scope."""
+    insufficient = response.status_code == 403 and "insufficient_scope" in response.headers.get(
+        "www-authenticate", ""
+    )
+    return response.status_code == 401 or insufficient
 
 
 class CodeGrant(Persisted):
