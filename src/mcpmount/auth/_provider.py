@@ -10,7 +10,9 @@ module adds:
 - a refresh holds the login's lock and first re-reads the login, so when another process
   refreshed meanwhile its tokens are used and the spent refresh token is never sent again;
 - outside ``mcpmount login`` nobody is waiting at a browser, so a server that wants a login
-  fails at once with `LoginRequired`, naming the command that fixes it.
+  fails at once with `LoginRequired`, naming the command that fixes it;
+- with a valid token a request goes out without the SDK's lock, which the SDK holds until
+  the answer comes (calls to a server that answers with JSON would run one at a time).
 """
 
 from __future__ import annotations
