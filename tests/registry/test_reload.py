@@ -16,9 +16,10 @@ from typing import Any, Final
 import anyio
 import pytest
 
-from mcpmount.config import RegistryConfig, StdioServer
+from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioServer
 from mcpmount.errors import ConfigError, ServerStartError
 from mcpmount.registry import Registry, RegistryChange, ReloadResult
+from mcpmount.registry._reload import server_settings_changed
 from support import alive, fixture, record_pids
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -191,3 +192,22 @@ async def test_a_new_spec_that_fails_is_reported_and_the_old_one_stays_closed(
             assert not retried.failed
             assert "a__echo" in names(registry)
             assert registry.failures == {}
+
+
+def test_what_counts_as_a_change_of_a_url_server() -> None:
+    """A header value is a secret compared by value; OAuth's token settings concern url
+    servers only; a key the server sets itself is not the registry's to change."""
+
+    def url(token: str) -> HttpServer:
+        table = {"url": "https://x.test/mcp", "headers": {"Authorization": token}}
+        return HttpServer.model_validate(table)
+
+    assert url("Bearer one") == url("Bearer one")
+    assert url("Bearer one") != url("Bearer two")
+    old = RegistrySettings()
+    tokens = old.model_copy(update={"token_dir": "/elsewhere"})
+    assert server_settings_changed(url("a"), old, tokens)
+    assert not server_settings_changed(fixture(), old, tokens)
+    startup = old.model_copy(update={"startup_timeout": 5.0})
+    assert server_settings_changed(fixture(), old, startup)
+    assert not server_settings_changed(fixture(startup_timeout=9), old, startup)
