@@ -100,6 +100,7 @@ def test_the_public_names_are_the_documented_ones() -> None:
         "RegistryConfig",
         "RegistryError",
         "RegistrySettings",
+        "ReloadResult",
         "SearchResult",
         "ServerError",
         "ServerState",

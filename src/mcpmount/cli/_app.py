@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         match args.command:
-            case "serve":  # serve stops gracefully on SIGINT and SIGTERM by itself
+            case "serve":  # serve stops on SIGINT and SIGTERM, and reloads on SIGHUP, by itself
                 return anyio.run(run_serve, config, args, err)
             case "check":
                 command = partial(run_check, config, args.json, out, err)
@@ -172,8 +172,9 @@ def _parser() -> argparse.ArgumentParser:
         "serve",
         help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",
         description="Serve every mounted tool as one MCP server. Answers at once, mounts the "
-        "servers in the background, tells clients when the tool list changes, and closes "
-        "every server on SIGINT, SIGTERM or (stdio) stdin EOF.",
+        "servers in the background, tells clients when the tool list changes, reloads the "
+        "config on SIGHUP and when its file changes, and closes every server on SIGINT, "
+        "SIGTERM or (stdio) stdin EOF.",
     )
     config_arg(serve)
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -183,6 +184,11 @@ def _parser() -> argparse.ArgumentParser:
         "--stateless", action="store_true", help="HTTP: no sessions (behind a load balancer)"
     )
     serve.add_argument("--portfile", help="HTTP: write the bound port to this file once serving")
+    serve.add_argument(
+        "--no-watch",
+        action="store_true",
+        help="do not reload when the config file changes (SIGHUP still reloads)",
+    )
     return parser
 
 

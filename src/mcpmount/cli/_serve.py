@@ -28,5 +28,6 @@ async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Conso
         port=args.port,
         stateless=args.stateless,
         on_ready=ready,
+        watch=not args.no_watch,
     )
     return EXIT_OK

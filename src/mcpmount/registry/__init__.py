@@ -5,6 +5,7 @@ from mcpmount.registry._approval import needs_approval
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
+from mcpmount.registry._reload import ReloadResult
 from mcpmount.registry._status import MountOutcome, ServerStatus
 from mcpmount.registry._view import View
 
@@ -13,6 +14,7 @@ __all__ = [
     "MountOutcome",
     "Registry",
     "RegistryChange",
+    "ReloadResult",
     "ServerStatus",
     "View",
     "needs_approval",

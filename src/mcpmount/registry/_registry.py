@@ -35,6 +35,7 @@ from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import LibraryMethods
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._reading import ReadingMethods
+from mcpmount.registry._reload import ReloadMethods
 from mcpmount.registry._status import CallStats, MountOutcome, notes_of
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME
@@ -46,7 +47,7 @@ __all__ = ["Registry"]
 logger = logging.getLogger(__name__)
 
 
-class Registry(LibraryMethods, ReadingMethods):
+class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
     """Mounted servers and their tools (prompts, resources) under one namespaced name table.
 
     Enter it (``async with Registry(settings) as registry``) from the task that will also

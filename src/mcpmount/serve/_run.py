@@ -3,8 +3,10 @@
 `serve` owns the registry: it answers the handshake at once and mounts the config's
 servers in the background, but the front holds ``tools/list`` and ``tools/call`` until the
 first mounts are done (many clients list once and never again). SIGINT, SIGTERM or stdin
-EOF stops the transport and closes every upstream server. A required server that fails to
-mount stops the serving and raises `MountError`. Logs go to stderr.
+EOF stops the transport and closes every upstream server. SIGHUP, or a change of the config
+file, reloads it (`mcpmount.serve._reloading`). A required server that fails to mount stops
+the serving and raises `MountError`; once serving, a reload's failure is only reported.
+Logs go to stderr.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from collections.abc import Callable
 from typing import Literal
 
 import anyio
+from anyio.abc import TaskGroup
 
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import MountError
-from mcpmount.registry import read_pins
+from mcpmount.registry import Registry, read_pins
 from mcpmount.serve._front import open_front
+from mcpmount.serve._reloading import Reloads
 
 __all__ = ["Transport", "serve"]
 
@@ -36,14 +40,17 @@ async def serve(
     port: int = 0,
     stateless: bool = False,
     on_ready: Callable[[str], None] | None = None,
+    watch: bool = True,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
     Answers the handshake at once and mounts the servers in the background; the first
     ``tools/list`` waits for those mounts, and every later change (a server's tools
-    re-listed, restarted) is a list change the clients are told about. Honours the lock
-    file beside the config. Returns on SIGINT, SIGTERM or (stdio) stdin EOF, after closing
-    every upstream server.
+    re-listed, restarted, reloaded) is a list change the clients are told about. Honours
+    the lock file beside the config. SIGHUP, and a change of the config file, reload it
+    (`Registry.reload`): only what changed is closed, mounted or restarted, and a config
+    error is logged and changes nothing. Returns on SIGINT, SIGTERM or (stdio) stdin EOF,
+    after closing every upstream server.
 
     Args:
         config: The loaded config.
@@ -52,6 +59,8 @@ async def serve(
         port: HTTP only: the port (0: the OS chooses; see ``on_ready``).
         stateless: HTTP only: no sessions, for replicas behind a load balancer.
         on_ready: HTTP only: called with the URL once serving.
+        watch: Reload when the config file changes (a config built in code has no file:
+            SIGHUP then only says so).
 
     Raises:
         MountError: A required server failed to mount; everything was closed first.
@@ -78,9 +87,8 @@ async def serve(
                     mounted.set()
 
             async def stop_on_signal() -> None:
-                # The same stop signals as every other command (a closed terminal: SIGHUP).
-                stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-                with anyio.open_signal_receiver(*stop_signals) as signals:
+                # Every other command also stops on SIGHUP; serve reloads on it (below).
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                     async for signum in signals:
                         logger.info("%s: closing every server", signal.Signals(signum).name)
                         stop.set()
@@ -89,6 +97,7 @@ async def serve(
             tg.start_soon(served.propagate_changes)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
+            _start_reloads(tg, registry, config, mounted, watch=watch)
             if transport == "stdio":
                 async with anyio.create_task_group() as stdio:
 
@@ -106,3 +115,23 @@ async def serve(
             tg.cancel_scope.cancel()
     if failure is not None:
         raise failure
+
+
+def _start_reloads(
+    tg: TaskGroup, registry: Registry, config: RegistryConfig, mounted: anyio.Event, *, watch: bool
+) -> None:
+    """Reload ``config``'s file on SIGHUP and (with ``watch``) when it changes."""
+    if config.path is None:
+
+        async def say_why_not() -> None:
+            with anyio.open_signal_receiver(signal.SIGHUP) as signals:
+                async for _ in signals:
+                    logger.warning("SIGHUP: the config has no file to reload; nothing changed")
+
+        tg.start_soon(say_why_not)
+        return
+    reloads = Reloads(registry, config.path)
+    tg.start_soon(reloads.run, mounted)
+    tg.start_soon(reloads.on_sighup)
+    if watch:
+        tg.start_soon(reloads.watch_file)

@@ -1,0 +1,183 @@
+"""Hot reload: apply a new config to an open registry, server by server.
+
+`Registry` inherits `ReloadMethods.reload`. It compares each namespace's spec with the one
+mounted, by value (pydantic models compare field by field; an ``env`` or ``headers``
+value, a `SecretStr`, compares by its secret, and the values ``${VAR}`` took count too),
+together with the registry settings that server reads. Then:
+
+- an unchanged server is not touched: same process, same names, no `RegistryChange`;
+- a removed server is closed, as `Registry.unmount` does (its names go in one change);
+- an added server is mounted, all-or-nothing, as `Registry.mount` does;
+- a changed server is closed, then mounted again from its new spec under the same
+  namespace (both cannot hold the namespace, and a stdio server may hold a port or a
+  file the new one needs). If the new spec fails to mount, nothing of it stays and the
+  old one is not brought back: the config asks for the new one. It is reported in
+  `ReloadResult.failed` and in `Registry.failures`, and the next reload tries it again.
+
+Closes run first, concurrently; then the mounts, concurrently. Each is announced by the
+`RegistryChange` its table change makes. Registry settings are applied where they can be:
+``call_timeout`` and ``approval`` at once; a key a server reads (its limits,
+``startup_timeout``, ...) restarts the servers it affects; ``max_name_length`` and
+``defer_all`` name and hide every tool, so they are kept, with a warning, until the
+registry is opened again. The lock file's pins are those read when the registry opened.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import anyio
+
+from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, ServerSpec, load_config
+from mcpmount.errors import ServerError
+from mcpmount.registry._status import MountOutcome
+from mcpmount.upstream import Supervisor
+
+__all__ = ["NOT_LIVE_KEYS", "ReloadMethods", "ReloadResult", "server_settings_changed"]
+
+logger = logging.getLogger(__name__)
+
+NOT_LIVE_KEYS = ("max_name_length", "defer_all")
+"""Registry settings a reload cannot apply: they name or hide every tool of every server."""
+
+_LIVE_KEYS = ("call_timeout", "approval")
+"""Registry settings read at each call: a reload applies them without touching a server."""
+
+_URL_KEYS = ("token_dir", "token_store")
+"""Registry settings only a url server reads (its OAuth logins)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadResult:
+    """What one `Registry.reload` did, by namespace (each tuple in config order)."""
+
+    added: tuple[str, ...] = ()
+    """Servers mounted that were not mounted before (a server that failed before too)."""
+    removed: tuple[str, ...] = ()
+    """Servers closed because the config no longer has them."""
+    restarted: tuple[str, ...] = ()
+    """Servers whose spec, or a setting they read, changed: closed, then mounted again."""
+    unchanged: tuple[str, ...] = ()
+    """Servers left running untouched."""
+    failed: Mapping[str, ServerError] = field(default_factory=lambda: MappingProxyType({}))
+    """Added or restarted servers whose new spec failed to mount: nothing of them is mounted."""
+    ignored_settings: tuple[str, ...] = ()
+    """Changed registry settings a reload cannot apply (`NOT_LIVE_KEYS`)."""
+
+
+def server_settings_changed(spec: ServerSpec, old: RegistrySettings, new: RegistrySettings) -> bool:
+    """Return whether a registry settings change changes what ``spec``'s server runs with.
+
+    A key the server sets itself (``[servers.x] max_tools``) wins over the registry's; keys
+    read at each call, and keys a reload cannot apply, never restart a server.
+    """
+    for key in type(new).model_fields:
+        if key in _LIVE_KEYS or key in NOT_LIVE_KEYS:
+            continue
+        if key in _URL_KEYS and not isinstance(spec, HttpServer):
+            continue
+        own = getattr(spec, key, None)
+        if own is None and getattr(old, key) != getattr(new, key):
+            return True
+    return False
+
+
+class ReloadMethods:
+    """The reload half of `Registry` (its state lives in the registry)."""
+
+    settings: RegistrySettings
+    _servers: dict[str, Supervisor]
+    _failures: dict[str, ServerError]
+    _reload_lock: anyio.Lock | None = None
+
+    async def mount_each(self, servers: Mapping[str, ServerSpec]) -> list[MountOutcome]:
+        raise NotImplementedError  # `Registry`'s
+
+    async def unmount(self, server: str) -> None:
+        raise NotImplementedError  # `Registry`'s
+
+    async def reload(self, config: RegistryConfig | str | os.PathLike[str]) -> ReloadResult:
+        """Make the mounted servers those of ``config``, touching only what changed.
+
+        Unchanged servers keep running; removed ones close; added ones mount; changed
+        ones (their spec, or a registry setting they read) close and mount again. A
+        server whose new spec fails to mount is left out and reported, whether it is
+        required or not: the others stay served. One reload runs at a time; call it once
+        the first mounts are done.
+
+        Args:
+            config: The new config, or the path of its file (loaded as `load_config` does).
+
+        Returns:
+            What was added, removed, restarted, left unchanged and what failed.
+
+        Raises:
+            ConfigError: The file is missing or invalid; nothing was changed.
+        """
+        if not isinstance(config, RegistryConfig):
+            config = load_config(config)  # raises before anything changes
+        if self._reload_lock is None:
+            self._reload_lock = anyio.Lock()
+        async with self._reload_lock:
+            return await self._apply(config)
+
+    async def _apply(self, config: RegistryConfig) -> ReloadResult:
+        old, ignored = self.settings, _not_live(self.settings, config.settings)
+        if ignored:
+            logger.warning(
+                "reload: %s cannot change while the registry is open; kept as they were "
+                "(open the registry again to apply them)",
+                ", ".join(ignored),
+            )
+        new = config.settings.model_copy(update={key: getattr(old, key) for key in ignored})
+        wanted = config.servers
+        mounted = dict(self._servers)
+        removed = tuple(s for s in mounted if s not in wanted)
+        changed = tuple(
+            s
+            for s, spec in wanted.items()
+            if s in mounted and (mounted[s].spec != spec or server_settings_changed(spec, old, new))
+        )
+        added = tuple(s for s in wanted if s not in mounted)
+        unchanged = tuple(s for s in wanted if s in mounted and s not in changed)
+        for server in [*self._failures]:  # a failure of a server no longer configured
+            if server not in wanted:
+                del self._failures[server]
+        async with anyio.create_task_group() as tg:  # an unmount never raises
+            for server in (*removed, *changed):
+                tg.start_soon(self.unmount, server)
+        self.settings = new  # the mounts below, and calls from now on, read it
+        outcomes = await self.mount_each({s: wanted[s] for s in wanted if s in (*changed, *added)})
+        failed = {o.server: o.error for o in outcomes if o.error is not None}
+        result = ReloadResult(
+            added=tuple(s for s in added if s not in failed),
+            removed=removed,
+            restarted=tuple(s for s in changed if s not in failed),
+            unchanged=unchanged,
+            failed=MappingProxyType(failed),
+            ignored_settings=ignored,
+        )
+        _log(result)
+        return result
+
+
+def _not_live(old: RegistrySettings, new: RegistrySettings) -> tuple[str, ...]:
+    return tuple(key for key in NOT_LIVE_KEYS if getattr(old, key) != getattr(new, key))
+
+
+def _log(result: ReloadResult) -> None:
+    """One line per server that a reload touched (unchanged ones at debug)."""
+    for server in result.removed:
+        logger.info("reload: server %r removed (closed)", server)
+    for server in result.added:
+        logger.info("reload: server %r added (mounted)", server)
+    for server in result.restarted:
+        logger.info("reload: server %r changed (restarted)", server)
+    for server, exc in result.failed.items():
+        logger.warning("reload: server %r failed to mount, left out: %s", server, exc.detail)
+    for server in result.unchanged:
+        logger.debug("reload: server %r unchanged", server)

@@ -1,0 +1,96 @@
+"""Reloading a served config: on SIGHUP, and when its file changes.
+
+`Reloads.run` applies the config file anew with `Registry.reload` each time it is asked:
+by SIGHUP (`on_sighup`) or by a change of the file (`watch_file`, with ``watchfiles``;
+the file's directory is watched, so an editor that saves by writing a new file and
+renaming it over the old one is seen too). Requests that come while a reload runs, or
+before the first mounts are done, are folded into one reload after it. A config error is
+logged and changes nothing; the clients learn of what did change through the registry's
+change path (`mcpmount.serve._changes`).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from pathlib import Path
+
+import anyio
+from watchfiles import Change, awatch  # pyright: ignore[reportUnknownVariableType] (trio's Event)
+
+from mcpmount.errors import ConfigError
+from mcpmount.registry import Registry
+
+__all__ = ["Reloads"]
+
+logger = logging.getLogger(__name__)
+
+
+class Reloads:
+    """Reloads of one served config file.
+
+    Args:
+        registry: The served registry.
+        path: The config file to load anew.
+    """
+
+    def __init__(self, registry: Registry, path: Path) -> None:
+        self._registry = registry
+        self._path = path
+        self._asked = anyio.Event()
+
+    def ask(self, why: str) -> None:
+        """Ask for a reload as soon as the one running (if any) is done."""
+        logger.info("%s: reloading %s", why, self._path)
+        self._asked.set()
+
+    async def run(self, mounted: anyio.Event) -> None:
+        """Reload each time it is asked, once ``mounted`` is set; runs until cancelled."""
+        await mounted.wait()
+        while True:
+            await self._asked.wait()
+            self._asked = anyio.Event()
+            try:
+                result = await self._registry.reload(self._path)
+            except ConfigError as exc:
+                logger.error("reload refused, nothing changed: %s", exc)
+                continue
+            logger.info(
+                "reloaded %s: %d added, %d removed, %d restarted, %d unchanged, %d failed",
+                self._path,
+                len(result.added),
+                len(result.removed),
+                len(result.restarted),
+                len(result.unchanged),
+                len(result.failed),
+            )
+
+    async def on_sighup(self) -> None:
+        """Ask for a reload at each SIGHUP; runs until cancelled."""
+        with anyio.open_signal_receiver(signal.SIGHUP) as signals:
+            async for _ in signals:
+                self.ask("SIGHUP")
+
+    async def watch_file(self) -> None:
+        """Ask for a reload each time the file is written, replaced or created; runs until
+        cancelled."""
+        path = self._path
+        stop = anyio.Event()
+
+        def is_config(change: Change, changed: str) -> bool:
+            return change is not Change.deleted and Path(changed) == path
+
+        async def stop_when_cancelled() -> None:
+            # The watcher's thread sees ``stop`` within a moment; a cancel alone would wait
+            # for the watcher's own timeout (seconds) before the thread returns.
+            try:
+                await anyio.sleep_forever()
+            finally:
+                stop.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_when_cancelled)
+            async for _ in awatch(
+                path.parent, watch_filter=is_config, stop_event=stop, recursive=False, debounce=300
+            ):
+                self.ask("the config file changed")
