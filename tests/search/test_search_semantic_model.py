@@ -84,3 +84,35 @@ def test_the_setting_is_refused_without_the_extra(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ValidationError, match="onnxruntime"):
         RegistrySettings(semantic_model="/models/encoder.onnx")
     assert RegistrySettings().semantic_model is None
+
+
+def test_vectors_are_kept_on_disk_for_the_next_index(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A second index over the same tools finds every vector in the cache: no model run."""
+    tools = [
+        make("fs", "read_file", "Read a file."),
+        make("fs", "list_directory", "List the files in a directory."),
+        make("calc", "add", "Add two integers."),
+    ]
+    first = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=tmp_path)
+    first.add(tools)
+    assert first.embed_pending() is False
+    (cached,) = tmp_path.iterdir()
+    size = cached.stat().st_size
+    second = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=tmp_path)
+    second.add(tools)
+    assert second.vectors_pending == 3  # not known until the model (and cache) is loaded
+    assert second.embed_pending() is False
+    assert cached.stat().st_size == size  # nothing computed, nothing appended
+    assert names(second, "calculate a total") == names(first, "calculate a total")
+    assert names(second, "calculate a total")[0] == "calc__add"
+
+    cached.write_bytes(b"garbage" * 1000)  # not ours: replaced, with a warning
+    third = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=tmp_path)
+    third.add(tools)
+    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+        assert third.embed_pending() is False
+    assert "not one of ours" in caplog.text
+    assert names(third, "calculate a total")[0] == "calc__add"
+    assert cached.stat().st_size == size  # written anew

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import pytest
 
@@ -21,12 +23,13 @@ def names(registry: Registry, query: str) -> list[str]:
 
 
 async def test_a_mounted_server_becomes_searchable_by_meaning(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The mount returns at once; within a generous bound the paraphrase finds ``add``."""
     # ONNX Runtime keeps a usage database open for the life of the process (under
     # ~/.cache/Microsoft/DeveloperTools) unless this is set when it first loads a model.
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the vector cache: not the user's
     lexical_only = Registry()
     async with lexical_only:
         await lexical_only.mount("calc", fixture(defer=True))
@@ -39,6 +42,7 @@ async def test_a_mounted_server_becomes_searchable_by_meaning(
         with anyio.fail_after(45):  # a never-hangs bound: the vectors take well under a second
             while names(registry, QUERY)[:1] != ["calc__add"]:
                 await anyio.sleep(0.05)
+        assert list((tmp_path / "mcpmount" / "vectors").iterdir())  # kept for the next run
         result = await registry.call("tool_search", {"query": QUERY})
         assert result.structured_content is not None
         assert result.structured_content["tools"][0]["name"] == "calc__add"

@@ -13,10 +13,12 @@ import difflib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 import mcp_types
+import platformdirs
 
 from mcpmount import naming
 from mcpmount.catalog._listeners import Listeners
@@ -83,7 +85,10 @@ class Catalog:
         self._tools: dict[str, MountedTool] = {}
         self._servers: dict[str, dict[str, MountedTool]] = {}
         """Namespace -> raw name -> its entry."""
-        self._index = SearchIndex(settings.semantic_model)
+        self._index = SearchIndex(
+            settings.semantic_model,
+            vector_cache=Path(platformdirs.user_cache_dir("mcpmount")) / "vectors",
+        )
         self._computing = False
         self._manifest: list[mcp_types.Tool] | None = None
         self._listeners = Listeners[RegistryChange]("registry")

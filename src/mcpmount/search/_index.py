@@ -6,6 +6,7 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from mcpmount.search._analysis import Analyzer
@@ -43,7 +44,8 @@ class Hit:
     """The matched tool."""
 
     score: float
-    """Its BM25F relevance to the query's words (0.0 for ``select:`` and name-only hits).
+    """Its BM25F relevance to the query's words (0.0 for ``select:`` and name-only hits, and
+    for hits that only the semantic ranking found).
 
     Hits are ordered by match kind first (exact name, then name prefix, then words), so a
     later hit may score higher than an exact-name hit before it.
@@ -81,6 +83,8 @@ class SearchIndex:
             of an ``.onnx`` sentence encoder, whose ranking is fused with the lexical one
             once every tool has its vector (see `embed_pending`). Needs the ``semantic``
             extra.
+        vector_cache: A directory where tool vectors are kept between runs, one file per
+            model; None to keep them in memory only.
     """
 
     __slots__ = (
@@ -97,7 +101,9 @@ class SearchIndex:
         "_semantic",
     )
 
-    def __init__(self, semantic_model: str | None = None) -> None:
+    def __init__(
+        self, semantic_model: str | None = None, *, vector_cache: Path | None = None
+    ) -> None:
         self._analyzer = Analyzer()
         self._postings = Postings()
         self._ids: dict[str, int] = {}
@@ -117,7 +123,7 @@ class SearchIndex:
         if semantic_model is not None:
             from mcpmount.search._semantic import SemanticRanker  # numpy: only when asked
 
-            self._semantic = SemanticRanker(semantic_model)
+            self._semantic = SemanticRanker(semantic_model, vector_cache)
 
     def __len__(self) -> int:
         return len(self._ids)

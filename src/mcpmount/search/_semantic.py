@@ -19,11 +19,13 @@ import logging
 import re
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import xxhash
 
 from mcpmount.search._embedding import Embedder, SemanticModelError, Vectors, resolve
+from mcpmount.search._vector_cache import VectorCache
 from mcpmount.tool import MountedTool
 
 __all__ = ["BATCH", "SemanticRanker", "semantic_text"]
@@ -56,10 +58,14 @@ class SemanticRanker:
     Args:
         model: ``"minilm-int8"`` or a path to an ``.onnx`` file; see
             `mcpmount.search._embedding`.
+        cache_dir: Where vectors are kept between runs (`VectorCache`); None for memory
+            only.
     """
 
     __slots__ = (
         "_built",
+        "_cache_dir",
+        "_disk",
         "_docs",
         "_embedder",
         "_ids",
@@ -74,8 +80,10 @@ class SemanticRanker:
         "model",
     )
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, cache_dir: Path | None = None) -> None:
         self.model = model
+        self._cache_dir = cache_dir
+        self._disk: VectorCache | None = None
         self.error: SemanticModelError | None = None
         """Why the model could not be loaded; search then stays lexical."""
         self._embedder: Embedder | None = None
@@ -127,14 +135,17 @@ class SemanticRanker:
         with self._lock:
             batch = [item for _, item in zip(range(BATCH), self._queue.items(), strict=False)]
         batch.sort(key=lambda item: len(item[1]))
+        computed: dict[int, Vectors] = {}
         for start in range(0, len(batch), _SUB_BATCH):
             part = batch[start : start + _SUB_BATCH]
             vectors = embedder.embed([text for _, text in part])
             with self._lock:
                 for (key, _), vector in zip(part, vectors, strict=True):
-                    self._vectors[key] = vector
+                    self._vectors[key] = computed[key] = vector
                     self._queue.pop(key, None)
                 self._version += 1
+        if self._disk is not None:
+            self._disk.append(computed)
         with self._lock:
             return bool(self._queue)
 
@@ -148,6 +159,16 @@ class SemanticRanker:
                     logger.warning("semantic search is off, search stays lexical: %s", exc)
                     with self._lock:
                         self._queue.clear()
+                    return None
+                if self._cache_dir is not None:
+                    embedder = self._embedder
+                    self._disk = VectorCache(self._cache_dir, embedder.sha256, embedder.dims)
+                    known = self._disk.load()
+                    with self._lock:
+                        for key, vector in known.items():
+                            self._vectors.setdefault(key, vector)
+                            self._queue.pop(key, None)
+                        self._version += 1
             return self._embedder
 
     def rank(self, query: str, n: int) -> list[int] | None:
