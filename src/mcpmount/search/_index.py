@@ -332,8 +332,13 @@ class SearchIndex:
             lexical: list[int] = []
             if scores:
                 cut = heapq.nlargest(_FUSED_DEPTH, scores.values())[-1]
-                lexical = self._rank((i for i, s in scores.items() if s >= cut), scores)
-            fused = fuse((lexical[:_FUSED_DEPTH], nearest))
+                docs = self._postings.docs
+                lexical = heapq.nsmallest(  # many may tie at the cut: no full sort
+                    _FUSED_DEPTH,
+                    (i for i, s in scores.items() if s >= cut),
+                    key=lambda i: (-scores[i], docs[i].tool.name),
+                )
+            fused = fuse((lexical, nearest))
             ranked += [i for i in fused if i not in taken][:need]
         elif need > 0 and scores:
             # Threshold on scores alone (fast, in C), then order the few survivors.
