@@ -38,6 +38,8 @@ BATCH = 64
 _SUB_BATCH = 16
 """Texts per model run, taken by length so that little of a run is padding."""
 
+_MAX_CACHED_RANKINGS = 1024
+
 _SEPARATORS = re.compile(r"[_.\-]+")
 
 
@@ -73,6 +75,7 @@ class SemanticRanker:
         "_lock",
         "_matrix",
         "_queue",
+        "_ranked",
         "_stale",
         "_vectors",
         "_version",
@@ -101,6 +104,8 @@ class SemanticRanker:
         self._built = -1
         self._matrix: Vectors | None = None
         self._ids: list[int] = []
+        self._ranked: dict[tuple[str, int], list[int]] = {}
+        """(query, n) -> its ranking, until the indexed tools or their vectors change."""
 
     @property
     def pending(self) -> int:
@@ -181,12 +186,21 @@ class SemanticRanker:
         matrix = self._matrix
         if matrix is None or not self._ids:
             return None
+        cached = self._ranked.get((query, n))
+        if cached is not None:
+            return cached
         scores = matrix @ embedder.embed_query(query)
-        n = min(n, len(self._ids))
-        top = np.argpartition(-scores, n - 1)[:n] if n < len(self._ids) else np.arange(n)
+        take = min(n, len(self._ids))
+        top = (
+            np.argpartition(-scores, take - 1)[:take] if take < len(self._ids) else np.arange(take)
+        )
         ids = self._ids
         order = sorted(top.tolist(), key=lambda row: (-float(scores[row]), ids[row]))
-        return [ids[row] for row in order]
+        ranked = [ids[row] for row in order]
+        if len(self._ranked) >= _MAX_CACHED_RANKINGS:
+            self._ranked = {}  # bounded: the queries are the callers'
+        self._ranked[query, n] = ranked
+        return ranked
 
     def _build(self) -> None:
         """Stack the vectors of the indexed tools, or None while any is missing."""
@@ -194,6 +208,7 @@ class SemanticRanker:
             self._built = self._version
             found = [self._vectors.get(key) for key in self._docs.values()]
         self._stale = False
+        self._ranked = {}
         if any(vector is None for vector in found):
             self._matrix, self._ids = None, []
             return
