@@ -39,6 +39,8 @@ _SUB_BATCH = 16
 """Texts per model run, taken by length so that little of a run is padding."""
 
 _MAX_CACHED_RANKINGS = 1024
+_SPARE_VECTORS = 1024
+"""Vectors of tools no longer indexed kept beyond twice the indexed, for tools that return."""
 
 _SEPARATORS = re.compile(r"[_.\-]+")
 
@@ -207,6 +209,9 @@ class SemanticRanker:
         with self._lock:
             self._built = self._version
             found = [self._vectors.get(key) for key in self._docs.values()]
+            if len(self._vectors) > 2 * len(self._docs) + _SPARE_VECTORS:
+                keep = set(self._docs.values())  # bounded: forget the long-gone tools'
+                self._vectors = {k: v for k, v in self._vectors.items() if k in keep}
         self._stale = False
         self._ranked = {}
         if any(vector is None for vector in found):
