@@ -11,6 +11,14 @@ server's re-listing as the registry applies it (all the server's tools removed, 
 back with 20 changed, then the first search), each against a rebuild of the same index,
 and prints the ratios.
 
+With the ``semantic`` extra installed it also reports, at 10,000 tools, the semantic ranking
+alone (``semantic``: the packaged int8 all-MiniLM-L6-v2, nearest tool vectors) and fused
+with ours (``fused``: ``SearchIndex(semantic_model="minilm-int8")``), with the time taken
+to compute the 10,000 tool vectors (``build s``) and the fused search's latency, over
+distinct queries (each query's vector computed) and repeated ones (from the query cache).
+``MCPMOUNT_BENCH_VECTORS=DIR`` keeps the tool vectors in ``DIR`` between runs (``build s``
+then times a warm start), and ``--semantic`` runs only that part.
+
 The baseline is ``bm25s`` (the ``bench`` extra) over one text per tool: name (``_``,
 ``-`` and ``.`` as spaces), title, description, argument names and argument descriptions,
 with its English stop words and no stemmer: plain BM25 as a host would wire it. Without
@@ -22,7 +30,9 @@ from __future__ import annotations
 import dataclasses
 import gc
 import importlib
+import importlib.util
 import math
+import os
 import re
 import statistics
 import sys
@@ -75,6 +85,44 @@ class Ours:
 
     def search(self, query: str, k: int) -> list[str]:
         return [hit.tool.name for hit in self.index.search(query, k).hits]
+
+
+class Fused:
+    """Ours with the packaged semantic model, once every tool vector is computed."""
+
+    def __init__(self, tools: Sequence[MountedTool]) -> None:
+        cache = os.environ.get("MCPMOUNT_BENCH_VECTORS")
+        self.index = SearchIndex(
+            semantic_model="minilm-int8", vector_cache=Path(cache) if cache else None
+        )
+        self.index.add(tools)
+        while self.index.embed_pending():
+            pass
+
+    def search(self, query: str, k: int) -> list[str]:
+        return [hit.tool.name for hit in self.index.search(query, k).hits]
+
+
+class SemanticOnly:
+    """The semantic half of a `Fused` index alone: the tools whose vectors are nearest."""
+
+    def __init__(self, fused: Fused) -> None:
+        self.ranker: Any = fused.index._semantic  # pyright: ignore[reportPrivateUsage]
+        self.docs: Any = fused.index._postings.docs  # pyright: ignore[reportPrivateUsage]
+
+    def search(self, query: str, k: int) -> list[str]:
+        found: list[int] = self.ranker.rank(query, k) or []
+        return [self.docs[i].tool.name for i in found]
+
+
+def first_latencies(engine: Engine, queries: Sequence[Query]) -> float:
+    """p50 of each query's first search (its vector not cached yet)."""
+    samples: list[float] = []
+    for query in queries:
+        start = time.perf_counter()
+        engine.search(query.text, 5)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
 
 
 class Bm25s:
@@ -200,6 +248,40 @@ SETS: tuple[tuple[str, Callable[[int], list[MountedTool]], tuple[Query, ...]], .
 )
 
 
+def semantic_report() -> None:
+    """Lexical, semantic and fused recall at 10,000 tools on every set, and fused latency."""
+    if importlib.util.find_spec("onnxruntime") is None:
+        print('semantic: not measured (pip install "mcpmount[semantic]")')
+        return
+    print("\n10,000 tools, semantic extra (int8 all-MiniLM-L6-v2, ONNX Runtime, 1 thread)")
+    print(
+        f"{'set':<10} {'n':>4} {'engine':<9} {'build s':>8} {'p50 ms':>8} {'p50 new':>8}"
+        f" {'R@1':>6} {'R@5':>6}"
+    )
+    built: dict[str, tuple[Ours, Fused, float]] = {}
+    for set_name, corpus, queries in SETS:
+        if corpus.__name__ not in built:
+            tools = corpus(10_000)
+            start = time.perf_counter()
+            fused = Fused(tools)
+            built[corpus.__name__] = (Ours(tools), fused, time.perf_counter() - start)
+        ours, fused, build = built[corpus.__name__]
+        fresh = first_latencies(fused, queries)
+        engines: tuple[tuple[str, Engine], ...] = (
+            ("lexical", ours),
+            ("semantic", SemanticOnly(fused)),
+            ("fused", fused),
+        )
+        for name, engine in engines:
+            p50, _ = latencies(engine, queries)
+            at1, at5 = recall(engine, queries)
+            print(
+                f"{set_name:<10} {len(queries):>4} {name:<9}"
+                f" {(build if name == 'fused' else 0.0):>8.1f} {p50 * 1e3:>8.3f}"
+                f" {(fresh * 1e3 if name == 'fused' else 0.0):>8.3f} {at1:>6.3f} {at5:>6.3f}"
+            )
+
+
 def main() -> None:
     try:
         importlib.import_module("bm25s")
@@ -235,7 +317,11 @@ def main() -> None:
         f"  a server's whole list out and in, {CHANGED_TOOLS} tools changed, then a search"
         f" {relist * 1e3:.2f} ms; rebuild / that = {rebuild / relist:.1f}x"
     )
+    semantic_report()
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--semantic"]:
+        semantic_report()
+    else:
+        main()

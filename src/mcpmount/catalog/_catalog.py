@@ -13,9 +13,12 @@ import difflib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import mcp_types
+import platformdirs
 
 from mcpmount import naming
 from mcpmount.catalog._listeners import Listeners
@@ -82,7 +85,11 @@ class Catalog:
         self._tools: dict[str, MountedTool] = {}
         self._servers: dict[str, dict[str, MountedTool]] = {}
         """Namespace -> raw name -> its entry."""
-        self._index = SearchIndex()
+        self._index = SearchIndex(
+            settings.semantic_model,
+            vector_cache=Path(platformdirs.user_cache_dir("mcpmount")) / "vectors",
+        )
+        self._computing = False
         self._manifest: list[mcp_types.Tool] | None = None
         self._listeners = Listeners[RegistryChange]("registry")
 
@@ -245,6 +252,26 @@ class Catalog:
     def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
         """Run the ``tool_search`` meta-tool with the model's arguments; never raises."""
         return call_tool_search(self._index, arguments)
+
+    @property
+    def vectors_pending(self) -> bool:
+        """Whether tools wait for the vectors of semantic search (``semantic_model``)."""
+        return bool(self._index.vectors_pending) and not self._computing
+
+    async def compute_vectors(self) -> None:
+        """Compute the waiting tool vectors in a worker thread, a batch at a time, until none
+        wait; search stays lexical until then. A no-op while another call is at it.
+        Cancelling it waits for the batch in hand (about half a second)."""
+        if self._computing:
+            return
+        self._computing = True
+        try:
+            while await anyio.to_thread.run_sync(self._index.embed_pending) or (
+                self._index.vectors_pending  # added while the last batch ran
+            ):
+                pass
+        finally:
+            self._computing = False
 
     def pins_of(self) -> dict[str, dict[str, str]]:
         """Return namespace -> raw name -> definition hash, for every published server."""

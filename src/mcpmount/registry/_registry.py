@@ -189,6 +189,8 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             raise ServerStartError(server, "the registry or the server is closing")
         commit = self._stage_content(supervisor, content)  # raises, or changes nothing
         self._catalog.publish(server, supervisor.spec, tools, first=first)
+        if self._catalog.vectors_pending:  # semantic_model: tool vectors, off the loop
+            self._task_group().start_soon(self._catalog.compute_vectors)
         commit()
         warn_unmatched(server, supervisor.spec, tools)
         self._servers[server] = supervisor

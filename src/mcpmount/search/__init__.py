@@ -18,6 +18,13 @@ Ranking, in order:
    (`SYNONYMS`) at a discount, scored as the best of the word and its synonyms, so a tool
    that says both "delete" and "remove" is not counted twice.
 
+4. **Meaning**, with a ``semantic_model`` (the ``semantic`` extra): the BM25F ranking's
+   top 50 and the 50 tools whose sentence vectors are nearest the query's are fused by
+   reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches.
+   ``select:`` and ``+word`` queries stay lexical, and so does all search until every
+   indexed tool has its vector: they are computed off the event loop by
+   `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk.
+
 Ties break by public name. Scores depend only on the set of indexed tools, never on the
 order they were added in. Query forms: plain keywords; ``select:a,b`` returns exactly those
 tools (public or raw names) in that order; ``+word`` requires a word (``+github issue``).
@@ -35,7 +42,10 @@ its words.
 
 Modules: ``_analysis`` (words to terms), ``_synonyms``, ``_fields`` (what of a tool is
 read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`SearchIndex`),
-``_meta`` (the ``tool_search`` meta-tool).
+``_meta`` (the ``tool_search`` meta-tool), ``_fusion`` (reciprocal rank fusion); for the
+semantic ranking, imported only when it is asked for (they need numpy and ONNX Runtime):
+``_wordpiece`` (the model's tokenizer), ``_embedding`` (the model), ``_vector_cache``
+(vectors on disk) and ``_semantic`` (tool vectors and the nearest tools).
 """
 
 from mcpmount.search._analysis import STOP_WORDS, Analyzer, stem, tokenize

