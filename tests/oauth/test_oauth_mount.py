@@ -251,12 +251,16 @@ async def test_logins_can_live_in_the_system_keyring(setup: Setup, tmp_path: Pat
     assert "run `mcpmount login tracker`" in failed.stderr
 
 
-async def test_a_denied_login_fails_and_says_why(setup: Setup) -> None:
+async def test_a_denied_login_fails_says_why_and_keeps_the_last_login(setup: Setup) -> None:
+    await setup.login()
+    access = setup.access_token()
     _, err = await setup.login(deny=True, status=1)
+    assert setup.access_token() == access
     said = " ".join(err.split())
     assert "server 'tracker'" in said
     assert "the authorization server refused the login: End-User aborted interaction" in said
-    assert not [p for p in setup.tokens.glob("*.json") if "access_token" in p.read_text()]
+    called = await setup.mcpmount("call", "tracker__whoami", str(setup.config))
+    assert called.returncode == 0, called.stderr
 
 
 async def test_a_client_registered_by_hand_logs_in_on_its_fixed_port(setup: Setup) -> None:

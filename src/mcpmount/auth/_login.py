@@ -71,7 +71,8 @@ async def login(
     if oauth is None:
         raise LoginFailed(f"{where} has no `oauth` key: add `oauth = true` to its table")
     kept = store.login(spec.url, oauth.client_id)
-    kept.forget_tokens()
+    before = kept.tokens_kept()
+    kept.forget_tokens()  # so the server asks: a login starts afresh
     try:
         with anyio.fail_after(LOGIN_TIMEOUT):
             if oauth.grant == "client_credentials":
@@ -95,6 +96,7 @@ async def login(
                     )
                     await _ask(spec, person)
     except Exception as exc:
+        kept.keep_tokens(before)  # a failed login leaves the last good one in place
         reason = _reason(exc, spec)
         if reason is None:
             raise

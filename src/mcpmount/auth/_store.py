@@ -119,6 +119,15 @@ class Login:
     def set_metadata(self, metadata: LoginMetadata) -> None:
         self._update(metadata=metadata.model_dump(mode="json", exclude_none=True))
 
+    def tokens_kept(self) -> dict[str, object]:
+        """Return the tokens and their expiry as kept, for `keep_tokens` to put back."""
+        data = self._read()
+        return {key: data.get(key) for key in ("tokens", "expires_at")}
+
+    def keep_tokens(self, kept: dict[str, object]) -> None:
+        """Put back what `tokens_kept` returned."""
+        self._update(**kept)
+
     def forget_tokens(self) -> None:
         """Drop the tokens and keep the registration, so a login starts afresh."""
         self._update(tokens=None, expires_at=None)
