@@ -22,6 +22,7 @@ The tree::
             ├── NotSupportedError     the server does not offer what was asked; nothing was sent
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
             ├── ServerCrashedError    the connection was lost while the call was in flight
+            ├── ToolRemovedError      its server, once started, no longer lists it; not sent
             └── UpstreamError         the server answered with a JSON-RPC error (``.code``)
 
 A tool that ran and reported ``isError`` is not an exception: it is a result the model must see.
@@ -51,6 +52,7 @@ __all__ = [
     "ServerNotRunningError",
     "ServerStartError",
     "ToolListError",
+    "ToolRemovedError",
     "UnknownNameError",
     "UnknownPromptError",
     "UnknownResourceError",
@@ -237,6 +239,21 @@ class CallDeniedError(CallError, PermissionError):
         self.reason = reason or "no reason given"
         super().__init__(
             server, tool, f"the call was denied and not sent to the server: {self.reason}"
+        )
+
+
+class ToolRemovedError(CallError, LookupError):
+    """Raised when a tool published from a cached manifest is not in its server's live list.
+
+    Nothing was sent; the tool is gone from the registry too (list the tools again).
+    """
+
+    def __init__(self, server: str, tool: str) -> None:
+        super().__init__(
+            server,
+            tool,
+            "the server no longer lists it (its cached manifest was out of date); "
+            "list the tools again",
         )
 
 

@@ -85,6 +85,17 @@ class ServerBase(BaseModel):
         overrides = {key: value for key in LIMIT_KEYS if (value := getattr(self, key)) is not None}
         return settings.model_copy(update=overrides) if overrides else settings
 
+    start: Literal["eager", "background", "lazy"] | None = None
+    """How it starts when its manifest is cached (see the registry's ``start``); None uses
+    the registry's."""
+
+    manifest_ttl: Timeout = None
+    """Seconds its cached manifest is used; None uses the registry's."""
+
+    idle_timeout: Timeout = None
+    """Seconds after its last call it is stopped (``background`` or ``lazy`` only); None
+    uses the registry's."""
+
     restart: Literal["never", "on-failure"] = "never"
     """Whether a server that dies after mounting is started again (with backoff)."""
 

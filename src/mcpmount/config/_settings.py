@@ -144,6 +144,25 @@ class RegistrySettings(BaseSettings):
             )
         return value
 
+    start: Literal["eager", "background", "lazy"] = "eager"
+    """How a server with a cached manifest starts: ``eager`` mounts it from its live list
+    before the registry opens; ``background`` publishes the cached tools at once and starts
+    the server behind them; ``lazy`` publishes them and starts the server on its first call.
+    A server without a usable cache entry mounts eagerly (and leaves one for next time)."""
+
+    cache_dir: str | None = None
+    """Where cached manifests are kept (one file per server spec, readable by the user
+    only); default: ``manifests`` in mcpmount's directory under the user's cache directory
+    (``~/.cache/mcpmount/manifests`` on Linux). Only servers that start ``background`` or
+    ``lazy`` read and write it."""
+
+    manifest_ttl: float = Field(default=7 * 86400.0, gt=0, allow_inf_nan=False)
+    """Seconds a cached manifest is used after it was written; an older one is ignored."""
+
+    idle_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """Seconds after its last call a ``background`` or ``lazy`` server is stopped (its
+    tools stay published; the next call starts it again); None never stops it."""
+
     @field_validator("token_store")
     @classmethod
     def _keyring_installed(cls, value: str) -> str:

@@ -13,16 +13,24 @@ that arrives while its server restarts waits for it within the same deadline.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types
 from mcp.shared.dispatcher import ProgressFnT
 
-from mcpmount.errors import ArgumentsError, CallTimeoutError, ServerNotRunningError
+from mcpmount.errors import (
+    ArgumentsError,
+    CallTimeoutError,
+    ServerNotRunningError,
+    ToolRemovedError,
+)
 from mcpmount.tool import MountedTool
-from mcpmount.upstream import Connection, ServerState, Supervisor
+from mcpmount.upstream import ServerState, Supervisor
+
+if TYPE_CHECKING:
+    from mcpmount.registry._starting import Starter
 
 __all__ = ["call_within", "check_arguments"]
 
@@ -89,42 +97,57 @@ async def call_within(
     progress: ProgressFnT | None,
     context: object | None,
     *,
-    begin_restart: Callable[[Connection], None],
+    starts: Starter,
 ) -> mcp_types.CallToolResult:
     """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds.
 
     ``context`` is the caller's, for the handlers of what the server asks meanwhile.
 
-    ``begin_restart`` is told of a connection found dead whose owner has not yet
-    reported it, so that a restart (if the policy wants one) begins now and this call
-    waits for it instead of failing at once.
+    ``starts`` is told of a connection found dead whose owner has not yet reported it,
+    so that a restart (if the policy wants one) begins now and this call waits for it
+    instead of failing at once; and of a server not running (``lazy``, or stopped when
+    idle), which it starts while this call waits.
 
     Raises:
-        ServerNotRunningError: The server is restarting and was not back in time.
+        ServerNotRunningError: The server is restarting (or starting) and was not back in
+            time, or it did not start.
+        ToolRemovedError: Its server, once started, no longer lists the tool.
         CallTimeoutError: No answer in time; the outcome is unknown.
         CallError: What ``Connection.call`` raises.
     """
     name = entry.name
     began = anyio.current_time()
     sent = False
-    with anyio.move_on_after(timeout):
-        if supervisor.connection.state is ServerState.FAILED:
-            begin_restart(supervisor.connection)
-        if not supervisor.ready.is_set():
-            await supervisor.ready.wait()
-        if supervisor.restarting:
-            reason = "it is restarting and did not come back"
-            raise ServerNotRunningError(entry.server, name, reason)
-        remaining = timeout - (anyio.current_time() - began)
-        sent = True
-        try:
-            return await supervisor.connection.call(
-                name, entry.raw_name, arguments, remaining, progress, context
-            )
-        except CallTimeoutError:  # the SDK's clock ran out with ours: say the caller's timeout
-            raise CallTimeoutError(entry.server, name, timeout) from None
+    supervisor.busy += 1
+    try:
+        with anyio.move_on_after(timeout):
+            if supervisor.connection.state is ServerState.FAILED:
+                starts.lost(supervisor.connection)
+            if supervisor.dormant:
+                starts.wake(supervisor)
+            if not supervisor.ready.is_set():
+                await supervisor.ready.wait()
+            if supervisor.restarting:
+                reason = "it is restarting and did not come back"
+                raise ServerNotRunningError(entry.server, name, reason)
+            if supervisor.dormant:
+                reason = supervisor.error or "it did not start"
+                raise ServerNotRunningError(entry.server, name, reason)
+            if all(tool.name != entry.raw_name for tool in supervisor.connection.tools):
+                raise ToolRemovedError(entry.server, name)
+            remaining = timeout - (anyio.current_time() - began)
+            sent = True
+            try:
+                return await supervisor.connection.call(
+                    name, entry.raw_name, arguments, remaining, progress, context
+                )
+            except CallTimeoutError:  # the SDK's clock ran out with ours: the caller's timeout
+                raise CallTimeoutError(entry.server, name, timeout) from None
+    finally:
+        supervisor.busy -= 1
+        supervisor.last_call = anyio.current_time()
     if not sent:
         raise ServerNotRunningError(
-            entry.server, name, f"it is restarting and was not back within {timeout:g} s"
+            entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"
         )
     raise CallTimeoutError(entry.server, name, timeout)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 import mcp_types
@@ -39,6 +39,9 @@ from mcpmount.errors import (
 )
 from mcpmount.upstream import Connection, ServerContent, Supervisor, request, set_subscription
 
+if TYPE_CHECKING:
+    from mcpmount.registry._starting import Starter
+
 __all__ = ["LibraryMethods"]
 
 logger = logging.getLogger(__name__)
@@ -56,6 +59,7 @@ class LibraryMethods:
     _catalog: Catalog
     _library: Library
     _servers: dict[str, Supervisor]
+    _starts: Starter
     _failures: dict[str, ServerError]
 
     # -- listing ------------------------------------------------------------------------------
@@ -256,9 +260,14 @@ class LibraryMethods:
         supervisor = self._servers[server]
         seconds = self._timeout(supervisor, timeout)
         began = anyio.current_time()
+        if supervisor.dormant:
+            self._starts.wake(supervisor)
         with anyio.move_on_after(seconds):
             await supervisor.ready.wait()
         remaining = seconds - (anyio.current_time() - began)
+        if supervisor.dormant:  # its start failed
+            reason = supervisor.error or "it did not start"
+            raise ServerNotRunningError(server, name, reason, kind=kind)
         if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
             reason = f"it is restarting and was not back within {seconds:g} s"
             raise ServerNotRunningError(server, name, reason, kind=kind)

@@ -33,9 +33,11 @@ from mcpmount.registry._approval import needs_approval, seek_approval, warn_unma
 from mcpmount.registry._calls import call_within, check_arguments
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import LibraryMethods
+from mcpmount.registry._manifests import ManifestStore
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._reading import ReadingMethods
 from mcpmount.registry._reload import ReloadMethods
+from mcpmount.registry._starting import Starter
 from mcpmount.registry._status import CallStats, MountOutcome, notes_of
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME
@@ -60,6 +62,8 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
         handlers: The host's answers to what servers ask, and its log handler.
         approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
+        store: Cached manifests, for servers that start ``background`` or ``lazy``;
+            default: files in ``cache_dir``.
     """
 
     def __init__(
@@ -69,6 +73,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         pins: Pins | None = None,
         handlers: ClientHandlers | None = None,
         approver: Approver | None = None,
+        store: ManifestStore | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RegistrySettings()
         self.pins = pins
@@ -86,6 +91,8 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         """Ends every stdio server's process group if this process dies without closing."""
         self._schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
+        self._starts = Starter(self, store)
+        """Cached manifests, and the servers published from them that start later."""
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
@@ -126,12 +133,16 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             raise ServerStartError(server, "a server with this namespace is already mounted")
         self._mounting.add(server)
         try:
-            connection = await self._connect(server, spec)
-            supervisor = Supervisor(server, spec, connection)
-            await self._publish_or_close(supervisor, connection, first=True)
+            supervisor = await self._starts.from_cache(server, spec)
+            if supervisor is None:
+                connection = await self._connect(server, spec)
+                supervisor = Supervisor(server, spec, connection)
+                await self._publish_or_close(supervisor, connection, first=True)
+                supervisor.ready.set()
+                await self._starts.remember(spec, connection)
         finally:
             self._mounting.discard(server)
-        supervisor.ready.set()
+        connection = supervisor.connection
         self._failures.pop(server, None)
         logger.info("mounted server %r with %d tools", server, len(connection.tools))
         if connection.state is ServerState.FAILED:  # it died before it was committed
@@ -391,7 +402,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         timeout = self._timeout(supervisor, timeout)  # the same default as prompts and reads
         began = anyio.current_time()
         result = await call_within(
-            supervisor, entry, arguments, timeout, progress, context, begin_restart=self._lost
+            supervisor, entry, arguments, timeout, progress, context, starts=self._starts
         )
         if (stats := self._stats.get(entry.server)) is not None:
             stats.record(anyio.current_time() - began)

@@ -41,6 +41,9 @@ class ServerStatus:
     """Why it failed, or why its last restart or tool-list change was not applied."""
     notes: tuple[str, ...] = ()
     """What of its list is not mounted although it was not filtered out (see `notes_of`)."""
+    cached: bool = False
+    """Whether its tools come from a cached manifest its live list has not yet confirmed
+    (its state says whether it is ``lazy``, ``starting`` or ``idle``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,7 @@ def status_row(
         p50_ms=stats.p50_ms(),
         error=supervisor.error or connection.error or connection.relist_error,
         notes=notes_of(supervisor, tools),
+        cached=supervisor.cached,
     )
 
 

@@ -73,6 +73,10 @@ class ServerState(enum.StrEnum):
     RESTARTING = "restarting"
     FAILED = "failed"
     CLOSED = "closed"
+    LAZY = "lazy"
+    """Published from its cached manifest, not started yet: its first call starts it."""
+    IDLE = "idle"
+    """Stopped after nobody called it for ``idle_timeout``: the next call starts it."""
 
 
 @dataclass(eq=False)
@@ -153,6 +157,12 @@ class Connection:
             use_transport = transport_for(self.spec, self.settings, reaper, server=self.server)
         self.transport = use_transport
         self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
+
+    def hold(self, tools: list[mcp_types.Tool], content: ServerContent) -> None:
+        """Stand for a server not started: hold its cached lists, never run (closes at once)."""
+        self.tools, self.content = tools, content
+        self.state = ServerState.CLOSED
+        self._done.set()
 
     @property
     def client(self) -> Client | None:

@@ -39,6 +39,10 @@ class _Phase(enum.Enum):
     GAVE_UP = enum.auto()
     """Its restarts failed `RESTART_ATTEMPTS` times in a row: it stays failed."""
     CLOSED = enum.auto()
+    DORMANT = enum.auto()
+    """Not running (not started yet, or stopped when idle): the next call starts it."""
+    WAKING = enum.auto()
+    """A call (or a background start) is starting it; calls wait."""
 
 
 @dataclass(eq=False)
@@ -60,7 +64,17 @@ class Supervisor:
     """Set unless a restart is under way (a fresh, unset one is put in while it runs);
     calls that arrive during a restart wait on it."""
 
+    cached: bool = False
+    """Whether its published lists are a cached manifest not yet confirmed by a live one."""
+
+    busy: int = 0
+    """Calls in flight (an idle server is stopped only when none is)."""
+
+    last_call: float = field(default_factory=anyio.current_time)
+    """When its latest call ended (or it started)."""
+
     _phase: _Phase = _Phase.UP
+    _woken: bool = False
     _stopped: anyio.Event = field(default_factory=anyio.Event)
     _backoff: float = RESTART_BACKOFF
     _up_since: float = field(default_factory=anyio.current_time)
@@ -73,6 +87,10 @@ class Supervisor:
                 return ServerState.CLOSED
             case _Phase.RESTARTING:
                 return ServerState.RESTARTING
+            case _Phase.DORMANT:
+                return ServerState.IDLE if self._woken else ServerState.LAZY
+            case _Phase.WAKING:
+                return ServerState.STARTING
             case _Phase.UP | _Phase.GAVE_UP:
                 return self.connection.state
 
@@ -85,6 +103,58 @@ class Supervisor:
     def restarting(self) -> bool:
         """Whether a restart is under way."""
         return self._phase is _Phase.RESTARTING
+
+    @property
+    def dormant(self) -> bool:
+        """Whether it is not running and the next call must start it (`wake`)."""
+        return self._phase is _Phase.DORMANT
+
+    @property
+    def stopped(self) -> anyio.Event:
+        """Set once it is closed."""
+        return self._stopped
+
+    def sleep(self) -> None:
+        """Mark it not running (published from a cache, or stopped when idle)."""
+        if self._phase is _Phase.UP:
+            self._phase = _Phase.DORMANT
+
+    def wake(self) -> bool:
+        """Take note that it must start; return whether the caller must run `start`.
+
+        True once per start: concurrent first calls start one server and wait for it.
+        """
+        if self._phase is not _Phase.DORMANT:
+            return False
+        self._phase = _Phase.WAKING
+        self.ready = anyio.Event()
+        return True
+
+    async def start(self, start: Callable[[], Awaitable[Connection]]) -> Connection | None:
+        """Run ``start`` once after `wake`; on failure it stays not running (and says why).
+
+        Args:
+            start: Connects the server and publishes its live lists, or raises
+                ``RegistryError`` (having closed what it started).
+        """
+        try:
+            connection = await start()
+        except RegistryError as exc:
+            self.error = str(exc)
+            logger.warning("server %r did not start: %s", self.server, exc)
+            return None
+        else:
+            self.connection = connection
+            self.cached = False
+            self._woken = True
+            self._up_since = self.last_call = anyio.current_time()
+            self.error = None
+            return connection
+        finally:
+            if self._phase is _Phase.WAKING:
+                up = self.connection.state is ServerState.READY
+                self._phase = _Phase.UP if up else _Phase.DORMANT
+            self.ready.set()
 
     def close(self) -> None:
         """Mark it closed: restarts stop, and calls waiting out a restart stop waiting."""

@@ -1,0 +1,167 @@
+"""Start policies: a server published from its cached manifest, started later or behind.
+
+With ``start = "background"`` or ``"lazy"`` (per server, or the registry's), a server whose
+manifest is cached (`_manifests`) is published from it at once, without spawning anything:
+its supervisor holds a stand-in connection (`Connection.hold`) and is dormant. A background
+server is started right away behind the published list; a lazy one by its first call
+(`Supervisor.wake`: concurrent first calls start it once and wait). When it is up its live
+lists are published over the cached ones through the same path as a re-list (pins,
+``on_change``, all-or-nothing, one `RegistryChange` for what differs), and the cache is
+written again. With ``idle_timeout`` a started server nobody called for that long is
+closed and dormant again; its tools stay published and the next call starts it.
+
+A cached list is checked like a live one (`check_tools`) and held against the lock file's
+pins: an entry the pins refuse is ignored with a warning, and the server mounts from its
+live list, whose own check decides.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+
+from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.errors import RegistryError
+from mcpmount.registry._manifests import (
+    ManifestStore,
+    decode_entry,
+    encode_entry,
+    spec_key,
+    store_for,
+)
+from mcpmount.upstream import Connection, ServerState, Supervisor, check_content, check_tools
+
+if TYPE_CHECKING:
+    from mcpmount.registry._registry import Registry
+
+__all__ = ["Starter", "start_policy"]
+
+logger = logging.getLogger(__name__)
+
+Policy = Literal["eager", "background", "lazy"]
+
+
+def start_policy(spec: ServerSpec, settings: RegistrySettings) -> Policy:
+    """Return how ``spec`` starts: its own ``start``, else the registry's."""
+    return spec.start or settings.start
+
+
+class Starter:
+    """The registry's cached manifests and the starts of servers published from them.
+
+    Args:
+        registry: The registry whose servers it starts (its connections, publishing and
+            task group).
+        store: Where manifests are kept; default: a `FileStore` in ``cache_dir``.
+    """
+
+    def __init__(self, registry: Registry, store: ManifestStore | None) -> None:
+        self.settings = registry.settings
+        self._registry = registry
+        self._store = store
+
+    @property
+    def store(self) -> ManifestStore:
+        """The manifest store (made on first use, so eager registries never touch it)."""
+        if self._store is None:
+            self._store = store_for(self.settings)
+        return self._store
+
+    async def from_cache(self, server: str, spec: ServerSpec) -> Supervisor | None:
+        """Publish ``server`` from its cached manifest, if its policy and the cache allow.
+
+        Returns:
+            Its supervisor, dormant (a background one already starting); None to mount it
+            from its live list (eager, no usable entry, or an entry the pins refused).
+        """
+        policy = start_policy(spec, self.settings)
+        if policy == "eager":
+            return None
+        key = spec_key(spec)
+        data = await self.store.get(key)
+        if data is None:
+            return None
+        ttl = spec.manifest_ttl or self.settings.manifest_ttl
+        manifest = decode_entry(server, key, data, ttl)
+        if manifest is None:
+            return None
+        settings = spec.limits(self.settings)
+        registry = self._registry
+        schemas = registry._schemas  # pyright: ignore[reportPrivateUsage]
+        try:
+            tools = check_tools(
+                server, manifest.tools, settings, spec.invalid_names, spec.filters_out, schemas
+            )
+            content = check_content(server, manifest.content, settings, spec.invalid_names)
+            stand_in = Connection(server, spec, self.settings, schemas=schemas)
+            stand_in.hold(tools, content)
+            supervisor = Supervisor(server, spec, stand_in, cached=True)
+            supervisor.sleep()
+            registry._publish(supervisor, tools, content, first=True)  # pyright: ignore[reportPrivateUsage]
+        except RegistryError as exc:
+            logger.warning(
+                "server %r: its cached manifest is refused; starting it now: %s", server, exc
+            )
+            return None
+        if policy == "background":
+            self.wake(supervisor)
+        return supervisor
+
+    async def remember(self, spec: ServerSpec, connection: Connection) -> None:
+        """Cache ``connection``'s checked lists, if ``spec`` starts from a cache."""
+        if start_policy(spec, self.settings) == "eager":
+            return
+        key = spec_key(spec)
+        await self.store.put(key, encode_entry(key, connection.tools, connection.content))
+
+    def wake(self, supervisor: Supervisor) -> None:
+        """Start a dormant server behind its published list (once, however many ask)."""
+        if supervisor.wake():
+            self._registry._task_group().start_soon(self._start, supervisor)  # pyright: ignore[reportPrivateUsage]
+
+    def lost(self, connection: Connection) -> None:
+        """Tell the registry of a connection found dead (a restart may begin)."""
+        self._registry._lost(connection)  # pyright: ignore[reportPrivateUsage]
+
+    async def _start(self, supervisor: Supervisor) -> None:
+        server, spec = supervisor.server, supervisor.spec
+        registry = self._registry
+
+        async def start() -> Connection:
+            connection = await registry._connect(server, spec)  # pyright: ignore[reportPrivateUsage]
+            await registry._publish_or_close(supervisor, connection, first=False)  # pyright: ignore[reportPrivateUsage]
+            return connection
+
+        logger.info("starting server %r (start = %r)", server, start_policy(spec, self.settings))
+        connection = await supervisor.start(start)
+        if connection is None:
+            return
+        if connection.state is ServerState.FAILED:  # it died before it was committed
+            self.lost(connection)
+            return
+        await self.remember(spec, connection)
+        idle = spec.idle_timeout or self.settings.idle_timeout
+        if idle is not None:
+            await self._stop_when_idle(supervisor, connection, idle)
+
+    async def _stop_when_idle(
+        self, supervisor: Supervisor, connection: Connection, idle: float
+    ) -> None:
+        """Close ``connection`` once nobody called its server for ``idle`` seconds."""
+        while True:
+            wait = supervisor.last_call + idle - anyio.current_time()
+            with anyio.move_on_after(max(wait, 0.01)):
+                await supervisor.stopped.wait()
+                return
+            if supervisor.connection is not connection or connection.state is not ServerState.READY:
+                return  # replaced (a restart) or dead: its own path handles it
+            if supervisor.busy or anyio.current_time() - supervisor.last_call < idle:
+                if supervisor.busy:
+                    supervisor.last_call = anyio.current_time()
+                continue
+            supervisor.sleep()
+            logger.info("server %r was idle for %g s; stopping it", supervisor.server, idle)
+            await connection.aclose()
+            return

@@ -1,0 +1,122 @@
+"""Opening from cached manifests against today's eager mount and the raw SDK, in one run.
+
+30 stdio fixture servers of 21 tools each (``tests/servers/fixture_server.py --tools 14``,
+each with its own ``--name`` so each has its own cache entry) are opened four ways, each
+timed from the start to a complete tool list:
+
+1. the raw SDK at its best (one owner task per server, all concurrent: see
+   ``bench_registry.py``);
+2. ``open_registry`` with ``start = "eager"`` (mcpmount before cached manifests);
+3. ``open_registry`` with ``start = "lazy"`` and every manifest cached (written by a
+   priming open): nothing is spawned;
+4. the same with ``start = "background"``: the tool list is complete at once and the
+   servers start behind it (timed to the list; then until every server is up).
+
+Then a first call to one lazy server, against the same server started alone by the SDK.
+The cache lives in a temporary directory. Run it from the repository root:
+
+    python tests/bench/bench_cache.py     # about 1 minute on 2 cores
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from typing import TextIO
+
+import anyio
+from bench_registry import MANY_TOOLS, sdk_list_all, time_sdk_mount
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from mcpmount.config import RegistryConfig, ServerSpec, StdioServer
+from mcpmount.registry import open_registry
+from mcpmount.upstream import ServerState
+
+SERVERS = 30
+TARGET_MS = 100.0
+"""Open to a complete tool list from a warm cache, in milliseconds."""
+
+
+def _args(i: int) -> list[str]:
+    return [*MANY_TOOLS, "--name", f"fixture-{i}"]
+
+
+def _config(cache_dir: str, start: str) -> RegistryConfig:
+    servers: dict[str, ServerSpec] = {
+        f"s{i}": StdioServer(command=sys.executable, args=_args(i)) for i in range(SERVERS)
+    }
+    return RegistryConfig.from_servers(servers, cache_dir=cache_dir, start=start)
+
+
+async def _open(config: RegistryConfig, *, until_up: bool = False) -> tuple[float, float, int]:
+    """Seconds to a complete tool list, seconds until every server is up, and the tools."""
+    began = time.perf_counter()
+    async with open_registry(config) as registry:
+        tools = len(registry.tools())
+        listed = time.perf_counter() - began
+        while until_up and any(r.state is not ServerState.READY for r in registry.status()):
+            await anyio.sleep(0.01)
+        up = time.perf_counter() - began
+    return listed, up, tools
+
+
+async def _sdk_first_call(devnull: TextIO) -> float:
+    began = time.perf_counter()
+    params = StdioServerParameters(command=sys.executable, args=_args(0))
+    async with Client(stdio_client(params, errlog=devnull)) as client:
+        await sdk_list_all(client)
+        await client.call_tool("echo", {"text": "x"})
+        return time.perf_counter() - began
+
+
+async def _lazy_first_call(config: RegistryConfig) -> float:
+    async with open_registry(config) as registry:
+        began = time.perf_counter()
+        await registry.call("s0__echo", {"text": "x"})
+        return time.perf_counter() - began
+
+
+async def main(devnull: TextIO) -> None:
+    with tempfile.TemporaryDirectory(prefix="mcpmount-bench-cache-") as cache_dir:
+        eager = _config(cache_dir, "eager")
+        lazy = _config(cache_dir, "lazy")
+        background = _config(cache_dir, "background")
+        print(f"{SERVERS} stdio servers of 21 tools each", file=sys.stderr)
+        sdk, _ = await time_sdk_mount(SERVERS, devnull, _args(0))
+        eager_s, _, tools = await _open(eager)
+        prime_s, _, _ = await _open(lazy)  # no entries yet: mounts eagerly, writes them
+        assert len(os.listdir(cache_dir)) == SERVERS, "every server should have an entry"
+        lazy_s, _, lazy_tools = await _open(lazy)
+        background_s, background_up, background_tools = await _open(background, until_up=True)
+        assert tools == lazy_tools == background_tools == SERVERS * 21, (tools, lazy_tools)
+        sdk_call = await _sdk_first_call(devnull)
+        lazy_call = await _lazy_first_call(lazy)
+    rows = [
+        ("raw SDK, every server started", sdk),
+        ("mcpmount eager (today)", eager_s),
+        ("mcpmount lazy, first open (writes the cache)", prime_s),
+        ("mcpmount lazy, cached", lazy_s),
+        ("mcpmount background, cached: tool list", background_s),
+        ("mcpmount background, cached: all servers up", background_up),
+    ]
+    print(f"\n{'open to a complete tool list':<48} {'ms':>9} {'/ SDK':>8} {'/ eager':>8}")
+    for label, seconds in rows:
+        print(f"{label:<48} {seconds * 1000:9.1f} {seconds / sdk:8.3f} {seconds / eager_s:8.3f}")
+    verdict = "met" if lazy_s * 1000 <= TARGET_MS else "MISSED"
+    print(f"\ncached open target <= {TARGET_MS:g} ms: {lazy_s * 1000:.1f} ms ({verdict})")
+    print(
+        f"first call: lazy server {lazy_call * 1000:.1f} ms, SDK start + list + call "
+        f"{sdk_call * 1000:.1f} ms, ratio {lazy_call / sdk_call:.3f}"
+    )
+
+
+def run() -> None:
+    with open(os.devnull, "w") as devnull:  # the SDK servers' stderr
+        anyio.run(main, devnull)
+
+
+if __name__ == "__main__":
+    run()
