@@ -63,3 +63,30 @@ def test_status_shows_each_server_state_and_pid(tmp_path: Path) -> None:
     assert isinstance(rows["good"]["pid"], int)
     assert rows["bad"]["state"] == "failed"
     assert "exited with code 1" in rows["bad"]["error"]
+
+
+def test_status_shows_a_lazy_server_from_its_cache_and_check_starts_it(tmp_path: Path) -> None:
+    """With ``start = "lazy"`` the first ``status`` mounts live and caches the manifest; the
+    next shows the server lazy and cached, without a pid, and is fine; ``check`` starts it."""
+    cache = json.dumps(str(tmp_path / "cache"))
+    body = f'[registry]\nstart = "lazy"\ncache_dir = {cache}\n\n' + server("fx")
+    config = write_config(tmp_path, body)
+    first = mcpmount("status", config, "--json")
+    assert first.returncode == 0, first.stderr
+    (row,) = json.loads(first.stdout)
+    assert (row["state"], row["cached"]) == ("ready", False)
+    again = mcpmount("status", config, "--json")
+    assert again.returncode == 0, again.stderr
+    (row,) = json.loads(again.stdout)
+    assert (row["state"], row["cached"], row["pid"]) == ("lazy", True, None)
+    table = mcpmount("status", config)
+    assert "lazy (cached)" in table.stdout
+    (entry,) = (tmp_path / "cache").iterdir()  # drop a tool from the cache: check must not care
+    cached = json.loads(entry.read_text())
+    live_tools = len(cached["tools"])
+    entry.write_text(json.dumps(cached | {"tools": cached["tools"][1:]}))
+    assert json.loads(mcpmount("status", config, "--json").stdout)[0]["tools"] == live_tools - 1
+    checked = mcpmount("check", config, "--json")
+    assert checked.returncode == 0, checked.stderr
+    (row,) = json.loads(checked.stdout)["servers"]
+    assert (row["state"], row["tools"]) == ("mounted", live_tools)

@@ -7,6 +7,7 @@ plain string, which rich would parse as markup: an error holding ``[/bold]`` wou
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from collections.abc import Mapping
@@ -44,8 +45,18 @@ async def _mount_each(
 # -- check ------------------------------------------------------------------------------------
 
 
+def _live(config: RegistryConfig) -> RegistryConfig:
+    """``config`` with every server mounted from its live list, never a cached manifest
+    (``check`` and ``lock`` vouch for what the servers list now)."""
+    eager = {"start": "eager"}
+    servers = {name: spec.model_copy(update=eager) for name, spec in config.servers.items()}
+    settings = config.settings.model_copy(update=eager)
+    return dataclasses.replace(config, settings=settings, servers=servers)
+
+
 async def run_check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
     began = time.perf_counter()
+    config = _live(config)
     async with Registry(config.settings, pins=read_pins(config)) as registry:
         rows = await _mount_each(registry, config, err)
         mounted_in = time.perf_counter() - began
@@ -117,8 +128,13 @@ async def run_status(
                 while True:  # until Ctrl-C; each refresh reads the registry, nothing else
                     await anyio.sleep(args.watch)
                     live.update(_status_table(registry, failed), refresh=True)
-        unwell = any(row.state != "ready" for row in registry.status())
+        unwell = any(row.state not in _WELL for row in registry.status())
     return EXIT_FAILED if failed or unwell else EXIT_OK
+
+
+_WELL = ("ready", "starting", "lazy", "idle")
+"""States of a server that is fine: up, coming up behind its cached tools, or not started
+until a call needs it."""
 
 
 def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Table:
@@ -127,13 +143,20 @@ def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Tab
         right = column in ("pid", "tools", "restarts", "calls", "p50")
         table.add_column(column, justify="right" if right else "left", no_wrap=True)
     table.add_column("error", overflow="fold")
-    styles = {"ready": "green", "restarting": "yellow", "starting": "yellow"}
+    styles = {
+        "ready": "green",
+        "restarting": "yellow",
+        "starting": "yellow",
+        "lazy": "cyan",
+        "idle": "cyan",
+    }
     for row in registry.status():
         tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
+        state = row.state + (" (cached)" if row.cached else "")
         table.add_row(
             Text(row.server),
             row.transport,
-            Text(row.state, style=styles.get(row.state, "red")),
+            Text(state, style=styles.get(row.state, "red")),
             str(row.pid or ""),
             tools,
             str(row.restarts),
@@ -164,6 +187,7 @@ def _status_json(registry: Registry, failed: Mapping[str, MountOutcome]) -> list
             "p50_ms": row.p50_ms,
             "error": row.error,
             "notes": list(row.notes),
+            "cached": row.cached,
         }
         for row in registry.status()
     ]
@@ -187,7 +211,7 @@ async def run_lock(config: RegistryConfig, out: Console, err: Console) -> int:
     if config.path is None:  # pragma: no cover - the command line always reads a file
         raise ConfigError("<config>", ["mcpmount lock needs a config file to write beside"])
     previous = read_pins(config)
-    async with open_registry(config, use_lock=False) as registry:
+    async with open_registry(_live(config), use_lock=False) as registry:
         pins = registry.lock(previous)
         skipped = registry.failures
     for server in skipped:  # an optional server that is down keeps the pins it had
