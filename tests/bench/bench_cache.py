@@ -8,7 +8,7 @@ timed from the start to a complete tool list:
    ``bench_registry.py``);
 2. ``open_registry`` with ``start = "eager"`` (mcpmount before cached manifests);
 3. ``open_registry`` with ``start = "lazy"`` and every manifest cached (written by a
-   priming open): nothing is spawned;
+   priming open): nothing is spawned (five times in a row: the first, and the median);
 4. the same with ``start = "background"``: the tool list is complete at once and the
    servers start behind it (timed to the list; then until every server is up).
 
@@ -21,6 +21,7 @@ The cache lives in a temporary directory. Run it from the repository root:
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -36,6 +37,8 @@ from mcpmount.registry import open_registry
 from mcpmount.upstream import ServerState
 
 SERVERS = 30
+REPEATS = 5
+"""Cached opens in a row (the first is the figure; the median shows the noise)."""
 TARGET_MS = 100.0
 """Open to a complete tool list from a warm cache, in milliseconds."""
 
@@ -89,7 +92,9 @@ async def main(devnull: TextIO) -> None:
         eager_s, _, tools = await _open(eager)
         prime_s, _, _ = await _open(lazy)  # no entries yet: mounts eagerly, writes them
         assert len(os.listdir(cache_dir)) == SERVERS, "every server should have an entry"
-        lazy_s, _, lazy_tools = await _open(lazy)
+        lazy_runs = [await _open(lazy) for _ in range(REPEATS)]
+        lazy_s, _, lazy_tools = lazy_runs[0]
+        lazy_median = statistics.median(run[0] for run in lazy_runs)
         background_s, background_up, background_tools = await _open(background, until_up=True)
         assert tools == lazy_tools == background_tools == SERVERS * 21, (tools, lazy_tools)
         sdk_call = await _sdk_first_call(devnull)
@@ -98,7 +103,8 @@ async def main(devnull: TextIO) -> None:
         ("raw SDK, every server started", sdk),
         ("mcpmount eager (today)", eager_s),
         ("mcpmount lazy, first open (writes the cache)", prime_s),
-        ("mcpmount lazy, cached", lazy_s),
+        ("mcpmount lazy, cached (first open)", lazy_s),
+        (f"mcpmount lazy, cached (median of {REPEATS})", lazy_median),
         ("mcpmount background, cached: tool list", background_s),
         ("mcpmount background, cached: all servers up", background_up),
     ]
@@ -106,7 +112,7 @@ async def main(devnull: TextIO) -> None:
     for label, seconds in rows:
         print(f"{label:<48} {seconds * 1000:9.1f} {seconds / sdk:8.3f} {seconds / eager_s:8.3f}")
     verdict = "met" if lazy_s * 1000 <= TARGET_MS else "MISSED"
-    print(f"\ncached open target <= {TARGET_MS:g} ms: {lazy_s * 1000:.1f} ms ({verdict})")
+    print(f"\ncached open target <= {TARGET_MS:g} ms: first {lazy_s * 1000:.1f} ms ({verdict})")
     print(
         f"first call: lazy server {lazy_call * 1000:.1f} ms, SDK start + list + call "
         f"{sdk_call * 1000:.1f} ms, ratio {lazy_call / sdk_call:.3f}"

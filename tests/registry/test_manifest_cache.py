@@ -122,10 +122,14 @@ async def test_lazy_publishes_the_cache_without_spawning_and_five_first_calls_sp
         assert row.pid is not None
 
 
-async def test_a_stale_cache_is_replaced_by_the_live_list_as_one_change(tmp_path: Path) -> None:
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_a_stale_cache_is_replaced_by_the_live_list_as_one_change(
+    tmp_path: Path, protocol: str
+) -> None:
     """Background: the cached list (with a tool the server dropped, without one it added)
-    is published at once; when the server is up the difference comes as one change."""
-    spec = _counted(tmp_path / "spawns", start="background")
+    is published at once; when the server is up the difference comes as one change (both
+    eras: the 2026-07-28 handshake by default, the legacy one with ``protocol``)."""
+    spec = _counted(tmp_path / "spawns", start="background", protocol=protocol)
     await _prime(tmp_path, spec)
     _rewrite(tmp_path, spec, {"gone": GONE, "pid": None})
     changes: list[RegistryChange] = []
@@ -207,6 +211,23 @@ async def test_background_opens_before_a_slow_server_is_up_and_calls_wait_for_it
         result = await registry.call("fx__echo", {"text": "waited"}, timeout=30)
         assert text_of(result) == "waited"
         assert anyio.current_time() - began >= 2
+
+
+async def test_a_registry_closed_while_a_background_server_starts_closes_it(
+    tmp_path: Path,
+) -> None:
+    spec = _counted(tmp_path / "spawns", "--startup-delay", "1", start="background")
+    await _prime(tmp_path, spec)
+    with anyio.fail_after(20):
+        async with Registry(_settings(tmp_path)) as registry:
+            await registry.mount("fx", spec)
+            assert registry.status()[0].state is ServerState.STARTING
+            await anyio.sleep(0.2)  # the shell has spawned the server, which is asleep
+    with anyio.fail_after(20):  # unmounting too, the start is cut short
+        async with Registry(_settings(tmp_path)) as registry:
+            await registry.mount("fx", spec)
+            await registry.unmount("fx")
+            assert registry.status() == []
 
 
 async def test_an_idle_server_stops_and_the_next_call_starts_it_again(tmp_path: Path) -> None:

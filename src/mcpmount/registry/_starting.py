@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 
 from mcpmount.config import RegistrySettings, ServerSpec
-from mcpmount.errors import RegistryError
+from mcpmount.errors import RegistryError, ServerStartError
 from mcpmount.registry._manifests import (
     ManifestStore,
     decode_entry,
@@ -130,6 +130,8 @@ class Starter:
         registry = self._registry
 
         async def start() -> Connection:
+            if supervisor.closing:  # closed (the registry too) before this task ran
+                raise ServerStartError(server, "it was closed before it started")
             connection = await registry._connect(server, spec)  # pyright: ignore[reportPrivateUsage]
             await registry._publish_or_close(supervisor, connection, first=False)  # pyright: ignore[reportPrivateUsage]
             return connection
