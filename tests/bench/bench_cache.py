@@ -12,7 +12,9 @@ timed from the start to a complete tool list:
 4. the same with ``start = "background"``: the tool list is complete at once and the
    servers start behind it (timed to the list; then until every server is up).
 
-Then a first call to one lazy server, against the same server started alone by the SDK.
+Then a first call to one lazy server, against the same server started alone by the SDK;
+and the resident memory of the host and its servers with 30 configured and 3 called,
+eager against ``lazy`` with ``idle_timeout``.
 The cache lives in a temporary directory. Run it from the repository root:
 
     python tests/bench/bench_cache.py     # about 1 minute on 2 cores
@@ -25,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import TextIO
 
 import anyio
@@ -39,6 +42,8 @@ from mcpmount.upstream import ServerState
 SERVERS = 30
 REPEATS = 5
 """Cached opens in a row (the first is the figure; the median shows the noise)."""
+USED = 3
+"""Servers called in the memory comparison."""
 TARGET_MS = 100.0
 """Open to a complete tool list from a warm cache, in milliseconds."""
 
@@ -47,11 +52,11 @@ def _args(i: int) -> list[str]:
     return [*MANY_TOOLS, "--name", f"fixture-{i}"]
 
 
-def _config(cache_dir: str, start: str) -> RegistryConfig:
+def _config(cache_dir: str, start: str, **settings: object) -> RegistryConfig:
     servers: dict[str, ServerSpec] = {
         f"s{i}": StdioServer(command=sys.executable, args=_args(i)) for i in range(SERVERS)
     }
-    return RegistryConfig.from_servers(servers, cache_dir=cache_dir, start=start)
+    return RegistryConfig.from_servers(servers, cache_dir=cache_dir, start=start, **settings)
 
 
 async def _open(config: RegistryConfig, *, until_up: bool = False) -> tuple[float, float, int]:
@@ -82,6 +87,23 @@ async def _lazy_first_call(config: RegistryConfig) -> float:
         return time.perf_counter() - began
 
 
+def _rss_mib(pid: int) -> float:
+    """Resident memory of one process (``VmRSS`` in ``/proc/<pid>/status``), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def _memory(config: RegistryConfig, used: int) -> float:
+    """Host plus servers' resident memory (MiB) once ``used`` servers have had a call."""
+    async with open_registry(config) as registry:
+        for i in range(used):
+            await registry.call(f"s{i}__echo", {"text": "x"})
+        pids = [row.pid for row in registry.status() if row.pid is not None]
+        return _rss_mib(os.getpid()) + sum(_rss_mib(pid) for pid in pids)
+
+
 async def main(devnull: TextIO) -> None:
     with tempfile.TemporaryDirectory(prefix="mcpmount-bench-cache-") as cache_dir:
         eager = _config(cache_dir, "eager")
@@ -99,6 +121,8 @@ async def main(devnull: TextIO) -> None:
         assert tools == lazy_tools == background_tools == SERVERS * 21, (tools, lazy_tools)
         sdk_call = await _sdk_first_call(devnull)
         lazy_call = await _lazy_first_call(lazy)
+        idle = _config(cache_dir, "lazy", idle_timeout=60)
+        memory = {name: await _memory(c, USED) for name, c in (("eager", eager), ("lazy", idle))}
     rows = [
         ("raw SDK, every server started", sdk),
         ("mcpmount eager (today)", eager_s),
@@ -113,6 +137,12 @@ async def main(devnull: TextIO) -> None:
         print(f"{label:<48} {seconds * 1000:9.1f} {seconds / sdk:8.3f} {seconds / eager_s:8.3f}")
     verdict = "met" if lazy_s * 1000 <= TARGET_MS else "MISSED"
     print(f"\ncached open target <= {TARGET_MS:g} ms: first {lazy_s * 1000:.1f} ms ({verdict})")
+    ratio = memory["lazy"] / memory["eager"]
+    print(
+        f"memory, host + servers, {SERVERS} configured and {USED} called: eager "
+        f"{memory['eager']:.0f} MiB, lazy + idle_timeout {memory['lazy']:.0f} MiB, "
+        f"ratio {ratio:.3f} (target <= 0.2)"
+    )
     print(
         f"first call: lazy server {lazy_call * 1000:.1f} ms, SDK start + list + call "
         f"{sdk_call * 1000:.1f} ms, ratio {lazy_call / sdk_call:.3f}"

@@ -25,9 +25,11 @@ from mcpmount.errors import ToolRemovedError, UnknownToolError
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.registry._manifests import FileStore, decode_entry, encode_entry, spec_key
 from mcpmount.upstream import ServerContent, ServerState
-from support import FIXTURE, text_of
+from support import FIXTURE, SERVERS, stdio_spec, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
+
+CONTENT = str(SERVERS / "content_server.py")
 
 _COUNTING = 'echo $$ >> "$0"; exec "$@"'
 """A shell script: append its pid to the file named by $0, then become the server."""
@@ -285,3 +287,37 @@ async def test_a_file_store_returns_what_it_was_given_and_none_for_a_missing_key
     await store.put("k", b"data")
     assert await store.get("k") == b"data"
     assert stat.S_IMODE((tmp_path / "nested" / "manifests").stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_a_lazy_server_starts_for_a_read_and_a_subscription_keeps_it_from_idling(
+    tmp_path: Path, protocol: str
+) -> None:
+    """Prompts and resources are cached too; reading one starts the server, and a server
+    with a resource subscription is in use however long nobody calls it."""
+    spec = stdio_spec(CONTENT, start="lazy", idle_timeout=0.3, protocol=protocol)
+    async with Registry(_settings(tmp_path)) as registry:  # primes the cache
+        await registry.mount("a", spec)
+        prompts = registry.prompts()
+        resources = registry.resources()
+    assert prompts
+    assert resources
+    async with Registry(_settings(tmp_path)) as registry:
+        await registry.mount("a", spec)
+        assert (registry.prompts(), registry.resources()) == (prompts, resources)
+        assert registry.status()[0].state is ServerState.LAZY
+        read = await registry.read_resource("mcpmount://a/memo://one")
+        assert [c.text for c in read.contents if isinstance(c, mcp_types.TextResourceContents)] == [
+            "one"
+        ]
+        assert registry.status()[0].state is ServerState.READY
+        updates: list[str] = []
+        registry.subscribe_updates(updates.append)
+        await registry.subscribe_resource("mcpmount://a/memo://one")
+        await anyio.sleep(1.0)  # over three idle timeouts
+        assert registry.status()[0].state is ServerState.READY
+        await registry.call("a__touch", {"uri": "memo://one"})
+        with anyio.fail_after(15):
+            while not updates:
+                await anyio.sleep(0.02)
+        assert updates == ["mcpmount://a/memo://one"]

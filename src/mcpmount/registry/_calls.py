@@ -118,14 +118,14 @@ async def call_within(
     name = entry.name
     began = anyio.current_time()
     sent = False
-    supervisor.busy += 1
-    try:
+    with supervisor.in_use():
         with anyio.move_on_after(timeout):
             if supervisor.connection.state is ServerState.FAILED:
                 starts.lost(supervisor.connection)
-            if supervisor.dormant:
+            if from_cache := supervisor.dormant:
                 starts.wake(supervisor)
             if not supervisor.ready.is_set():
+                from_cache = from_cache or supervisor.cached  # a background start under way
                 await supervisor.ready.wait()
             if supervisor.restarting:
                 reason = "it is restarting and did not come back"
@@ -133,7 +133,8 @@ async def call_within(
             if supervisor.dormant:
                 reason = supervisor.error or "it did not start"
                 raise ServerNotRunningError(entry.server, name, reason)
-            if all(tool.name != entry.raw_name for tool in supervisor.connection.tools):
+            live = supervisor.connection.tools
+            if from_cache and all(tool.name != entry.raw_name for tool in live):
                 raise ToolRemovedError(entry.server, name)
             remaining = timeout - (anyio.current_time() - began)
             sent = True
@@ -143,9 +144,6 @@ async def call_within(
                 )
             except CallTimeoutError:  # the SDK's clock ran out with ours: the caller's timeout
                 raise CallTimeoutError(entry.server, name, timeout) from None
-    finally:
-        supervisor.busy -= 1
-        supervisor.last_call = anyio.current_time()
     if not sent:
         raise ServerNotRunningError(
             entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"

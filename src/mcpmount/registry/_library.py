@@ -221,7 +221,13 @@ class LibraryMethods:
             raise NotSupportedError(server, uri, "resource subscriptions", kind="resource")
         supervisor = self._servers[server]
         seconds = self._timeout(supervisor, timeout)
-        await set_subscription(supervisor.connection, raw, uri, on, seconds)
+        if supervisor.dormant:  # a subscription is a use: start it (idle does not stop it)
+            self._starts.wake(supervisor)
+        began = anyio.current_time()
+        with anyio.move_on_after(seconds):
+            await supervisor.ready.wait()
+        remaining = max(seconds - (anyio.current_time() - began), 0.001)
+        await set_subscription(supervisor.connection, raw, uri, on, remaining)
 
     async def _subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
         """Subscribe a restarted server's new connection to what its old one was."""
@@ -262,18 +268,19 @@ class LibraryMethods:
         began = anyio.current_time()
         if supervisor.dormant:
             self._starts.wake(supervisor)
-        with anyio.move_on_after(seconds):
-            await supervisor.ready.wait()
-        remaining = seconds - (anyio.current_time() - began)
-        if supervisor.dormant:  # its start failed
-            reason = supervisor.error or "it did not start"
-            raise ServerNotRunningError(server, name, reason, kind=kind)
-        if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
-            reason = f"it is restarting and was not back within {seconds:g} s"
-            raise ServerNotRunningError(server, name, reason, kind=kind)
-        return await request(
-            supervisor.connection, kind, name, remaining, send, asks=asks, context=context
-        )
+        with supervisor.in_use():
+            with anyio.move_on_after(seconds):
+                await supervisor.ready.wait()
+            remaining = seconds - (anyio.current_time() - began)
+            if supervisor.dormant:  # its start failed
+                reason = supervisor.error or "it did not start"
+                raise ServerNotRunningError(server, name, reason, kind=kind)
+            if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
+                reason = f"it is restarting and was not back within {seconds:g} s"
+                raise ServerNotRunningError(server, name, reason, kind=kind)
+            return await request(
+                supervisor.connection, kind, name, remaining, send, asks=asks, context=context
+            )
 
     def _stage_content(self, supervisor: Supervisor, content: ServerContent) -> Callable[[], None]:
         """Check and name a server's content against the tables; returns its commit."""

@@ -137,6 +137,7 @@ class Starter:
             return connection
 
         logger.info("starting server %r (start = %r)", server, start_policy(spec, self.settings))
+        subscribed = set(supervisor.connection.feed.subscriptions)  # before it stopped idle
         connection = await supervisor.start(start)
         if connection is None:
             return
@@ -144,6 +145,7 @@ class Starter:
             self.lost(connection)
             return
         await self.remember(spec, connection)
+        await registry._subscribe_again(supervisor, subscribed)  # pyright: ignore[reportPrivateUsage]
         idle = spec.idle_timeout or self.settings.idle_timeout
         if idle is not None:
             await self._stop_when_idle(supervisor, connection, idle)
@@ -151,7 +153,8 @@ class Starter:
     async def _stop_when_idle(
         self, supervisor: Supervisor, connection: Connection, idle: float
     ) -> None:
-        """Close ``connection`` once nobody called its server for ``idle`` seconds."""
+        """Close ``connection`` once nobody called its server for ``idle`` seconds (a
+        server with a resource subscription is in use)."""
         while True:
             wait = supervisor.last_call + idle - anyio.current_time()
             with anyio.move_on_after(max(wait, 0.01)):
@@ -159,8 +162,9 @@ class Starter:
                 return
             if supervisor.connection is not connection or connection.state is not ServerState.READY:
                 return  # replaced (a restart) or dead: its own path handles it
-            if supervisor.busy or anyio.current_time() - supervisor.last_call < idle:
-                if supervisor.busy:
+            in_use = supervisor.busy or connection.feed.subscriptions
+            if in_use or anyio.current_time() - supervisor.last_call < idle:
+                if in_use:
                     supervisor.last_call = anyio.current_time()
                 continue
             supervisor.sleep()

@@ -7,9 +7,10 @@ exponential backoff that outlives one restart, so a crash loop waits longer each
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 
 import anyio
@@ -103,6 +104,16 @@ class Supervisor:
     def restarting(self) -> bool:
         """Whether a restart is under way."""
         return self._phase is _Phase.RESTARTING
+
+    @contextlib.contextmanager
+    def in_use(self) -> Generator[None]:
+        """Count a call (or another request) in flight, and when the last one ended."""
+        self.busy += 1
+        try:
+            yield
+        finally:
+            self.busy -= 1
+            self.last_call = anyio.current_time()
 
     @property
     def dormant(self) -> bool:
