@@ -12,7 +12,8 @@ timed from the start to a complete tool list:
 4. the same with ``start = "background"``: the tool list is complete at once and the
    servers start behind it (timed to the list; then until every server is up).
 
-Then a first call to one lazy server, against the same server started alone by the SDK;
+Then a first call to one lazy server, against the same server started alone by the SDK
+(alternated, five each, medians);
 and the resident memory of the host and its servers with 30 configured and 3 called,
 eager against ``lazy`` with ``idle_timeout``.
 The cache lives in a temporary directory. Run it from the repository root:
@@ -119,8 +120,12 @@ async def main(devnull: TextIO) -> None:
         lazy_median = statistics.median(run[0] for run in lazy_runs)
         background_s, background_up, background_tools = await _open(background, until_up=True)
         assert tools == lazy_tools == background_tools == SERVERS * 21, (tools, lazy_tools)
-        sdk_call = await _sdk_first_call(devnull)
-        lazy_call = await _lazy_first_call(lazy)
+        # Alternated: one server's start-up is noisy on a busy machine.
+        calls = [
+            (await _sdk_first_call(devnull), await _lazy_first_call(lazy)) for _ in range(REPEATS)
+        ]
+        sdk_call = statistics.median(sdk for sdk, _ in calls)
+        lazy_call = statistics.median(lazy for _, lazy in calls)
         idle = _config(cache_dir, "lazy", idle_timeout=60)
         memory = {name: await _memory(c, USED) for name, c in (("eager", eager), ("lazy", idle))}
     rows = [
@@ -144,8 +149,8 @@ async def main(devnull: TextIO) -> None:
         f"ratio {ratio:.3f} (target <= 0.2)"
     )
     print(
-        f"first call: lazy server {lazy_call * 1000:.1f} ms, SDK start + list + call "
-        f"{sdk_call * 1000:.1f} ms, ratio {lazy_call / sdk_call:.3f}"
+        f"first call (median of {REPEATS}): lazy server {lazy_call * 1000:.1f} ms, SDK start + "
+        f"list + call {sdk_call * 1000:.1f} ms, ratio {lazy_call / sdk_call:.3f} (target <= 1.05)"
     )
 
 
