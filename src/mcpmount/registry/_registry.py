@@ -133,13 +133,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             raise ServerStartError(server, "a server with this namespace is already mounted")
         self._mounting.add(server)
         try:
-            supervisor = await self._starts.from_cache(server, spec)
-            if supervisor is None:
-                connection = await self._connect(server, spec)
-                supervisor = Supervisor(server, spec, connection)
-                await self._publish_or_close(supervisor, connection, first=True)
-                supervisor.ready.set()
-                await self._starts.remember(spec, connection)
+            supervisor = await self._starts.mount(server, spec)  # from its cache, or live
         finally:
             self._mounting.discard(server)
         connection = supervisor.connection

@@ -69,6 +69,23 @@ class Starter:
             self._store = store_for(self.settings)
         return self._store
 
+    async def mount(self, server: str, spec: ServerSpec) -> Supervisor:
+        """Publish ``server`` from its cached manifest if it may be, else from its live lists.
+
+        Raises:
+            RegistryError: What `Registry.mount` raises; the server was reaped first.
+        """
+        supervisor = await self.from_cache(server, spec)
+        if supervisor is not None:
+            return supervisor
+        registry = self._registry
+        connection = await registry._connect(server, spec)  # pyright: ignore[reportPrivateUsage]
+        supervisor = Supervisor(server, spec, connection)
+        await registry._publish_or_close(supervisor, connection, first=True)  # pyright: ignore[reportPrivateUsage]
+        supervisor.ready.set()
+        await self.remember(spec, connection)
+        return supervisor
+
     async def from_cache(self, server: str, spec: ServerSpec) -> Supervisor | None:
         """Publish ``server`` from its cached manifest, if its policy and the cache allow.
 
