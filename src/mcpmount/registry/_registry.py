@@ -62,8 +62,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
         handlers: The host's answers to what servers ask, and its log handler.
         approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
-        store: Cached manifests, for servers that start ``background`` or ``lazy``;
-            default: files in ``cache_dir``.
+        store: Cached manifests (``start = "background" | "lazy"``); default: ``cache_dir``.
     """
 
     def __init__(
@@ -92,7 +91,6 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         self._schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
         self._starts = Starter(self, store)
-        """Cached manifests, and the servers published from them that start later."""
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
@@ -136,11 +134,10 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             supervisor = await self._starts.mount(server, spec)  # from its cache, or live
         finally:
             self._mounting.discard(server)
-        connection = supervisor.connection
         self._failures.pop(server, None)
-        logger.info("mounted server %r with %d tools", server, len(connection.tools))
-        if connection.state is ServerState.FAILED:  # it died before it was committed
-            self._lost(connection)
+        logger.info("mounted server %r with %d tools", server, len(supervisor.connection.tools))
+        if supervisor.connection.state is ServerState.FAILED:  # it died before it was committed
+            self._lost(supervisor.connection)
         return Closer(self, supervisor)
 
     async def _connect(self, server: str, spec: ServerSpec) -> Connection:
