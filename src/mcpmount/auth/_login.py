@@ -102,6 +102,7 @@ async def login(
             raise
         raise LoginFailed(f"{where}: {reason}") from None
     if await kept.get_tokens() is None:
+        kept.keep_tokens(before)
         raise LoginFailed(f"{where} did not ask for a login (it answered without a token)")
 
 
