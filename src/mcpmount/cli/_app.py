@@ -56,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "serve":  # serve stops on SIGINT and SIGTERM, and reloads on SIGHUP, by itself
                 return anyio.run(run_serve, config, args, err)
             case "check":
-                command = partial(run_check, config, args.json, out, err)
+                refresh = args.refresh_cache
+                command = partial(run_check, config, args.json, out, err, refresh=refresh)
             case "tools":
                 command = partial(run_tools, config, args, out)
             case "search":
@@ -125,7 +126,13 @@ def _parser() -> argparse.ArgumentParser:
             help=f"config file (TOML or mcpServers JSON; default {DEFAULT_CONFIG})",
         )
 
-    config_arg(command("check", "mount every server, show how each did, close them all"))
+    check = command("check", "mount every server, show how each did, close them all")
+    config_arg(check)
+    check.add_argument(
+        "--refresh-cache",
+        action="store_true",
+        help="write every server's live lists to the manifest cache (start = background/lazy)",
+    )
     status = command("status", "mount every server and show its state, pid, restarts, latency")
     config_arg(status)
     status.add_argument(

@@ -54,10 +54,13 @@ def _live(config: RegistryConfig) -> RegistryConfig:
     return dataclasses.replace(config, settings=settings, servers=servers)
 
 
-async def run_check(config: RegistryConfig, as_json: bool, out: Console, err: Console) -> int:
+async def run_check(
+    config: RegistryConfig, as_json: bool, out: Console, err: Console, *, refresh: bool = False
+) -> int:
     began = time.perf_counter()
     config = _live(config)
-    async with Registry(config.settings, pins=read_pins(config)) as registry:
+    pins = read_pins(config)
+    async with Registry(config.settings, pins=pins, refresh_cache=refresh) as registry:
         rows = await _mount_each(registry, config, err)
         mounted_in = time.perf_counter() - began
     failed = [row for row in rows if row.error is not None]

@@ -156,12 +156,33 @@ class RegistrySettings(BaseSettings):
     (``~/.cache/mcpmount/manifests`` on Linux). Only servers that start ``background`` or
     ``lazy`` read and write it."""
 
+    cache: str | None = None
+    """A Redis that keeps the cached manifests instead of ``cache_dir`` (``redis://host:6379/0``,
+    ``rediss://...``, ``unix:///path/redis.sock``), so that replicas and machines share
+    them; needs ``pip install "mcpmount[redis]"``. What is read from it is checked like a
+    live list and held against the lock file; an unreachable Redis is a cache miss."""
+
     manifest_ttl: float = Field(default=7 * 86400.0, gt=0, allow_inf_nan=False)
     """Seconds a cached manifest is used after it was written; an older one is ignored."""
 
     idle_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds after its last call a ``background`` or ``lazy`` server is stopped (its
     tools stay published; the next call starts it again); None never stops it."""
+
+    @field_validator("cache")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if value.partition("://")[0] not in ("redis", "rediss", "unix"):
+            raise PydanticCustomError(
+                "mcpmount_cache", "give a Redis URL: redis://, rediss:// or unix://"
+            )
+        if importlib.util.find_spec("redis") is None:
+            raise PydanticCustomError(
+                "mcpmount_redis", 'needs the redis package: pip install "mcpmount[redis]"'
+            )
+        return value
 
     @field_validator("token_store")
     @classmethod

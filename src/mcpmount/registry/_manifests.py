@@ -11,8 +11,8 @@ again like a live list, by the caller, and held against the lock file's pins. On
 unreadable, written for another key, of another format or older than its time to live is
 ignored with a warning, and the server mounts from its live list.
 
-The store is a small protocol (`ManifestStore`): bytes in and out under a key, so that a
-shared store (e.g. Redis) can stand beside `FileStore`.
+The store is a small protocol (`ManifestStore`): bytes in and out under a key. `FileStore`
+keeps one file per entry; `RedisStore` (``cache = "redis://..."``) shares them.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import pydantic
 import xxhash
 
 from mcpmount.config import RegistrySettings, ServerSpec, StdioServer
+from mcpmount.registry._redis_store import RedisStore
 from mcpmount.upstream import ServerContent
 
 __all__ = [
@@ -101,8 +102,10 @@ class FileStore:
             logger.warning("could not write cached manifest %s in %s: %s", key, self.directory, exc)
 
 
-def store_for(settings: RegistrySettings) -> FileStore:
-    """Return the store ``settings`` name (``cache_dir``)."""
+def store_for(settings: RegistrySettings) -> FileStore | RedisStore:
+    """Return the store ``settings`` name: the Redis of ``cache``, else ``cache_dir``."""
+    if settings.cache is not None:
+        return RedisStore(settings.cache, expire=settings.manifest_ttl)
     return FileStore(settings.cache_dir)
 
 

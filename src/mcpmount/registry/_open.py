@@ -23,6 +23,7 @@ async def open_registry(
     use_lock: bool = True,
     handlers: ClientHandlers | None = None,
     approver: Approver | None = None,
+    refresh_cache: bool = False,
 ) -> AsyncGenerator[Registry]:
     """Mount every server of ``config`` concurrently; close them all on the way out.
 
@@ -35,6 +36,8 @@ async def open_registry(
         use_lock: Hold the tools against the lock file, if there is one.
         handlers: The host's answers to what servers ask; see `Registry`.
         approver: Decides the calls an approval gate holds; see `Registry`.
+        refresh_cache: Ignore cached manifests: mount every server from its live lists
+            and write its entry, whatever its ``start``.
 
     Raises:
         ConfigError: The config file (or its lock file) is invalid.
@@ -44,7 +47,11 @@ async def open_registry(
         config = load_config(config)
     pins = read_pins(config) if use_lock else None
     async with Registry(
-        config.settings, pins=pins, handlers=handlers, approver=approver
+        config.settings,
+        pins=pins,
+        handlers=handlers,
+        approver=approver,
+        refresh_cache=refresh_cache,
     ) as registry:
         await registry.mount_all(config.servers, fail_fast=fail_fast)
         yield registry

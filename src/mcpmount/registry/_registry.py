@@ -22,12 +22,7 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount.catalog import Catalog, Library, Pins, rewrite_call
 from mcpmount.config import RegistrySettings, ServerSpec
-from mcpmount.errors import (
-    MountError,
-    RegistryError,
-    ServerError,
-    ServerStartError,
-)
+from mcpmount.errors import MountError, RegistryError, ServerError, ServerStartError
 from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.registry._approval import needs_approval, seek_approval, warn_unmatched
 from mcpmount.registry._calls import call_within, check_arguments
@@ -62,7 +57,9 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
         handlers: The host's answers to what servers ask, and its log handler.
         approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
-        store: Cached manifests (``start = "background" | "lazy"``); default: ``cache_dir``.
+        store: Cached manifests (``start = "background" | "lazy"``); default: the Redis
+            of ``cache``, else ``cache_dir``.
+        refresh_cache: Mount every server from its live lists and write its cache entry.
     """
 
     def __init__(
@@ -73,6 +70,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         handlers: ClientHandlers | None = None,
         approver: Approver | None = None,
         store: ManifestStore | None = None,
+        refresh_cache: bool = False,
     ) -> None:
         self.settings = settings if settings is not None else RegistrySettings()
         self.pins = pins
@@ -90,7 +88,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         """Ends every stdio server's process group if this process dies without closing."""
         self._schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
-        self._starts = Starter(self, store)
+        self._starts = Starter(self, store, refresh=refresh_cache)
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
@@ -280,6 +278,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
                 closers = [Closer(self, s) for s in list(self._servers.values())]
                 tg.start_soon(close_all, closers)
             await self._reaper.aclose()
+            await self._starts.aclose()
 
     def _connections_of(self, supervisor: Supervisor) -> list[Connection]:
         """A server's connections to close: its current one and a restart's that starts."""

@@ -18,8 +18,9 @@ Closes run first, concurrently; then the mounts, concurrently. Each is announced
 `RegistryChange` its table change makes. Registry settings are applied where they can be:
 ``call_timeout`` and ``approval`` at once; a key a server reads (its limits,
 ``startup_timeout``, ...) restarts the servers it affects; ``max_name_length`` and
-``defer_all`` name and hide every tool, so they are kept, with a warning, until the
-registry is opened again. The lock file's pins are those read when the registry opened.
+``defer_all`` name and hide every tool, and ``cache`` and ``cache_dir`` move the open
+manifest cache, so they are kept, with a warning, until the registry is opened again.
+The lock file's pins are those read when the registry opened.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ __all__ = ["NOT_LIVE_KEYS", "ReloadMethods", "ReloadResult", "server_settings_ch
 
 logger = logging.getLogger(__name__)
 
-NOT_LIVE_KEYS = ("max_name_length", "defer_all")
-"""Registry settings a reload cannot apply: they name or hide every tool of every server."""
+NOT_LIVE_KEYS = ("max_name_length", "defer_all", "cache", "cache_dir")
+"""Registry settings a reload cannot apply: they name or hide every tool of every server,
+or move the manifest cache the registry has open."""
 
 _LIVE_KEYS = ("call_timeout", "approval")
 """Registry settings read at each call: a reload applies them without touching a server."""

@@ -25,12 +25,14 @@ import anyio
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import RegistryError, ServerStartError
 from mcpmount.registry._manifests import (
+    FileStore,
     ManifestStore,
     decode_entry,
     encode_entry,
     spec_key,
     store_for,
 )
+from mcpmount.registry._redis_store import RedisStore
 from mcpmount.upstream import Connection, ServerState, Supervisor, check_content, check_tools
 
 if TYPE_CHECKING:
@@ -54,20 +56,33 @@ class Starter:
     Args:
         registry: The registry whose servers it starts (its connections, publishing and
             task group).
-        store: Where manifests are kept; default: a `FileStore` in ``cache_dir``.
+        store: Where manifests are kept; default: the one the settings name (`store_for`).
+        refresh: Mount every server from its live lists, whatever its policy, and write
+            its entry (``mcpmount check --refresh-cache``).
     """
 
-    def __init__(self, registry: Registry, store: ManifestStore | None) -> None:
-        self.settings = registry.settings
+    def __init__(self, registry: Registry, store: ManifestStore | None, *, refresh: bool) -> None:
         self._registry = registry
         self._store = store
+        self._own_store: FileStore | RedisStore | None = None
+        self.refresh = refresh
+
+    @property
+    def settings(self) -> RegistrySettings:
+        return self._registry.settings  # a reload may replace them
 
     @property
     def store(self) -> ManifestStore:
         """The manifest store (made on first use, so eager registries never touch it)."""
         if self._store is None:
-            self._store = store_for(self.settings)
+            self._store = self._own_store = store_for(self.settings)
         return self._store
+
+    async def aclose(self) -> None:
+        """Close the store this made (its connections), if it made one."""
+        store, self._own_store = self._own_store, None
+        if isinstance(store, RedisStore):
+            await store.aclose()
 
     async def mount(self, server: str, spec: ServerSpec) -> Supervisor:
         """Publish ``server`` from its cached manifest if it may be, else from its live lists.
@@ -94,7 +109,7 @@ class Starter:
             from its live list (eager, no usable entry, or an entry the pins refused).
         """
         policy = start_policy(spec, self.settings)
-        if policy == "eager":
+        if policy == "eager" or self.refresh:
             return None
         key = spec_key(spec)
         data = await self.store.get(key)
@@ -127,8 +142,9 @@ class Starter:
         return supervisor
 
     async def remember(self, spec: ServerSpec, connection: Connection) -> None:
-        """Cache ``connection``'s checked lists, if ``spec`` starts from a cache."""
-        if start_policy(spec, self.settings) == "eager":
+        """Cache ``connection``'s checked lists, if ``spec`` starts from a cache (or the
+        cache is being refreshed)."""
+        if start_policy(spec, self.settings) == "eager" and not self.refresh:
             return
         key = spec_key(spec)
         await self.store.put(key, encode_entry(key, connection.tools, connection.content))
