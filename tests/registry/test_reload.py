@@ -16,6 +16,7 @@ from typing import Any, Final
 import anyio
 import pytest
 
+from mcpmount.catalog import Pins
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioServer
 from mcpmount.errors import ConfigError, ServerStartError
 from mcpmount.registry import Registry, RegistryChange, ReloadResult
@@ -211,3 +212,31 @@ def test_what_counts_as_a_change_of_a_url_server() -> None:
     startup = old.model_copy(update={"startup_timeout": 5.0})
     assert server_settings_changed(fixture(), old, startup)
     assert not server_settings_changed(fixture(startup_timeout=9), old, startup)
+
+
+async def test_new_pins_restart_only_the_servers_whose_pins_changed() -> None:
+    """A reload given the lock file's pins as they are now: a server whose pins changed
+    restarts and is held to them (refused when its tools differ), the others stay; a reload
+    with pins that approve it mounts it again; omitted pins keep the ones in force."""
+    first = config({"keep": fixture(), "pinned": fixture("--tools", "1")})
+    with anyio.fail_after(BOUND):
+        async with Registry(first.settings) as registry:
+            await opened(registry, first)
+            approved = registry.lock()
+        tampered = Pins(
+            {**approved.servers, "pinned": dict.fromkeys(approved.servers["pinned"], "0" * 32)}
+        )
+        async with Registry(first.settings, pins=approved) as registry:
+            await opened(registry, first)
+            before = pids(registry)
+            result = await registry.reload(first, pins=tampered)
+            assert (result.restarted, result.unchanged) == ((), ("keep",))
+            assert "changed" in result.failed["pinned"].detail
+            assert pids(registry)["keep"] == before["keep"]
+            assert not any(name.startswith("pinned__") for name in names(registry))
+            result = await registry.reload(first)  # the tampered pins stay in force
+            assert "pinned" in result.failed
+            result = await registry.reload(first, pins=approved)
+            assert (result.added, result.unchanged) == (("pinned",), ("keep",))
+            assert any(name.startswith("pinned__") for name in names(registry))
+            assert registry.pins is approved

@@ -8,6 +8,7 @@ a file change over 2026-07-28 stdio (``ToolsListChanged`` on ``subscriptions/lis
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -28,6 +29,7 @@ from serve_support import (
     write_config,
 )
 
+from cli.cli_support import mcpmount
 from support import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
@@ -100,5 +102,37 @@ async def test_a_changed_file_reloads_and_a_broken_one_is_refused_2026_era(
                 async for _ in events:
                     if {"grow__tool_1", "new__echo"} <= set(names(await client.list_tools())):
                         break
+        with anyio.fail_after(BEHAVIOUR):
+            assert await pid_of(client, "keep") == kept
+
+
+async def test_a_new_lock_file_is_applied_and_mounts_the_server_it_approves(
+    tmp_path: Path,
+) -> None:
+    """A server refused by the lock file (its tools differ from the pins) is mounted when
+    a lock file that approves it is written beside the config (as ``mcpmount lock`` does):
+    the watched lock file reloads, and only that server starts."""
+    optional = 'required = false\non_change = "refuse"'
+    config = write_config(
+        tmp_path, fixture_server("keep"), fixture_server("pinned", "--tools", "1", extra=optional)
+    )
+    locked = await anyio.to_thread.run_sync(mcpmount, "lock", config)
+    assert locked.returncode == 0, locked.stderr
+    lock = tmp_path / "serve.lock"
+    approved = lock.read_text()
+    body = json.loads(approved)
+    body["servers"]["pinned"] = dict.fromkeys(body["servers"]["pinned"], "0" * 32)
+    lock.write_text(json.dumps(body))
+    async with (
+        served_http(config, tmp_path) as (url, _),
+        connected(Client(url)) as client,
+    ):
+        await wait_for_tool(client, "keep__echo")
+        assert not any(name.startswith("pinned__") for name in names(await client.list_tools()))
+        kept = await pid_of(client, "keep")
+        written = lock.with_name("serve.lock.new")
+        written.write_text(approved)
+        os.replace(written, lock)
+        await wait_for_tool(client, "pinned__echo")
         with anyio.fail_after(BEHAVIOUR):
             assert await pid_of(client, "keep") == kept

@@ -20,11 +20,16 @@ Closes run first, concurrently; then the mounts, concurrently. Each is announced
 ``startup_timeout``, ...) restarts the servers it affects; ``max_name_length`` and
 ``defer_all`` name and hide every tool, and ``cache`` and ``cache_dir`` move the open
 manifest cache, so they are kept, with a warning, until the registry is opened again.
-The lock file's pins are those read when the registry opened.
+
+The lock file's pins are those read when the registry opened, unless a reload is given
+new ones (``pins=``, as ``serve`` does with the lock file beside its config): then a server
+whose pins changed restarts, and is held against its new pins (after ``mcpmount lock``
+approved a server's new definitions, the reload mounts it again).
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import os
 from collections.abc import Mapping
@@ -33,12 +38,13 @@ from types import MappingProxyType
 
 import anyio
 
+from mcpmount.catalog import CONTENT_KINDS, Catalog, Library, Pins
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, ServerSpec, load_config
 from mcpmount.errors import ServerError
 from mcpmount.registry._status import MountOutcome
 from mcpmount.upstream import Supervisor
 
-__all__ = ["NOT_LIVE_KEYS", "ReloadMethods", "ReloadResult", "server_settings_changed"]
+__all__ = ["KEEP_PINS", "NOT_LIVE_KEYS", "ReloadMethods", "ReloadResult", "server_settings_changed"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,10 +94,30 @@ def server_settings_changed(spec: ServerSpec, old: RegistrySettings, new: Regist
     return False
 
 
+class _Keep(enum.Enum):
+    PINS = "keep"
+
+
+KEEP_PINS = _Keep.PINS
+"""`ReloadMethods.reload`'s default: the pins stay those the registry was opened with."""
+
+
+def _pins_of(pins: Pins | None, server: str) -> tuple[object, ...]:
+    """What ``pins`` pin of ``server``: its tools', then each content kind's hashes."""
+    if pins is None:
+        return ()
+    content = pins.content or {}
+    kinds = tuple(content[kind].get(server) if kind in content else None for kind in CONTENT_KINDS)
+    return (pins.servers.get(server), *kinds)
+
+
 class ReloadMethods:
     """The reload half of `Registry` (its state lives in the registry)."""
 
     settings: RegistrySettings
+    pins: Pins | None
+    _catalog: Catalog
+    _library: Library
     _servers: dict[str, Supervisor]
     _failures: dict[str, ServerError]
     _reload_lock: anyio.Lock | None = None
@@ -102,7 +128,12 @@ class ReloadMethods:
     async def unmount(self, server: str) -> None:
         raise NotImplementedError  # `Registry`'s
 
-    async def reload(self, config: RegistryConfig | str | os.PathLike[str]) -> ReloadResult:
+    async def reload(
+        self,
+        config: RegistryConfig | str | os.PathLike[str],
+        *,
+        pins: Pins | _Keep | None = KEEP_PINS,
+    ) -> ReloadResult:
         """Make the mounted servers those of ``config``, touching only what changed.
 
         Unchanged servers keep running; removed ones close; added ones mount; changed
@@ -113,6 +144,9 @@ class ReloadMethods:
 
         Args:
             config: The new config, or the path of its file (loaded as `load_config` does).
+            pins: The lock file's pins as they are now (`read_pins`; None: no lock file):
+                a server whose pins changed restarts and is held to the new ones.
+                Omitted, the pins stay those the registry was opened with.
 
         Returns:
             What was added, removed, restarted, left unchanged and what failed.
@@ -125,9 +159,9 @@ class ReloadMethods:
         if self._reload_lock is None:
             self._reload_lock = anyio.Lock()
         async with self._reload_lock:
-            return await self._apply(config)
+            return await self._apply(config, self.pins if pins is KEEP_PINS else pins)
 
-    async def _apply(self, config: RegistryConfig) -> ReloadResult:
+    async def _apply(self, config: RegistryConfig, pins: Pins | None) -> ReloadResult:
         old, ignored = self.settings, _not_live(self.settings, config.settings)
         if ignored:
             logger.warning(
@@ -142,7 +176,12 @@ class ReloadMethods:
         changed = tuple(
             s
             for s, spec in wanted.items()
-            if s in mounted and (mounted[s].spec != spec or server_settings_changed(spec, old, new))
+            if s in mounted
+            and (
+                mounted[s].spec != spec
+                or server_settings_changed(spec, old, new)
+                or _pins_of(self.pins, s) != _pins_of(pins, s)
+            )
         )
         added = tuple(s for s in wanted if s not in mounted)
         unchanged = tuple(s for s in wanted if s in mounted and s not in changed)
@@ -153,6 +192,7 @@ class ReloadMethods:
             for server in (*removed, *changed):
                 tg.start_soon(self.unmount, server)
         self.settings = new  # the mounts below, and calls from now on, read it
+        self.pins = self._catalog.pins = self._library.pins = pins
         outcomes = await self.mount_each({s: wanted[s] for s in wanted if s in (*changed, *added)})
         failed = {o.server: o.error for o in outcomes if o.error is not None}
         result = ReloadResult(

@@ -1,9 +1,11 @@
 """Reloading a served config: on SIGHUP, and when its file changes.
 
-`Reloads.run` applies the config file anew with `Registry.reload` each time it is asked:
-by SIGHUP (`on_sighup`) or by a change of the file (`watch_file`, with ``watchfiles``;
-the file's directory is watched, so an editor that saves by writing a new file and
-renaming it over the old one is seen too). Requests that come while a reload runs, or
+`Reloads.run` applies the config file anew with `Registry.reload` each time it is asked,
+with the pins of the lock file beside it as they are now (so after ``mcpmount lock``
+approved a server's new definitions, a reload mounts it again): by SIGHUP (`on_sighup`)
+or by a change of the file or its lock file (`watch_file`, with ``watchfiles``; their
+directory is watched, so an editor that saves by writing a new file and renaming it over
+the old one is seen too). Requests that come while a reload runs, or
 before the first mounts are done, are folded into one reload after it. A config error is
 logged and changes nothing; the clients learn of what did change through the registry's
 change path (`mcpmount.serve._changes`).
@@ -18,8 +20,10 @@ from pathlib import Path
 import anyio
 from watchfiles import Change, awatch  # pyright: ignore[reportUnknownVariableType] (trio's Event)
 
+from mcpmount.catalog import lock_path
+from mcpmount.config import load_config
 from mcpmount.errors import ConfigError
-from mcpmount.registry import Registry
+from mcpmount.registry import Registry, read_pins
 
 __all__ = ["Reloads"]
 
@@ -51,7 +55,8 @@ class Reloads:
             await self._asked.wait()
             self._asked = anyio.Event()
             try:
-                result = await self._registry.reload(self._path)
+                config = load_config(self._path)
+                result = await self._registry.reload(config, pins=read_pins(config))
             except ConfigError as exc:
                 logger.error("reload refused, nothing changed: %s", exc)
                 continue
@@ -72,13 +77,14 @@ class Reloads:
                 self.ask("SIGHUP")
 
     async def watch_file(self) -> None:
-        """Ask for a reload each time the file is written, replaced or created; runs until
-        cancelled."""
+        """Ask for a reload each time the file or its lock file is written, replaced or
+        created (or the lock file deleted); runs until cancelled."""
         path = self._path
+        lock = lock_path(path)
         stop = anyio.Event()
 
         def is_config(change: Change, changed: str) -> bool:
-            return change is not Change.deleted and Path(changed) == path
+            return Path(changed) == lock or (change is not Change.deleted and Path(changed) == path)
 
         async def stop_when_cancelled() -> None:
             # The watcher's thread sees ``stop`` within a moment; a cancel alone would wait
