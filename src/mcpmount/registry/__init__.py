@@ -3,6 +3,7 @@
 from mcpmount.catalog import RegistryChange
 from mcpmount.registry._approval import needs_approval
 from mcpmount.registry._closer import Closer
+from mcpmount.registry._observers import CallEvent, Observers, SearchEvent
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
 from mcpmount.registry._reload import ReloadResult
@@ -10,11 +11,14 @@ from mcpmount.registry._status import MountOutcome, ServerStatus
 from mcpmount.registry._view import View
 
 __all__ = [
+    "CallEvent",
     "Closer",
     "MountOutcome",
+    "Observers",
     "Registry",
     "RegistryChange",
     "ReloadResult",
+    "SearchEvent",
     "ServerStatus",
     "View",
     "needs_approval",

@@ -26,6 +26,7 @@ from mcpmount.errors import (
     ServerNotRunningError,
     ToolRemovedError,
 )
+from mcpmount.registry._observers import Observers
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
@@ -96,12 +97,13 @@ async def call_within(
     timeout: float,
     progress: ProgressFnT | None,
     context: object | None,
-    *,
     starts: Starter,
+    observers: Observers,
 ) -> mcp_types.CallToolResult:
     """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds.
 
     ``context`` is the caller's, for the handlers of what the server asks meanwhile.
+    ``observers`` are told how it ended; it is traced (`Observers.calling`).
 
     ``starts`` is told of a connection found dead whose owner has not yet reported it,
     so that a restart (if the policy wants one) begins now and this call waits for it
@@ -115,6 +117,22 @@ async def call_within(
         CallTimeoutError: No answer in time; the outcome is unknown.
         CallError: What ``Connection.call`` raises.
     """
+    with observers.calling(entry, supervisor.spec.transport) as observed:
+        observed.result = await _call(
+            supervisor, entry, arguments, timeout, progress, context, starts
+        )
+    return observed.result
+
+
+async def _call(
+    supervisor: Supervisor,
+    entry: MountedTool,
+    arguments: Mapping[str, Any] | None,
+    timeout: float,
+    progress: ProgressFnT | None,
+    context: object | None,
+    starts: Starter,
+) -> mcp_types.CallToolResult:
     name = entry.name
     began = anyio.current_time()
     sent = False

@@ -10,6 +10,7 @@ import mcp_types
 
 from mcpmount.catalog import CONTENT_KINDS, Catalog, Library, Pins
 from mcpmount.errors import ServerError
+from mcpmount.registry._observers import Observers
 from mcpmount.registry._status import CallStats, ServerStatus, status_row
 from mcpmount.search import SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
@@ -26,6 +27,7 @@ class ReadingMethods:
     _servers: dict[str, Supervisor]
     _stats: dict[str, CallStats]
     _failures: dict[str, ServerError]
+    observers: Observers
 
     def lock(self, previous: Pins | None = None) -> Pins:
         """Return the pins of every mounted tool, prompt and resource (for ``mcpmount lock``).
@@ -67,7 +69,7 @@ class ReadingMethods:
 
         The same as ``call("tool_search", arguments)``, with what it found kept typed.
         """
-        return self._catalog.tool_search(arguments)
+        return self.observers.searching(lambda: self._catalog.tool_search(arguments))
 
     @property
     def failures(self) -> dict[str, ServerError]:

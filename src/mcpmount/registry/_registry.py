@@ -30,6 +30,7 @@ from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import LibraryMethods
 from mcpmount.registry._manifests import ManifestStore
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
+from mcpmount.registry._observers import Observers
 from mcpmount.registry._reading import ReadingMethods
 from mcpmount.registry._reload import ReloadMethods
 from mcpmount.registry._starting import Starter
@@ -76,6 +77,8 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         self.pins = pins
         self.handlers = handlers
         self.approver = approver
+        self.observers = Observers()
+        """Told of every call and ``tool_search`` (for metrics; see `Observers`)."""
         self._log_level: mcp_types.LoggingLevel | None = None
         self._catalog = Catalog(self.settings, pins)
         self._library = Library(self.settings, pins)
@@ -392,7 +395,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         timeout = self._timeout(supervisor, timeout)  # the same default as prompts and reads
         began = anyio.current_time()
         result = await call_within(
-            supervisor, entry, arguments, timeout, progress, context, starts=self._starts
+            supervisor, entry, arguments, timeout, progress, context, self._starts, self.observers
         )
         if (stats := self._stats.get(entry.server)) is not None:
             stats.record(anyio.current_time() - began)

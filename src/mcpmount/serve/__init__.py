@@ -7,14 +7,24 @@
   both protocol eras, and log messages both ways.
 - `serve` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,
   mounting the servers in the background.
+- Over HTTP, ``/healthz``, ``/readyz`` (`Readiness`: named checks) and ``/metrics``
+  (Prometheus) beside ``/mcp``.
 - `write_portfile` records the bound port for scripts that serve HTTP on port 0.
 """
 
 from __future__ import annotations
 
 from mcpmount.serve._front import RegistryServer
+from mcpmount.serve._health import Readiness
 from mcpmount.serve._hosting import write_portfile
 from mcpmount.serve._run import Transport, serve
 from mcpmount.serve._sessions import MAX_SESSIONS
 
-__all__ = ["MAX_SESSIONS", "RegistryServer", "Transport", "serve", "write_portfile"]
+__all__ = [
+    "MAX_SESSIONS",
+    "Readiness",
+    "RegistryServer",
+    "Transport",
+    "serve",
+    "write_portfile",
+]

@@ -54,8 +54,10 @@ from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.serve._changes import Changes
 from mcpmount.serve._content import Content
+from mcpmount.serve._health import Readiness, health_routes, mounts_done, required_servers_up
 from mcpmount.serve._hosting import run_http, run_stdio
 from mcpmount.serve._logs import Logs
+from mcpmount.serve._metrics import Metrics
 from mcpmount.serve._relay import Relay
 from mcpmount.serve._rounds import Downstream
 from mcpmount.serve._screen import UNREADABLE_METHOD
@@ -125,6 +127,12 @@ class RegistryServer:
         )
         self._sessions = self.logs.sessions
         self._changes = Changes(registry, self._sessions, self.bus)
+        self.readiness = Readiness()
+        """What ``/readyz`` checks (`mcpmount.serve._health`); more with ``readiness.add``."""
+        self.readiness.add("mounts", mounts_done(mounted))
+        self.readiness.add("servers", required_servers_up(registry))
+        self.metrics = Metrics(registry)
+        """What ``/metrics`` serves (`mcpmount.serve._metrics`)."""
 
     def initialization_options(self) -> InitializationOptions:
         """Return the handshake options: every list with ``listChanged``."""
@@ -240,12 +248,15 @@ class RegistryServer:
         await run_stdio(self.server, self.initialization_options())
 
     def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
-        """Return the streamable HTTP app (path ``/mcp``).
+        """Return the streamable HTTP app (path ``/mcp``; ``/healthz``, ``/readyz``, ``/metrics``).
 
         On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
-        and Origin: 127.0.0.1, localhost, [::1], any port).
+        and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
         """
-        return self.server.streamable_http_app(host=host, stateless_http=stateless)
+        ops = [*health_routes(self.readiness), self.metrics.route()]
+        return self.server.streamable_http_app(
+            host=host, stateless_http=stateless, custom_starlette_routes=ops
+        )
 
     async def run_http(
         self,
