@@ -118,52 +118,38 @@ async def call_within(
         CallError: What ``Connection.call`` raises.
     """
     with observers.calling(entry, supervisor.spec.transport) as observed:
-        observed.result = await _call(
-            supervisor, entry, arguments, timeout, progress, context, starts
-        )
-    return observed.result
-
-
-async def _call(
-    supervisor: Supervisor,
-    entry: MountedTool,
-    arguments: Mapping[str, Any] | None,
-    timeout: float,
-    progress: ProgressFnT | None,
-    context: object | None,
-    starts: Starter,
-) -> mcp_types.CallToolResult:
-    name = entry.name
-    began = anyio.current_time()
-    sent = False
-    with supervisor.in_use():
-        with anyio.move_on_after(timeout):
-            if supervisor.connection.state is ServerState.FAILED:
-                starts.lost(supervisor.connection)
-            if from_cache := supervisor.dormant:
-                starts.wake(supervisor)
-            if not supervisor.ready.is_set():
-                from_cache = from_cache or supervisor.cached  # a background start under way
-                await supervisor.ready.wait()
-            if supervisor.restarting:
-                reason = "it is restarting and did not come back"
-                raise ServerNotRunningError(entry.server, name, reason)
-            if supervisor.dormant:
-                reason = supervisor.error or "it did not start"
-                raise ServerNotRunningError(entry.server, name, reason)
-            live = supervisor.connection.tools
-            if from_cache and all(tool.name != entry.raw_name for tool in live):
-                raise ToolRemovedError(entry.server, name)
-            remaining = timeout - (anyio.current_time() - began)
-            sent = True
-            try:
-                return await supervisor.connection.call(
-                    name, entry.raw_name, arguments, remaining, progress, context
-                )
-            except CallTimeoutError:  # the SDK's clock ran out with ours: the caller's timeout
-                raise CallTimeoutError(entry.server, name, timeout) from None
-    if not sent:
-        raise ServerNotRunningError(
-            entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"
-        )
-    raise CallTimeoutError(entry.server, name, timeout)
+        name = entry.name
+        began = anyio.current_time()
+        sent = False
+        with supervisor.in_use():
+            with anyio.move_on_after(timeout):
+                if supervisor.connection.state is ServerState.FAILED:
+                    starts.lost(supervisor.connection)
+                if from_cache := supervisor.dormant:
+                    starts.wake(supervisor)
+                if not supervisor.ready.is_set():
+                    from_cache = from_cache or supervisor.cached  # a background start under way
+                    await supervisor.ready.wait()
+                if supervisor.restarting:
+                    reason = "it is restarting and did not come back"
+                    raise ServerNotRunningError(entry.server, name, reason)
+                if supervisor.dormant:
+                    reason = supervisor.error or "it did not start"
+                    raise ServerNotRunningError(entry.server, name, reason)
+                live = supervisor.connection.tools
+                if from_cache and all(tool.name != entry.raw_name for tool in live):
+                    raise ToolRemovedError(entry.server, name)
+                remaining = timeout - (anyio.current_time() - began)
+                sent = True
+                try:
+                    observed.result = await supervisor.connection.call(
+                        name, entry.raw_name, arguments, remaining, progress, context
+                    )
+                    return observed.result
+                except CallTimeoutError:  # the SDK's clock ran out with ours: the caller's timeout
+                    raise CallTimeoutError(entry.server, name, timeout) from None
+        if not sent:
+            raise ServerNotRunningError(
+                entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"
+            )
+        raise CallTimeoutError(entry.server, name, timeout)
