@@ -121,6 +121,9 @@ async def test_observers_hear_of_every_outcome_and_a_failing_one_changes_nothing
         await registry.call("fx__fail", {"message": "no"})
         with pytest.raises(CallTimeoutError):
             await registry.call("fx__sleep", {"seconds": 30}, timeout=0.5)
+        with anyio.move_on_after(0.5) as gave_up:  # the caller gives up first
+            await registry.call("fx__sleep", {"seconds": 30})
+        assert gave_up.cancelled_caught
         registry.view().tool_search({"query": "echo"})
         stop()
         await registry.call("fx__echo", {"text": "unheard"})
@@ -129,6 +132,7 @@ async def test_observers_hear_of_every_outcome_and_a_failing_one_changes_nothing
         ("fx", "fx__echo", None),
         ("fx", "fx__fail", "tool_error"),
         ("fx", "fx__sleep", "CallTimeoutError"),
+        ("fx", "fx__sleep", "cancelled"),
     ]
     assert 0.5 <= calls[2].seconds < BEHAVIOUR
     assert len(searches) == 1
