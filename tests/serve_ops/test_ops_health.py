@@ -12,15 +12,7 @@ import pytest
 from mcp import Client
 from ops_support import META, base_of, front_over_http, probe
 
-from serve.serve_support import (
-    BEHAVIOUR,
-    STARTUP,
-    connected,
-    fixture_server,
-    served_http,
-    wait_for_tool,
-    write_config,
-)
+from serve import serve_support as serving
 from support import stdio_spec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
@@ -29,7 +21,7 @@ MOUNTING = {"status": "not ready", "failing": {"mounts": "the initial mounts are
 
 
 async def _until_ready(base: str) -> dict[str, object]:
-    with anyio.fail_after(STARTUP):
+    with anyio.fail_after(serving.STARTUP):
         while True:
             status, body = await probe(base, "/readyz")
             if status == 200:
@@ -41,8 +33,8 @@ async def _until_ready(base: str) -> dict[str, object]:
 async def test_readyz_waits_for_the_initial_mounts_while_healthz_answers_at_once(
     tmp_path: Path,
 ) -> None:
-    config = write_config(tmp_path, fixture_server("slow", "--startup-delay", "5"))
-    async with served_http(config, tmp_path) as (url, _):
+    config = serving.write_config(tmp_path, serving.fixture_server("slow", "--startup-delay", "5"))
+    async with serving.served_http(config, tmp_path) as (url, _):
         base = base_of(url)
         assert await probe(base, "/healthz") == (200, {"status": "alive"})
         assert await probe(base, "/readyz") == (503, MOUNTING)
@@ -53,17 +45,20 @@ async def test_readyz_waits_for_the_initial_mounts_while_healthz_answers_at_once
 async def test_a_required_server_down_fails_readyz_and_an_optional_one_does_not(
     tmp_path: Path,
 ) -> None:
-    config = write_config(
+    config = serving.write_config(
         tmp_path,
-        fixture_server("fx"),
-        fixture_server("gone", "--crash-on-start", extra="required = false"),
+        serving.fixture_server("fx"),
+        serving.fixture_server("gone", "--crash-on-start", extra="required = false"),
     )
-    async with served_http(config, tmp_path) as (url, _), connected(Client(url)) as client:
+    async with (
+        serving.served_http(config, tmp_path) as (url, _),
+        serving.connected(Client(url)) as client,
+    ):
         base = base_of(url)
-        await wait_for_tool(client, "fx__echo")
+        await serving.wait_for_tool(client, "fx__echo")
         assert await _until_ready(base) == {"status": "ready"}
         assert (await client.call_tool("fx__crash", {})).is_error  # it exits mid-call
-        with anyio.fail_after(BEHAVIOUR):  # its owner task reports the loss
+        with anyio.fail_after(serving.BEHAVIOUR):  # its owner task reports the loss
             while (answer := await probe(base, "/readyz"))[0] == 200:
                 await anyio.sleep(0.05)
         status, body = answer
