@@ -4,28 +4,31 @@ What the SDK already does (mcp/shared/jsonrpc_dispatcher.py, mcp/server/_otel.py
 request it sends is a ``MCP send <method> <name>`` client span whose W3C trace context is
 injected into the request's ``params._meta`` (``traceparent``), and every request a
 low-level ``Server`` receives is a server span whose parent is extracted from that
-``_meta``. Neither knows which server a call went to, nor its outcome beyond a JSON-RPC
-error. This span adds that: ``tools/call <tool>``, a client span around the whole call (a
+``_meta``. The send span knows neither which server a call went to nor its outcome beyond
+a JSON-RPC error. This span adds that: ``tools/call <tool>``, a client span around the whole call (a
 wait for a (re)starting server included), with
 
-==========================  ==========================================================
-``mcp.method.name``         ``tools/call``
-``gen_ai.operation.name``   ``execute_tool``
-``gen_ai.tool.name``        the tool's name on its server (what the server listed)
-``network.transport``       ``pipe`` (stdio) or ``tcp`` (HTTP)
-``mcpmount.server``         the server's namespace
-``mcpmount.tool``           the tool's public name (``<namespace>__<tool>``)
-``error.type``              ``tool_error`` (an ``isError`` result), the JSON-RPC code of
-                            an upstream error, or the error's class (``CallTimeoutError``)
-``rpc.response.status_code``  the JSON-RPC code of an upstream error
-==========================  ==========================================================
+=============================  =======================================================
+``mcp.method.name``            ``tools/call``
+``gen_ai.operation.name``      ``execute_tool``
+``gen_ai.tool.name``           the tool's name on its server (what the server listed)
+``network.transport``          ``pipe`` (stdio) or ``tcp`` (HTTP)
+``mcpmount.server``            the server's namespace
+``mcpmount.tool``              the tool's public name (``<namespace>__<tool>``)
+``error.type``                 ``tool_error`` (an ``isError`` result), the JSON-RPC code
+                               of an upstream error, or the error's class
+                               (``CallTimeoutError``, ``cancelled`` when the caller gave up)
+``rpc.response.status_code``   the JSON-RPC code of an upstream error
+=============================  =======================================================
 
 It is the current span while the SDK sends, so the SDK's send span is its child and the
 ``traceparent`` the server receives continues the caller's trace (under ``serve``: the
 downstream request's server span).
 
 Only ``opentelemetry-api`` is used (a dependency of ``mcp``): without an SDK's tracer
-provider the tracer is a no-op, the span does not record and no attribute is built.
+provider the tracer is a no-op, the span does not record and no attribute is built; the
+current span context (a downstream request's, extracted by the SDK) still passes through
+to the upstream server's ``traceparent`` unchanged.
 """
 
 from __future__ import annotations
