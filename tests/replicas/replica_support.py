@@ -1,0 +1,384 @@
+"""A real HAProxy in front of `mcpmount serve --stateless` replicas, for tests and benchmarks.
+
+`replicated(config, directory)` starts ``count`` replicas of ``mcpmount serve CONFIG
+--transport http --stateless`` (each a subprocess in its own session, writing its port with
+``--portfile``), then Debian's HAProxy (installed by .ci/run) in front of them, in the
+foreground (``-db``: no daemon, no master-worker, no pid file), in its own session too.
+Every session is recorded with the leak checker; on exit HAProxy and the replicas are
+stopped and reaped. Each replica mounts its own copy of the config's upstream servers.
+
+HAProxy cannot be told to bind port 0, so a free port is picked (bind port 0, close it) and
+HAProxy is started again on another one if it fails to bind (another process took it in
+between), a bounded number of times.
+
+The generated config (`haproxy_config`): round-robin, a health check every half second,
+bounded timeouts, and retries with ``option redispatch`` so that a request sent to a replica
+that died goes to another one. Which requests are retried is the one careful choice here:
+see `_RETRIES`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import anyio
+import anyio.abc
+from mcp import Client
+
+from leaks import record_group
+
+__all__ = [
+    "HAPROXY",
+    "READ_METHODS",
+    "Cluster",
+    "Replica",
+    "haproxy_config",
+    "replicated",
+    "stateless_client",
+]
+
+HAPROXY: Final = shutil.which("haproxy", path=f"{os.environ.get('PATH', '')}:/usr/sbin")
+"""Debian's haproxy (2.6), which .ci/run installs."""
+
+STARTUP: Final = 40.0
+"""Seconds for a replica to start, or its servers to mount, on a loaded machine."""
+
+STOP: Final = 20.0
+"""Seconds for a replica or HAProxy to exit after SIGTERM before it is killed."""
+
+_BIND_ATTEMPTS: Final = 5
+"""Ports tried before giving up on starting HAProxy (each free a moment before)."""
+
+READ_METHODS: Final = (
+    "initialize",
+    "server/discover",
+    "ping",
+    "notifications/initialized",
+    "tools/list",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+)
+"""JSON-RPC methods that change nothing on a stateless replica: replaying one is harmless."""
+
+_S: Final = "[ ]*"
+_REQUEST: Final = (
+    f'^\\{{{_S}"jsonrpc"{_S}:{_S}"2\\.0"{_S},'
+    f'({_S}"id"{_S}:{_S}("[^"]*"|[0-9]+){_S},)?{_S}"method"{_S}:{_S}'
+)
+"""The start of a JSON-RPC message as the SDK writes it, up to its method's value. Only the
+top-level "method" matches (the SDK writes jsonrpc, id, method, params in that order), so a
+"method" key inside a call's arguments never does; a client that orders keys otherwise only
+loses replays."""
+
+_RETRIES: Final = """\
+    # Retries. A request that never reached a replica (conn-failure: the replica's port
+    # refused it, as after a SIGKILL) is always safe to send to another one. A request that
+    # did reach one which then died or hung (empty-response, response-timeout) may already
+    # have been carried out there, so it is retried only when replaying it is harmless: a
+    # JSON-RPC method that changes nothing on a stateless replica (READ_METHODS), or a
+    # tools/call of a tool the operator lists as idempotent (`idempotent_tools`). Every
+    # other tools/call is never replayed (disable-l7-retry keeps conn-failure retries only):
+    # its client gets a 502 and decides. Requests over one buffer (16 kB) are never replayed.
+    option http-buffer-request
+    retry-on conn-failure empty-response response-timeout
+    retries 3
+    option redispatch 1
+"""
+
+
+def haproxy_config(
+    *,
+    port: int,
+    replicas: Sequence[int],
+    stats_socket: Path,
+    idempotent_tools: Iterable[str] = (),
+    health_path: str | None = None,
+) -> str:
+    """HAProxy's config: listen on 127.0.0.1:``port``, round-robin over ``replicas`` (ports).
+
+    Args:
+        port: The port to listen on.
+        replicas: Each replica's port on 127.0.0.1.
+        stats_socket: Where HAProxy's admin socket goes (`Cluster.served_requests` reads it).
+        idempotent_tools: Public tool names whose calls may be replayed on another replica.
+        health_path: An HTTP path answering 200 while a replica is healthy (``/healthz``);
+            None: a replica is healthy while it accepts TCP connections.
+    """
+    methods = "|".join(re.escape(m) for m in READ_METHODS)
+    safe = [f"    acl replayable req.body -m reg '{_REQUEST}\"({methods})\"'"]
+    if tools := sorted(idempotent_tools):
+        names = "|".join(re.escape(t) for t in tools)
+        call = f'"tools/call"{_S},{_S}"params"{_S}:{_S}\\{{{_S}"name"{_S}:{_S}"({names})"'
+        safe.append(f"    acl replayable req.body -m reg '{_REQUEST}{call}'")
+    safe.append("    http-request disable-l7-retry unless replayable")
+    check = (
+        [f"    option httpchk GET {health_path}", "    http-check expect status 200"]
+        if health_path
+        else []
+    )
+    servers = [
+        f"    server r{i} 127.0.0.1:{p} check inter 500ms fall 2 rise 1"
+        for i, p in enumerate(replicas)
+    ]
+    return "\n".join(
+        [
+            "global",
+            "    maxconn 4096",
+            f"    stats socket {stats_socket} mode 600 level admin",
+            "",
+            "defaults",
+            "    mode http",
+            "    http-reuse safe",
+            "    timeout connect 2s",
+            "    timeout client 60s",
+            "    timeout server 60s",
+            "    timeout check 2s",
+            "    timeout queue 10s",
+            "    timeout http-request 10s",
+            "",
+            "frontend mcp",
+            f"    bind 127.0.0.1:{port}",
+            "    maxconn 4000",
+            "    default_backend replicas",
+            "",
+            "backend replicas",
+            "    balance roundrobin",
+            _RETRIES.rstrip("\n"),
+            *safe,
+            *check,
+            *servers,
+            "",
+        ]
+    )
+
+
+@dataclass
+class Replica:
+    """One `mcpmount serve` process behind the load balancer."""
+
+    name: str
+    """HAProxy's name for it (``r0``, ``r1``, ...)."""
+    url: str
+    """Its own MCP endpoint, not through HAProxy."""
+    process: anyio.abc.Process
+    log: Path
+    """Its stderr."""
+
+    def kill(self) -> None:
+        """SIGKILL the replica (not its upstream servers: its watchdog ends those)."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+
+
+@dataclass
+class Cluster:
+    """HAProxy's URL and the replicas behind it."""
+
+    url: str
+    """The MCP endpoint clients use, through HAProxy."""
+    replicas: list[Replica]
+    stats_socket: Path
+    haproxy_log: Path
+    _seen: dict[str, int] = field(default_factory=dict[str, int])
+
+    async def stats(self) -> list[dict[str, str]]:
+        """HAProxy's ``show stat`` rows (one per frontend, backend and server), as dicts."""
+        async with await anyio.connect_unix(str(self.stats_socket)) as stream:
+            await stream.send(b"show stat\n")
+            raw = b""
+            with contextlib.suppress(anyio.EndOfStream):
+                while True:
+                    raw += await stream.receive()
+        header, *rows = raw.decode().strip().splitlines()
+        keys = header.removeprefix("# ").split(",")
+        return [dict(zip(keys, row.split(","), strict=False)) for row in rows]
+
+    async def served_requests(self) -> dict[str, int]:
+        """How many HTTP responses each replica has sent (HAProxy's per-server counters)."""
+        counts: dict[str, int] = {}
+        for row in await self.stats():
+            if row["pxname"] == "replicas" and row["svname"] not in ("FRONTEND", "BACKEND"):
+                counts[row["svname"]] = sum(int(row[f"hrsp_{k}xx"] or 0) for k in range(1, 6))
+        return counts
+
+    async def states(self) -> dict[str, str]:
+        """Each replica's state as HAProxy's health checks see it (``UP``, ``DOWN``, ...)."""
+        return {
+            row["svname"]: row["status"]
+            for row in await self.stats()
+            if row["pxname"] == "replicas" and row["svname"] not in ("FRONTEND", "BACKEND")
+        }
+
+
+def stateless_client(url: str, mode: str) -> Client:
+    """An SDK Client for a stateless endpoint: no response cache, so each list is fresh."""
+    return Client(url, mode=mode, cache=None)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """Signal the process, then SIGKILL its whole session if it has not exited in time."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+    with anyio.move_on_after(STOP, shield=True):
+        await process.wait()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # also what it started, if it left any
+    with anyio.CancelScope(shield=True):
+        await process.wait()
+
+
+async def _spawn_replica(
+    stack: AsyncExitStack, name: str, command: list[str], directory: Path
+) -> tuple[anyio.abc.Process, Path]:
+    portfile, log = directory / f"{name}.port", directory / f"{name}.log"
+    with log.open("w") as errlog:
+        process = await anyio.open_process(
+            [*command, "--portfile", str(portfile)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errlog,
+            start_new_session=True,
+        )
+    record_group(process.pid)
+    await stack.enter_async_context(process)
+    stack.push_async_callback(_stop, process)
+    return process, portfile
+
+
+async def _serving(name: str, process: anyio.abc.Process, portfile: Path) -> Replica:
+    log, port = portfile.with_suffix(".log"), anyio.Path(portfile)
+    with anyio.fail_after(STARTUP):
+        while not await port.exists():
+            if process.returncode is not None:
+                raise RuntimeError(f"replica {name} exited: {log.read_text()[-2000:]}")
+            await anyio.sleep(0.02)
+    url = f"http://127.0.0.1:{(await port.read_text()).strip()}/mcp"
+    return Replica(name, url, process, log)
+
+
+async def _accepts(port: int) -> bool:
+    try:
+        stream = await anyio.connect_tcp("127.0.0.1", port)
+    except OSError:
+        return False
+    await stream.aclose()
+    return True
+
+
+async def _start_haproxy(
+    stack: AsyncExitStack,
+    directory: Path,
+    replicas: list[Replica],
+    *,
+    idempotent_tools: tuple[str, ...],
+    health_path: str | None,
+) -> Cluster:
+    if HAPROXY is None:
+        raise RuntimeError("haproxy is not installed: `apt-get install haproxy` (.ci/run does)")
+    # A Unix socket's path must fit in 108 bytes: pytest's tmp_path may not.
+    sockets = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcpmount-lb-")))
+    stats_socket = sockets / "stats.sock"
+    ports = [int(r.url.rsplit(":", 1)[1].split("/", 1)[0]) for r in replicas]
+    log = directory / "haproxy.log"
+    for _ in range(_BIND_ATTEMPTS):
+        port = _free_port()
+        config = directory / "haproxy.cfg"
+        config.write_text(
+            haproxy_config(
+                port=port,
+                replicas=ports,
+                stats_socket=stats_socket,
+                idempotent_tools=idempotent_tools,
+                health_path=health_path,
+            )
+        )
+        with log.open("w") as errlog:
+            process = await anyio.open_process(
+                [HAPROXY, "-db", "-f", str(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=errlog,
+                stderr=errlog,
+                start_new_session=True,
+            )
+        record_group(process.pid)
+        with anyio.fail_after(STARTUP):
+            while process.returncode is None and not (
+                stats_socket.exists() and await _accepts(port)
+            ):
+                await anyio.sleep(0.02)
+        if process.returncode is None:
+            await stack.enter_async_context(process)
+            stack.push_async_callback(_stop, process)
+            cluster = Cluster(f"http://127.0.0.1:{port}/mcp", replicas, stats_socket, log)
+            with anyio.fail_after(STARTUP):  # each replica's first health check passed
+                while set((await cluster.states()).values()) != {"UP"}:
+                    await anyio.sleep(0.05)
+            return cluster
+        await process.aclose()
+        if "bind" not in log.read_text():
+            break  # not a port taken in between: a bad config, say
+    raise RuntimeError(f"haproxy did not start: {log.read_text()[-2000:]}")
+
+
+@asynccontextmanager
+async def replicated(
+    config: str,
+    directory: Path,
+    *,
+    count: int = 3,
+    shared_state: str | None = None,
+    idempotent_tools: Iterable[str] = (),
+    health_path: str | None = None,
+    flags: Sequence[str] = (),
+) -> AsyncGenerator[Cluster]:
+    """``count`` stateless `mcpmount serve CONFIG` replicas behind HAProxy; yield the `Cluster`.
+
+    Args:
+        config: The config every replica serves (each mounts its own upstream servers).
+        directory: Where logs and HAProxy's config go.
+        count: How many replicas.
+        shared_state: Passed to every replica as ``--shared-state URL`` (a Redis URL).
+        idempotent_tools: Tools whose calls HAProxy may replay on another replica.
+        health_path: The replicas' health endpoint for HAProxy's checks (TCP if None).
+        flags: More ``serve`` flags for every replica.
+    """
+    command = [sys.executable, "-m", "mcpmount", "serve", config, "--transport", "http"]
+    command += ["--port", "0", "--stateless", *flags]
+    if shared_state is not None:
+        command += ["--shared-state", shared_state]
+    async with AsyncExitStack() as stack:
+        # All start at once; the stack's callbacks are pushed from this task.
+        spawned = [await _spawn_replica(stack, f"r{i}", command, directory) for i in range(count)]
+        replicas = [await _serving(f"r{i}", *p) for i, p in enumerate(spawned)]
+        yield await _start_haproxy(
+            stack,
+            directory,
+            replicas,
+            idempotent_tools=tuple(idempotent_tools),
+            health_path=health_path,
+        )

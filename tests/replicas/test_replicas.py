@@ -1,0 +1,241 @@
+"""Three stateless `mcpmount serve` replicas behind a real HAProxy, driven by SDK Clients.
+
+Both protocol eras: ``mode="auto"`` (2026-07-28 against a 2.x server) and ``mode="legacy"``
+(the initialize handshake, then every request on its own, as stateless HTTP allows). Each
+replica mounts its own copy of the upstream servers, so the fixture server's ``pid`` tool
+tells which replica answered a call. Redis-backed shared state is not used here:
+`replicated` passes ``--shared-state`` to every replica when a test asks for it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Final
+
+import anyio
+import pytest
+from mcp import Client
+from replica_support import HAPROXY, Cluster, haproxy_config, replicated, stateless_client
+
+from serve.serve_support import (
+    BEHAVIOUR,
+    STARTUP,
+    changing,
+    connected,
+    fixture_server,
+    names,
+    write_config,
+)
+from support import text_of
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+MODES: Final = pytest.mark.parametrize("mode", ["auto", "legacy"])
+
+CLIENTS: Final = 4
+"""Clients calling at once through the load balancer."""
+
+
+@asynccontextmanager
+async def mounted(
+    tmp_path: Path, server: str, tool: str, mode: str, idempotent_tools: Sequence[str] = ()
+) -> AsyncGenerator[Cluster]:
+    """Three replicas serving ``server`` behind HAProxy, once each one lists ``tool``."""
+    config = write_config(tmp_path, server)
+    async with replicated(config, tmp_path, idempotent_tools=idempotent_tools) as cluster:
+        for replica in cluster.replicas:  # asked directly, not through HAProxy
+            async with connected(stateless_client(replica.url, mode)) as client:
+                with anyio.fail_after(STARTUP):
+                    while tool not in names(await client.list_tools()):
+                        await anyio.sleep(0.1)
+        yield cluster
+
+
+async def upstream_pid(url: str, mode: str, tool: str) -> str:
+    async with connected(stateless_client(url, mode)) as client:
+        return text_of(await client.call_tool(tool, {}))
+
+
+async def replica_pids(cluster: Cluster, mode: str, tool: str = "fx__pid") -> list[str]:
+    """Each replica's upstream pid, asked of the replica itself (not through HAProxy)."""
+    return [await upstream_pid(r.url, mode, tool) for r in cluster.replicas]
+
+
+async def grew(before: dict[str, int], cluster: Cluster) -> dict[str, int]:
+    """Responses each replica sent since ``before`` (HAProxy's counters)."""
+    after = await cluster.served_requests()
+    return {name: after[name] - before.get(name, 0) for name in after}
+
+
+def test_the_generated_haproxy_config_is_valid(tmp_path: Path) -> None:
+    """haproxy -c accepts the config, with and without idempotent tools and a health path."""
+    assert HAPROXY is not None, "haproxy is not installed: `apt-get install haproxy`"
+    for tools, health in (((), None), (["fx__add", "fx__pid"], "/healthz")):
+        config = tmp_path / "haproxy.cfg"
+        config.write_text(
+            haproxy_config(
+                port=1,
+                replicas=[2, 3, 4],
+                stats_socket=tmp_path / "s.sock",
+                idempotent_tools=tools,
+                health_path=health,
+            )
+        )
+        checked = subprocess.run(
+            [HAPROXY, "-c", "-f", str(config)], capture_output=True, text=True, check=False
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@MODES
+async def test_clients_get_correct_answers_from_all_three_replicas(
+    tmp_path: Path, mode: str
+) -> None:
+    """Calls from several clients through HAProxy are answered right, by every replica."""
+    async with mounted(tmp_path, fixture_server("fx"), "fx__pid", mode) as cluster:
+        expected = set(await replica_pids(cluster, mode))
+        assert len(expected) == 3
+        before = await cluster.served_requests()
+        seen: set[str] = set()
+
+        async def client_calls(k: int) -> None:
+            async with connected(stateless_client(cluster.url, mode)) as client:
+                for i in range(9):
+                    added = await client.call_tool("fx__add", {"a": k, "b": i})
+                    assert added.structured_content == {"result": k + i}
+                    seen.add(text_of(await client.call_tool("fx__pid", {})))
+
+        with anyio.fail_after(BEHAVIOUR * 2):
+            async with anyio.create_task_group() as tg:
+                for k in range(CLIENTS):
+                    tg.start_soon(client_calls, k)
+        assert seen == expected  # each replica's own upstream answered some calls
+        spread = await grew(before, cluster)
+        assert all(n >= 10 for n in spread.values()), spread
+
+
+@MODES
+async def test_an_upstream_list_change_reaches_clients_through_every_replica(
+    tmp_path: Path, mode: str
+) -> None:
+    """Each replica's upstream gains a tool; every list through HAProxy then shows it."""
+    async with (
+        mounted(tmp_path, changing("live"), "live__grow", mode) as cluster,
+        connected(stateless_client(cluster.url, mode)) as client,
+    ):
+        assert "live__extra" not in names(await client.list_tools())
+        for replica in cluster.replicas:  # each replica has its own upstream to change
+            async with connected(stateless_client(replica.url, mode)) as direct:
+                await direct.call_tool("live__grow", {"name": "extra"})
+        with anyio.fail_after(BEHAVIOUR):  # until every replica has re-listed its upstream
+            while True:
+                before = await cluster.served_requests()
+                lists = [names(await client.list_tools()) for _ in range(6)]
+                if all("live__extra" in listed for listed in lists):
+                    break
+                await anyio.sleep(0.1)
+        assert all(n >= 1 for n in (await grew(before, cluster)).values())
+        called = await client.call_tool("live__extra", {"x": 7})
+        assert text_of(called) == "extra:7"
+
+
+async def call_stream(
+    url: str, mode: str, k: int, calls: int, errors: list[str], progress: list[int]
+) -> None:
+    """``calls`` calls of fx__add, each checked; failures are counted, not raised."""
+    client: Client
+    async with connected(stateless_client(url, mode)) as client:
+        for i in range(calls):
+            try:
+                added = await client.call_tool("fx__add", {"a": k, "b": i})
+            except Exception as exc:
+                errors.append(f"client {k} call {i}: {exc!r}")
+            else:
+                if added.structured_content != {"result": k + i}:
+                    errors.append(f"client {k} call {i}: {added}")
+            progress.append(1)
+
+
+LOST_MID_RESPONSE: Final = "SSE stream ended without a response"
+"""A legacy-era call whose replica died after it began its streamed (SSE) response."""
+
+
+@MODES
+async def test_a_replica_killed_mid_run_loses_no_retryable_request(
+    tmp_path: Path, mode: str
+) -> None:
+    """SIGKILL one replica while clients call an idempotent tool: no call HAProxy could replay
+    fails, the others go on serving, and HAProxy marks the dead one down.
+
+    In the 2026-07-28 era a quick call is answered as one JSON body (the SDK commits to a
+    stream only after 15 s or a notification), so a call cut by the kill got no byte back
+    and HAProxy replays it: no call fails. In the legacy era the SDK answers every POST
+    with a stream whose headers go out before the call runs, so a call in flight on the
+    killed replica had its response begun: no proxy can replay that, and the client is
+    told (at most one such call per client); every other call succeeds.
+    """
+    async with mounted(
+        tmp_path, fixture_server("fx"), "fx__add", mode, idempotent_tools=["fx__add"]
+    ) as cluster:
+        errors: list[str] = []
+        progress: list[int] = []
+        calls = 60
+        victim = cluster.replicas[1]
+        killed_at: dict[str, int] = {}
+        with anyio.fail_after(BEHAVIOUR * 3):
+            async with anyio.create_task_group() as tg:
+                for k in range(CLIENTS):
+                    tg.start_soon(call_stream, cluster.url, mode, k, calls, errors, progress)
+                while len(progress) < CLIENTS * calls // 3:
+                    await anyio.sleep(0.01)
+                victim.kill()
+                await victim.process.wait()
+                killed_at = await cluster.served_requests()  # counters as the victim died
+        assert len(progress) == CLIENTS * calls
+        if mode == "legacy":
+            cut = [e for e in errors if LOST_MID_RESPONSE in e]
+            assert len(cut) <= CLIENTS, cut
+            errors = [e for e in errors if e not in cut]
+        assert errors == []
+        after = await grew(killed_at, cluster)
+        assert after[victim.name] == 0
+        assert all(n > 0 for name, n in after.items() if name != victim.name), after
+        with anyio.fail_after(BEHAVIOUR):
+            while (await cluster.states())[victim.name] == "UP":
+                await anyio.sleep(0.1)
+
+
+@pytest.mark.parametrize(("idempotent", "failed"), [(["fx__sleep"], 0), ([], 1)])
+async def test_only_a_call_of_an_idempotent_tool_is_replayed_when_its_replica_dies(
+    tmp_path: Path, idempotent: list[str], failed: int
+) -> None:
+    """Three calls in flight, one on each replica; one replica is killed. Its call runs again
+    on another replica only if the tool is listed as idempotent; otherwise it fails once.
+    (2026-07-28 era: its response had not begun, so HAProxy could replay it.)"""
+    async with mounted(
+        tmp_path, fixture_server("fx"), "fx__sleep", "auto", idempotent_tools=idempotent
+    ) as cluster:
+        outcomes: list[str] = []
+
+        async def sleeper(client: Client) -> None:
+            try:
+                result = await client.call_tool("fx__sleep", {"seconds": 2})
+            except Exception as exc:
+                outcomes.append(f"error {exc!r}")
+            else:
+                outcomes.append("ok" if text_of(result) == "slept 2.0" else f"error {result}")
+
+        async with connected(stateless_client(cluster.url, "auto")) as client:
+            before = await cluster.served_requests()
+            with anyio.fail_after(BEHAVIOUR):
+                async with anyio.create_task_group() as tg:
+                    for _ in range(3):  # round-robin: one call on each replica
+                        tg.start_soon(sleeper, client)
+                    await anyio.sleep(1)
+                    cluster.replicas[0].kill()
+        assert sum(o != "ok" for o in outcomes) == failed, outcomes
+        assert len(outcomes) == 3
+        assert (await grew(before, cluster))[cluster.replicas[0].name] == 0  # never answered
