@@ -95,7 +95,10 @@ _RETRIES: Final = """\
     # JSON-RPC method that changes nothing on a stateless replica (READ_METHODS), or a
     # tools/call of a tool the operator lists as idempotent (`idempotent_tools`). Every
     # other tools/call is never replayed (disable-l7-retry keeps conn-failure retries only):
-    # its client gets a 502 and decides. Requests over one buffer (16 kB) are never replayed.
+    # its client gets a 502 and decides. A handshake-era answer is streamed from its first
+    # byte (the SDK sends the headers before the call runs), so a call whose replica died
+    # under it cannot be replayed by any proxy; a 2026-07-28 answer within 15 s is one JSON
+    # body, and can. Requests over one buffer (16 kB) are never replayed.
     option http-buffer-request
     retry-on conn-failure empty-response response-timeout
     retries 3
