@@ -30,7 +30,7 @@ import sys
 import tempfile
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -144,7 +144,7 @@ def haproxy_config(
         [
             "global",
             "    maxconn 4096",
-            f"    stats socket {stats_socket} mode 600 level admin",
+            f"    stats socket {stats_socket} mode 600 level user",
             "",
             "defaults",
             "    mode http",
@@ -199,7 +199,6 @@ class Cluster:
     replicas: list[Replica]
     stats_socket: Path
     haproxy_log: Path
-    _seen: dict[str, int] = field(default_factory=dict[str, int])
 
     async def stats(self) -> list[dict[str, str]]:
         """HAProxy's ``show stat`` rows (one per frontend, backend and server), as dicts."""
@@ -243,16 +242,17 @@ def _free_port() -> int:
 
 
 async def _stop(process: anyio.abc.Process) -> None:
-    """Signal the process, then SIGKILL its whole session if it has not exited in time."""
+    """SIGTERM the process; SIGKILL its process group if it has not exited in time."""
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(signal.SIGTERM)
-    with anyio.move_on_after(STOP, shield=True):
-        await process.wait()
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)  # also what it started, if it left any
     with anyio.CancelScope(shield=True):
-        await process.wait()
+        with anyio.move_on_after(STOP):
+            await process.wait()
+        if process.returncode is None:  # not reaped, so its group is still its own
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
 
 
 async def _spawn_replica(

@@ -9,8 +9,9 @@ tells which replica answered a call. Redis-backed shared state is not used here:
 
 from __future__ import annotations
 
+import signal
 import subprocess
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Final
@@ -18,7 +19,7 @@ from typing import Final
 import anyio
 import pytest
 from mcp import Client
-from replica_support import HAPROXY, Cluster, haproxy_config, replicated, stateless_client
+from replica_support import HAPROXY, Cluster, Replica, haproxy_config, replicated, stateless_client
 
 from serve.serve_support import (
     BEHAVIOUR,
@@ -159,6 +160,41 @@ async def call_stream(
             progress.append(1)
 
 
+async def calls_while_stopping(
+    cluster: Cluster, mode: str, victim: Replica, stop: Callable[[], None]
+) -> tuple[list[str], dict[str, int], dict[str, int]]:
+    """`CLIENTS` clients make 60 calls each through HAProxy; a third of the way through,
+    ``stop()`` ends ``victim``. Returns the errors, and HAProxy's counters as ``stop()``
+    returned and once the victim had exited."""
+    errors: list[str] = []
+    progress: list[int] = []
+    calls = 60
+    stopping: dict[str, int] = {}
+    stopped: dict[str, int] = {}
+    with anyio.fail_after(BEHAVIOUR * 3):
+        async with anyio.create_task_group() as tg:
+            for k in range(CLIENTS):
+                tg.start_soon(call_stream, cluster.url, mode, k, calls, errors, progress)
+            while len(progress) < CLIENTS * calls // 3:
+                await anyio.sleep(0.01)
+            stop()
+            stopping = await cluster.served_requests()
+            await victim.process.wait()
+            stopped = await cluster.served_requests()
+    assert len(progress) == CLIENTS * calls
+    return errors, stopping, stopped
+
+
+async def others_serve(cluster: Cluster, victim: Replica, since: dict[str, int]) -> None:
+    """Each other replica answered calls since ``since``, and HAProxy's health checks took
+    the victim out."""
+    after = await grew(since, cluster)
+    assert all(n > 0 for name, n in after.items() if name != victim.name), after
+    with anyio.fail_after(BEHAVIOUR):
+        while (await cluster.states())[victim.name] == "UP":
+            await anyio.sleep(0.1)
+
+
 LOST_MID_RESPONSE: Final = "SSE stream ended without a response"
 """A legacy-era call whose replica died after it began its streamed (SSE) response."""
 
@@ -180,32 +216,31 @@ async def test_a_replica_killed_mid_run_loses_no_retryable_request(
     async with mounted(
         tmp_path, fixture_server("fx"), "fx__add", mode, idempotent_tools=["fx__add"]
     ) as cluster:
-        errors: list[str] = []
-        progress: list[int] = []
-        calls = 60
         victim = cluster.replicas[1]
-        killed_at: dict[str, int] = {}
-        with anyio.fail_after(BEHAVIOUR * 3):
-            async with anyio.create_task_group() as tg:
-                for k in range(CLIENTS):
-                    tg.start_soon(call_stream, cluster.url, mode, k, calls, errors, progress)
-                while len(progress) < CLIENTS * calls // 3:
-                    await anyio.sleep(0.01)
-                victim.kill()
-                await victim.process.wait()
-                killed_at = await cluster.served_requests()  # counters as the victim died
-        assert len(progress) == CLIENTS * calls
+        errors, _, killed = await calls_while_stopping(cluster, mode, victim, victim.kill)
         if mode == "legacy":
             cut = [e for e in errors if LOST_MID_RESPONSE in e]
             assert len(cut) <= CLIENTS, cut
             errors = [e for e in errors if e not in cut]
         assert errors == []
-        after = await grew(killed_at, cluster)
-        assert after[victim.name] == 0
-        assert all(n > 0 for name, n in after.items() if name != victim.name), after
-        with anyio.fail_after(BEHAVIOUR):
-            while (await cluster.states())[victim.name] == "UP":
-                await anyio.sleep(0.1)
+        assert (await grew(killed, cluster))[victim.name] == 0
+        await others_serve(cluster, victim, killed)
+
+
+@MODES
+async def test_a_replica_stopped_mid_run_by_sigterm_fails_no_call(
+    tmp_path: Path, mode: str
+) -> None:
+    """A rolling update's SIGTERM: the replica finishes the calls it began and refuses new
+    connections, which HAProxy sends to another replica. No call fails, in either era,
+    though no tool is listed as idempotent (nothing that reached a replica is replayed)."""
+    async with mounted(tmp_path, fixture_server("fx"), "fx__add", mode) as cluster:
+        victim = cluster.replicas[1]
+        errors, stopping, _ = await calls_while_stopping(
+            cluster, mode, victim, lambda: victim.process.send_signal(signal.SIGTERM)
+        )
+        assert errors == []
+        await others_serve(cluster, victim, stopping)
 
 
 @pytest.mark.parametrize(("idempotent", "failed"), [(["fx__sleep"], 0), ([], 1)])
