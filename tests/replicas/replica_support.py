@@ -234,7 +234,8 @@ def stateless_client(url: str, mode: str) -> Client:
     return Client(url, mode=mode, cache=None)
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port of 127.0.0.1 that was free a moment ago."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -308,8 +309,9 @@ async def _start_haproxy(
     stats_socket = sockets / "stats.sock"
     ports = [int(r.url.rsplit(":", 1)[1].split("/", 1)[0]) for r in replicas]
     log = directory / "haproxy.log"
+    log.write_text("")
     for _ in range(_BIND_ATTEMPTS):
-        port = _free_port()
+        port, start = free_port(), log.stat().st_size
         config = directory / "haproxy.cfg"
         config.write_text(
             haproxy_config(
@@ -320,7 +322,7 @@ async def _start_haproxy(
                 health_path=health_path,
             )
         )
-        with log.open("w") as errlog:
+        with log.open("a") as errlog:  # every attempt's messages, one after the other
             process = await anyio.open_process(
                 [HAPROXY, "-db", "-f", str(config)],
                 stdin=subprocess.DEVNULL,
@@ -343,8 +345,10 @@ async def _start_haproxy(
                     await anyio.sleep(0.05)
             return cluster
         await process.aclose()
-        if "bind" not in log.read_text():
-            break  # not a port taken in between: a bad config, say
+        with log.open() as attempt:
+            attempt.seek(start)
+            if "cannot bind" not in attempt.read():
+                break  # not a port taken in between: a bad config, say
     raise RuntimeError(f"haproxy did not start: {log.read_text()[-2000:]}")
 
 

@@ -10,6 +10,7 @@ tells which replica answered a call. Redis-backed shared state is not used here:
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from typing import Final
 
 import anyio
 import pytest
+import replica_support
 from mcp import Client
 from replica_support import HAPROXY, Cluster, Replica, haproxy_config, replicated, stateless_client
 
@@ -89,6 +91,24 @@ def test_the_generated_haproxy_config_is_valid(tmp_path: Path) -> None:
             [HAPROXY, "-c", "-f", str(config)], capture_output=True, text=True, check=False
         )
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+async def test_haproxy_moves_to_another_port_when_its_port_was_taken_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The port picked for HAProxy is taken before it binds: it starts on the next one."""
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken: int = squatter.getsockname()[1]
+        free = replica_support.free_port
+        ports = iter([taken])
+        monkeypatch.setattr(replica_support, "free_port", lambda: next(ports, None) or free())
+        config = write_config(tmp_path, fixture_server("fx"))
+        async with replicated(config, tmp_path, count=1) as cluster:
+            assert f":{taken}/" not in cluster.url
+            assert "cannot bind" in (tmp_path / "haproxy.log").read_text()
+            assert (await cluster.states()) == {"r0": "UP"}
 
 
 @MODES
