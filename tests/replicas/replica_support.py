@@ -11,8 +11,9 @@ HAProxy cannot be told to bind port 0, so a free port is picked (bind port 0, cl
 HAProxy is started again on another one if it fails to bind (another process took it in
 between), a bounded number of times.
 
-The generated config (`haproxy_config`): round-robin, a health check every half second,
-bounded timeouts, and retries with ``option redispatch`` so that a request sent to a replica
+The generated config (`haproxy_config`): round-robin, a health check of each replica's
+``/readyz`` every half second (a replica gets traffic once its mounts are done), bounded
+timeouts, and retries with ``option redispatch`` so that a request sent to a replica
 that died goes to another one. Which requests are retried is the one careful choice here:
 see `_RETRIES`.
 """
@@ -121,8 +122,8 @@ def haproxy_config(
         replicas: Each replica's port on 127.0.0.1.
         stats_socket: Where HAProxy's admin socket goes (`Cluster.served_requests` reads it).
         idempotent_tools: Public tool names whose calls may be replayed on another replica.
-        health_path: An HTTP path answering 200 while a replica is healthy (``/healthz``);
-            None: a replica is healthy while it accepts TCP connections.
+        health_path: An HTTP path answering 200 while a replica should get traffic
+            (``/readyz``); None: while it accepts TCP connections.
     """
     methods = "|".join(re.escape(m) for m in READ_METHODS)
     safe = [f"    acl replayable req.body -m reg '{_REQUEST}\"({methods})\"'"]
@@ -360,7 +361,7 @@ async def replicated(
     count: int = 3,
     shared_state: str | None = None,
     idempotent_tools: Iterable[str] = (),
-    health_path: str | None = None,
+    health_path: str | None = "/readyz",
     flags: Sequence[str] = (),
 ) -> AsyncGenerator[Cluster]:
     """``count`` stateless `mcpmount serve CONFIG` replicas behind HAProxy; yield the `Cluster`.
@@ -371,7 +372,9 @@ async def replicated(
         count: How many replicas.
         shared_state: Passed to every replica as ``--shared-state URL`` (a Redis URL).
         idempotent_tools: Tools whose calls HAProxy may replay on another replica.
-        health_path: The replicas' health endpoint for HAProxy's checks (TCP if None).
+        health_path: What HAProxy's health checks ask each replica: ``/readyz`` (200 once
+            its initial mounts are done and its required servers are up), or None for a
+            plain TCP connect.
         flags: More ``serve`` flags for every replica.
     """
     command = [sys.executable, "-m", "mcpmount", "serve", config, "--transport", "http"]

@@ -76,7 +76,7 @@ async def grew(before: dict[str, int], cluster: Cluster) -> dict[str, int]:
 def test_the_generated_haproxy_config_is_valid(tmp_path: Path) -> None:
     """haproxy -c accepts the config, with and without idempotent tools and a health path."""
     assert HAPROXY is not None, "haproxy is not installed: `apt-get install haproxy`"
-    for tools, health in (((), None), (["fx__add", "fx__pid"], "/healthz")):
+    for tools, health in (((), None), (["fx__add", "fx__pid"], "/readyz")):
         config = tmp_path / "haproxy.cfg"
         config.write_text(
             haproxy_config(
