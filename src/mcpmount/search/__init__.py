@@ -1,8 +1,9 @@
 """The tool index behind ``tool_search``: pure, deterministic, fast.
 
 Search controls discovery, not access: a deferred tool stays callable by name, and this
-package only decides which tools a query surfaces. It does no I/O, never awaits and keeps
-no state outside the objects it returns.
+package only decides which tools a query surfaces. It keeps no state outside the objects
+it returns, and searches without I/O and without awaiting: only `run_tool_search` awaits,
+to run the semantic model on a new query in a worker thread.
 
 Ranking, in order:
 
@@ -54,6 +55,7 @@ from mcpmount.search._meta import (
     TOOL_SEARCH_NAME,
     ToolSearchCall,
     call_tool_search,
+    run_tool_search,
     tool_search_definition,
 )
 from mcpmount.search._synonyms import SYNONYMS
@@ -70,6 +72,7 @@ __all__ = [
     "SearchResult",
     "ToolSearchCall",
     "call_tool_search",
+    "run_tool_search",
     "stem",
     "tokenize",
     "tool_search_definition",

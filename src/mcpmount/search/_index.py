@@ -151,6 +151,27 @@ class SearchIndex:
         """
         return self._semantic is not None and self._semantic.work()
 
+    def query_needs_vector(self, query: str) -> bool:
+        """Whether a search of ``query`` would first run the model on it (no vector cached).
+
+        That run takes a few milliseconds of one core (about 5 ms for ten words; 128 word
+        pieces at most), so a caller on an event loop computes it in a worker thread with
+        `embed_query` first; see `mcpmount.search.run_tool_search`.
+        """
+        text = query[:_MAX_QUERY_CHARS].strip()
+        return (
+            self._semantic is not None
+            and bool(text)
+            and text[: len(_SELECT_PREFIX)].lower() != _SELECT_PREFIX
+            and not any(word.startswith("+") for word in text.split())
+            and self._semantic.needs_vector(text)
+        )
+
+    def embed_query(self, query: str) -> None:
+        """Compute and keep the vector a search of ``query`` needs. Blocking; any thread."""
+        if self._semantic is not None:
+            self._semantic.embed_query(query[:_MAX_QUERY_CHARS].strip())
+
     # --- changes --------------------------------------------------------------------------
 
     def add(self, tools: Iterable[MountedTool]) -> None:

@@ -178,6 +178,24 @@ class SemanticRanker:
                         self._version += 1
             return self._embedder
 
+    def needs_vector(self, query: str) -> bool:
+        """Whether `rank` would run the model on ``query``: ready, and no vector cached."""
+        embedder = self._embedder
+        with self._lock:
+            waiting = bool(self._queue)
+        return (
+            embedder is not None
+            and not waiting
+            and bool(self._docs)
+            and embedder.cached_query(query) is None
+        )
+
+    def embed_query(self, query: str) -> None:
+        """Compute and keep the vector of ``query``. Blocking; any thread."""
+        embedder = self._embedder
+        if embedder is not None:
+            embedder.embed_query(query)
+
     def rank(self, query: str, n: int) -> list[int] | None:
         """The ``n`` doc ids nearest ``query``, best first; None until all have vectors."""
         embedder = self._embedder
@@ -191,11 +209,9 @@ class SemanticRanker:
         cached = self._ranked.get((query, n))
         if cached is not None:
             return cached
-        scores = matrix @ embedder.embed_query(query)
+        scores = self.scores(embedder.embed_query(query))
         take = min(n, len(self._ids))
-        top = (
-            np.argpartition(-scores, take - 1)[:take] if take < len(self._ids) else np.arange(take)
-        )
+        top = np.argpartition(scores, -take)[-take:] if take < len(self._ids) else np.arange(take)
         ids = self._ids
         order = sorted(top.tolist(), key=lambda row: (-float(scores[row]), ids[row]))
         ranked = [ids[row] for row in order]
@@ -203,6 +219,18 @@ class SemanticRanker:
             self._ranked = {}  # bounded: the queries are the callers'
         self._ranked[query, n] = ranked
         return ranked
+
+    def scores(self, query: Vectors) -> Vectors:
+        """The cosine of ``query`` with each indexed tool's vector, in `_ids` order.
+
+        One pass over a contiguous float32 ``[tools, dims]`` matrix in this thread (about
+        0.7 ms at 10,000 tools); ``matrix @ query`` would go to BLAS, whose threads cost
+        far more than the product on a loaded machine.
+        """
+        matrix = self._matrix
+        if matrix is None:
+            return np.zeros(0, np.float32)
+        return np.einsum("ij,j->i", matrix, query)
 
     def _build(self) -> None:
         """Stack the vectors of the indexed tools, or None while any is missing."""
@@ -219,4 +247,4 @@ class SemanticRanker:
             return
         present: Sequence[Vectors] = [v for v in found if v is not None]
         self._ids = list(self._docs)
-        self._matrix = np.stack(present) if present else None
+        self._matrix = np.ascontiguousarray(np.stack(present), np.float32) if present else None
