@@ -89,6 +89,7 @@ class Catalog:
         self._index = SearchIndex(
             settings.semantic_model,
             vector_cache=Path(platformdirs.user_cache_dir("mcpmount")) / "vectors",
+            shared_vectors=settings.cache,
         )
         self._computing = False
         self._manifest: list[mcp_types.Tool] | None = None

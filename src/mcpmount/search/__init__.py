@@ -24,7 +24,9 @@ Ranking, in order:
    reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches.
    ``select:`` and ``+word`` queries stay lexical, and so does all search until every
    indexed tool has its vector: they are computed off the event loop by
-   `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk.
+   `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk
+   and, with ``shared_vectors`` (the registry's Redis ``cache``), in Redis, where every
+   registry that uses it finds them without running the model.
 
 Ties break by public name. Scores depend only on the set of indexed tools, never on the
 order they were added in. Query forms: plain keywords; ``select:a,b`` returns exactly those
@@ -43,14 +45,15 @@ its words.
 
 Modules: ``_analysis`` (words to terms), ``_synonyms``, ``_fields`` (what of a tool is
 read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`SearchIndex`),
-``_meta`` (the ``tool_search`` meta-tool), ``_fusion`` (reciprocal rank fusion); for the
-semantic ranking, imported only when it is asked for (they need numpy and ONNX Runtime):
-``_wordpiece`` (the model's tokenizer), ``_embedding`` (the model), ``_vector_cache``
-(vectors on disk) and ``_semantic`` (tool vectors and the nearest tools).
+``_result`` (`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_fusion``
+(reciprocal rank fusion); for the semantic ranking, imported only when it is asked for
+(they need numpy and ONNX Runtime): ``_wordpiece`` (the model's tokenizer), ``_embedding``
+(the model), ``_vector_cache`` (vectors on disk), ``_vector_store`` (the store protocol,
+and vectors in a shared Redis) and ``_semantic`` (tool vectors and the nearest tools).
 """
 
 from mcpmount.search._analysis import STOP_WORDS, Analyzer, stem, tokenize
-from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, Hit, SearchIndex, SearchResult
+from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex
 from mcpmount.search._meta import (
     TOOL_SEARCH_NAME,
     ToolSearchCall,
@@ -58,6 +61,7 @@ from mcpmount.search._meta import (
     run_tool_search,
     tool_search_definition,
 )
+from mcpmount.search._result import Hit, SearchResult
 from mcpmount.search._synonyms import SYNONYMS
 
 __all__ = [

@@ -5,7 +5,6 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -13,13 +12,14 @@ from mcpmount.search._analysis import Analyzer
 from mcpmount.search._fields import tool_fields
 from mcpmount.search._fusion import fuse
 from mcpmount.search._postings import Doc, Postings
+from mcpmount.search._result import Hit, SearchResult
 from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
 from mcpmount.tool import MountedTool
 
 if TYPE_CHECKING:
     from mcpmount.search._semantic import SemanticRanker
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Hit", "SearchIndex", "SearchResult"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SearchIndex"]
 
 DEFAULT_LIMIT: Final = 5
 MAX_LIMIT: Final = 20
@@ -34,33 +34,6 @@ _MAX_CACHED_TERMS = 4096
 """The most query words whose scored postings an index keeps between changes."""
 _FUSED_DEPTH = 50
 """How many of each ranking (lexical, semantic) reciprocal rank fusion reads."""
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One tool a search returned."""
-
-    tool: MountedTool
-    """The matched tool."""
-
-    score: float
-    """Its BM25F relevance to the query's words (0.0 for ``select:`` and name-only hits, and
-    for hits that only the semantic ranking found).
-
-    Hits are ordered by match kind first (exact name, then name prefix, then words), so a
-    later hit may score higher than an exact-name hit before it.
-    """
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """The outcome of one search."""
-
-    hits: tuple[Hit, ...]
-    """Best first; at most the clamped ``limit`` (or `MAX_LIMIT` for ``select:``)."""
-
-    hint: str | None = None
-    """Why there are no (or fewer) hits and what to try instead; None when all went well."""
 
 
 def _is_identifier_like(query: str) -> bool:
@@ -85,6 +58,9 @@ class SearchIndex:
             extra.
         vector_cache: A directory where tool vectors are kept between runs, one file per
             model; None to keep them in memory only.
+        shared_vectors: The URL of a Redis (``redis://``, ``rediss://``, ``unix://``; the
+            ``redis`` extra) where tool vectors are shared with every index that uses it,
+            on any machine: the registry's ``cache``. None for none.
     """
 
     __slots__ = (
@@ -102,7 +78,11 @@ class SearchIndex:
     )
 
     def __init__(
-        self, semantic_model: str | None = None, *, vector_cache: Path | None = None
+        self,
+        semantic_model: str | None = None,
+        *,
+        vector_cache: Path | None = None,
+        shared_vectors: str | None = None,
     ) -> None:
         self._analyzer = Analyzer()
         self._postings = Postings()
@@ -123,7 +103,7 @@ class SearchIndex:
         if semantic_model is not None:
             from mcpmount.search._semantic import SemanticRanker  # numpy: only when asked
 
-            self._semantic = SemanticRanker(semantic_model, vector_cache)
+            self._semantic = SemanticRanker(semantic_model, vector_cache, shared_vectors)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -140,6 +120,11 @@ class SearchIndex:
     def vectors_pending(self) -> int:
         """How many tool texts wait for their vectors (0 without a semantic model)."""
         return 0 if self._semantic is None else self._semantic.pending
+
+    @property
+    def vectors_computed(self) -> int:
+        """How many tool vectors this index ran the model for (found in no store)."""
+        return 0 if self._semantic is None else self._semantic.computed
 
     def embed_pending(self) -> bool:
         """Compute one batch of the waiting tool vectors; return whether more wait.

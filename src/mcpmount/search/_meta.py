@@ -10,7 +10,8 @@ from typing import Any, Final
 import anyio.to_thread
 import mcp_types
 
-from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex, SearchResult
+from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex
+from mcpmount.search._result import SearchResult
 
 __all__ = [
     "TOOL_SEARCH_NAME",
