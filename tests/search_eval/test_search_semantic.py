@@ -111,3 +111,14 @@ async def test_a_new_query_runs_the_model_in_a_worker_thread(fused: SearchIndex)
             assert not fused.query_needs_vector(quick)
             assert await ticks_during(quick) == 0
         stop.set()
+
+
+def test_a_long_limit_is_filled_from_the_word_ranking(
+    lexical: SearchIndex, fused: SearchIndex
+) -> None:
+    """Fusion reads the top 10 of each ranking; a limit of 20 still gets as many hits as the
+    word ranking has, and its first five are those of a limit of 5."""
+    for query in ("list files in a directory", "create or update an issue", PARAPHRASE):
+        assert len(lexical.search(query, 20).hits) == 20, query
+        assert len(fused.search(query, 20).hits) == 20, query
+        assert names(fused, query, 20)[:5] == names(fused, query, 5), query

@@ -20,8 +20,9 @@ Ranking, in order:
    that says both "delete" and "remove" is not counted twice.
 
 4. **Meaning**, with a ``semantic_model`` (the ``semantic`` extra): the BM25F ranking's
-   top 50 and the 50 tools whose sentence vectors are nearest the query's are fused by
-   reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches.
+   top 10 and the 10 tools whose sentence vectors are nearest the query's are fused by
+   reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches; the
+   rest of the word ranking follows.
    ``select:`` and ``+word`` queries stay lexical, and so does all search until every
    indexed tool has its vector: they are computed off the event loop by
    `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk
