@@ -5,10 +5,12 @@ Needs the ``semantic`` extra (the ``dev`` extra installs it).
 
 from __future__ import annotations
 
+import anyio
+import anyio.lowlevel
 import pytest
 from eval_data import REAL_TOOLS
 
-from mcpmount.search import SearchIndex
+from mcpmount.search import SearchIndex, call_tool_search, run_tool_search
 
 PARAPHRASE = "print everything the memory store holds"
 """Shares no content word with the memory server's ``read_graph`` ("Read the entire
@@ -78,3 +80,45 @@ def test_search_is_lexical_until_every_vector_is_ready() -> None:
     index.add(REAL_TOOLS[:1])  # back unchanged: its vector is reused, nothing to compute
     assert index.vectors_pending == 0
     assert names(index, PARAPHRASE)[0] == "memory__read_graph"
+
+
+async def test_a_new_query_runs_the_model_in_a_worker_thread(fused: SearchIndex) -> None:
+    """While the model runs on a new query, the event loop goes on running other tasks; a
+    query seen before, a ``select:`` and a ``+word`` query never leave the loop."""
+    ticks = 0
+    stop = anyio.Event()
+
+    async def tick() -> None:
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            await anyio.lowlevel.checkpoint()
+
+    async def ticks_during(query: str) -> int:
+        before = ticks
+        outcome = await run_tool_search(fused, {"query": query})
+        assert outcome.result == call_tool_search(fused, {"query": query}).result
+        return ticks - before
+
+    query = "which tool prints what the memory store holds, asked only here"
+    assert fused.query_needs_vector(query)
+    async with anyio.create_task_group() as group:
+        group.start_soon(tick)
+        await anyio.lowlevel.checkpoint()
+        assert await ticks_during(query) > 0
+        assert not fused.query_needs_vector(query)
+        for quick in (query, "select:fetch__fetch", "+memory delete"):
+            assert not fused.query_needs_vector(quick)
+            assert await ticks_during(quick) == 0
+        stop.set()
+
+
+def test_a_long_limit_is_filled_from_the_word_ranking(
+    lexical: SearchIndex, fused: SearchIndex
+) -> None:
+    """Fusion reads the top 10 of each ranking; a limit of 20 still gets as many hits as the
+    word ranking has, and its first five are those of a limit of 5."""
+    for query in ("list files in a directory", "create or update an issue", PARAPHRASE):
+        assert len(lexical.search(query, 20).hits) == 20, query
+        assert len(fused.search(query, 20).hits) == 20, query
+        assert names(fused, query, 20)[:5] == names(fused, query, 5), query

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+import redis
 
 from leaks import record_group
 from mcpmount.config import RegistrySettings
 from mcpmount.registry import Registry
+from redis_support import running_redis
 from support import fixture
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -46,3 +49,26 @@ async def test_a_mounted_server_becomes_searchable_by_meaning(
         result = await registry.call("tool_search", {"query": QUERY})
         assert result.structured_content is not None
         assert result.structured_content["tools"][0]["name"] == "calc__add"
+
+
+async def test_a_registry_with_a_redis_cache_shares_its_tool_vectors_there(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With ``cache = "redis://..."`` the vectors computed at mount are kept in that Redis."""
+    monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    async with running_redis() as server:
+        settings = RegistrySettings(semantic_model="minilm-int8", cache=server.url)
+        async with Registry(settings) as registry:
+            await registry.mount("calc", fixture(defer=True))
+            for row in registry.status():
+                if row.pid is not None:
+                    record_group(row.pid)
+            with anyio.fail_after(45):  # a never-hangs bound, as above
+                while names(registry, QUERY)[:1] != ["calc__add"]:
+                    await anyio.sleep(0.05)
+            mounted = len(registry.mounted_tools())
+        client: Any = redis.Redis(unix_socket_path=str(server.socket))  # its stubs: partly Unknown
+        with client:
+            shared = len(client.keys("mcpmount:vectors:*"))
+        assert shared == mounted > 0

@@ -36,6 +36,7 @@ from mcpmount.search import (
     SearchResult,
     ToolSearchCall,
     call_tool_search,
+    run_tool_search,
     tool_search_definition,
 )
 from mcpmount.tool import MountedTool
@@ -88,6 +89,7 @@ class Catalog:
         self._index = SearchIndex(
             settings.semantic_model,
             vector_cache=Path(platformdirs.user_cache_dir("mcpmount")) / "vectors",
+            shared_vectors=settings.cache,
         )
         self._computing = False
         self._manifest: list[mcp_types.Tool] | None = None
@@ -252,6 +254,10 @@ class Catalog:
     def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
         """Run the ``tool_search`` meta-tool with the model's arguments; never raises."""
         return call_tool_search(self._index, arguments)
+
+    async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """`tool_search`, with a new query's sentence vector computed in a worker thread."""
+        return await run_tool_search(self._index, arguments)
 
     @property
     def vectors_pending(self) -> bool:

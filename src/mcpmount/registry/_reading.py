@@ -71,6 +71,11 @@ class ReadingMethods:
         """
         return self.observers.searching(lambda: self._catalog.tool_search(arguments))
 
+    async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """`tool_search` off the event loop's back: with a semantic model, a new query's
+        vector is computed in a worker thread (`call` and the served registry use this)."""
+        return await self._catalog.run_tool_search(arguments)
+
     @property
     def failures(self) -> dict[str, ServerError]:
         """Optional servers that failed to mount, with their errors."""

@@ -384,7 +384,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             CallDeniedError: An approval gate denied it; nothing was sent.
         """
         if name == TOOL_SEARCH_NAME:
-            return self.tool_search(arguments).result
+            return (await self.run_tool_search(arguments)).result
         if timeout is not None and not timeout > 0:  # NaN too
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         entry = self._catalog.get(name)

@@ -45,7 +45,14 @@ class View:
 
     def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
         """Run ``tool_search`` like ``Registry.tool_search``, and activate what it found."""
-        outcome = self.registry.tool_search(arguments)
+        return self._activate(self.registry.tool_search(arguments))
+
+    async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+        """Like `tool_search`, a new query's vector computed in a worker thread (see
+        ``Registry.run_tool_search``)."""
+        return self._activate(await self.registry.run_tool_search(arguments))
+
+    def _activate(self, outcome: ToolSearchCall) -> ToolSearchCall:
         self.activated += [n for n in outcome.names if n not in self.activated]
         return outcome
 
@@ -60,7 +67,7 @@ class View:
     ) -> mcp_types.CallToolResult:
         """Call like ``Registry.call``; a ``tool_search`` also activates what it found."""
         if name == TOOL_SEARCH_NAME:
-            return self.tool_search(arguments).result
+            return (await self.run_tool_search(arguments)).result
         return await self.registry.call(
             name, arguments, timeout=timeout, progress=progress, context=context
         )

@@ -1,8 +1,9 @@
 """The tool index behind ``tool_search``: pure, deterministic, fast.
 
 Search controls discovery, not access: a deferred tool stays callable by name, and this
-package only decides which tools a query surfaces. It does no I/O, never awaits and keeps
-no state outside the objects it returns.
+package only decides which tools a query surfaces. It keeps no state outside the objects
+it returns, and searches without I/O and without awaiting: only `run_tool_search` awaits,
+to run the semantic model on a new query in a worker thread.
 
 Ranking, in order:
 
@@ -19,11 +20,14 @@ Ranking, in order:
    that says both "delete" and "remove" is not counted twice.
 
 4. **Meaning**, with a ``semantic_model`` (the ``semantic`` extra): the BM25F ranking's
-   top 50 and the 50 tools whose sentence vectors are nearest the query's are fused by
-   reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches.
+   top 10 and the 10 tools whose sentence vectors are nearest the query's are fused by
+   reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches; the
+   rest of the word ranking follows.
    ``select:`` and ``+word`` queries stay lexical, and so does all search until every
    indexed tool has its vector: they are computed off the event loop by
-   `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk.
+   `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk
+   and, with ``shared_vectors`` (the registry's Redis ``cache``), in Redis, where every
+   registry that uses it finds them without running the model.
 
 Ties break by public name. Scores depend only on the set of indexed tools, never on the
 order they were added in. Query forms: plain keywords; ``select:a,b`` returns exactly those
@@ -42,20 +46,23 @@ its words.
 
 Modules: ``_analysis`` (words to terms), ``_synonyms``, ``_fields`` (what of a tool is
 read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`SearchIndex`),
-``_meta`` (the ``tool_search`` meta-tool), ``_fusion`` (reciprocal rank fusion); for the
-semantic ranking, imported only when it is asked for (they need numpy and ONNX Runtime):
-``_wordpiece`` (the model's tokenizer), ``_embedding`` (the model), ``_vector_cache``
-(vectors on disk) and ``_semantic`` (tool vectors and the nearest tools).
+``_result`` (`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_fusion``
+(reciprocal rank fusion); for the semantic ranking, imported only when it is asked for
+(they need numpy and ONNX Runtime): ``_wordpiece`` (the model's tokenizer), ``_embedding``
+(the model), ``_vector_cache`` (vectors on disk), ``_vector_store`` (the store protocol,
+and vectors in a shared Redis) and ``_semantic`` (tool vectors and the nearest tools).
 """
 
 from mcpmount.search._analysis import STOP_WORDS, Analyzer, stem, tokenize
-from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, Hit, SearchIndex, SearchResult
+from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex
 from mcpmount.search._meta import (
     TOOL_SEARCH_NAME,
     ToolSearchCall,
     call_tool_search,
+    run_tool_search,
     tool_search_definition,
 )
+from mcpmount.search._result import Hit, SearchResult
 from mcpmount.search._synonyms import SYNONYMS
 
 __all__ = [
@@ -70,6 +77,7 @@ __all__ = [
     "SearchResult",
     "ToolSearchCall",
     "call_tool_search",
+    "run_tool_search",
     "stem",
     "tokenize",
     "tool_search_definition",

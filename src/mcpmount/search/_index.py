@@ -5,7 +5,6 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -13,13 +12,14 @@ from mcpmount.search._analysis import Analyzer
 from mcpmount.search._fields import tool_fields
 from mcpmount.search._fusion import fuse
 from mcpmount.search._postings import Doc, Postings
+from mcpmount.search._result import Hit, SearchResult
 from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
 from mcpmount.tool import MountedTool
 
 if TYPE_CHECKING:
     from mcpmount.search._semantic import SemanticRanker
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Hit", "SearchIndex", "SearchResult"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SearchIndex"]
 
 DEFAULT_LIMIT: Final = 5
 MAX_LIMIT: Final = 20
@@ -32,35 +32,13 @@ _SELECT_PREFIX = "select:"
 _FEW_KEYS = 64
 _MAX_CACHED_TERMS = 4096
 """The most query words whose scored postings an index keeps between changes."""
-_FUSED_DEPTH = 50
-"""How many of each ranking (lexical, semantic) reciprocal rank fusion reads."""
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One tool a search returned."""
-
-    tool: MountedTool
-    """The matched tool."""
-
-    score: float
-    """Its BM25F relevance to the query's words (0.0 for ``select:`` and name-only hits, and
-    for hits that only the semantic ranking found).
-
-    Hits are ordered by match kind first (exact name, then name prefix, then words), so a
-    later hit may score higher than an exact-name hit before it.
-    """
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """The outcome of one search."""
-
-    hits: tuple[Hit, ...]
-    """Best first; at most the clamped ``limit`` (or `MAX_LIMIT` for ``select:``)."""
-
-    hint: str | None = None
-    """Why there are no (or fewer) hits and what to try instead; None when all went well."""
+_FUSED_DEPTH = 10
+"""How many of each ranking (lexical, semantic) reciprocal rank fusion reads; a longer
+``limit`` is filled from the word ranking. Chosen on the tuning queries of
+``tests/search_eval/eval_data.py`` alone, among 10, 20 and 50: recall@5 at 10,000 tools
+1.000, 1.000 and 0.988, at 1,000 tools 1.000, 0.988 and 0.988. A deeper list adds more
+tools that both rankings place low, whose two small shares together outrank one ranking's
+first choice."""
 
 
 def _is_identifier_like(query: str) -> bool:
@@ -85,6 +63,9 @@ class SearchIndex:
             extra.
         vector_cache: A directory where tool vectors are kept between runs, one file per
             model; None to keep them in memory only.
+        shared_vectors: The URL of a Redis (``redis://``, ``rediss://``, ``unix://``; the
+            ``redis`` extra) where tool vectors are shared with every index that uses it,
+            on any machine: the registry's ``cache``. None for none.
     """
 
     __slots__ = (
@@ -102,7 +83,11 @@ class SearchIndex:
     )
 
     def __init__(
-        self, semantic_model: str | None = None, *, vector_cache: Path | None = None
+        self,
+        semantic_model: str | None = None,
+        *,
+        vector_cache: Path | None = None,
+        shared_vectors: str | None = None,
     ) -> None:
         self._analyzer = Analyzer()
         self._postings = Postings()
@@ -123,7 +108,7 @@ class SearchIndex:
         if semantic_model is not None:
             from mcpmount.search._semantic import SemanticRanker  # numpy: only when asked
 
-            self._semantic = SemanticRanker(semantic_model, vector_cache)
+            self._semantic = SemanticRanker(semantic_model, vector_cache, shared_vectors)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -141,6 +126,11 @@ class SearchIndex:
         """How many tool texts wait for their vectors (0 without a semantic model)."""
         return 0 if self._semantic is None else self._semantic.pending
 
+    @property
+    def vectors_computed(self) -> int:
+        """How many tool vectors this index ran the model for (found in no store)."""
+        return 0 if self._semantic is None else self._semantic.computed
+
     def embed_pending(self) -> bool:
         """Compute one batch of the waiting tool vectors; return whether more wait.
 
@@ -150,6 +140,27 @@ class SearchIndex:
         is logged once (``mcpmount.search``) and leaves search lexical.
         """
         return self._semantic is not None and self._semantic.work()
+
+    def query_needs_vector(self, query: str) -> bool:
+        """Whether a search of ``query`` would first run the model on it (no vector cached).
+
+        That run takes a few milliseconds of one core (about 5 ms for ten words; 128 word
+        pieces at most), so a caller on an event loop computes it in a worker thread with
+        `embed_query` first; see `mcpmount.search.run_tool_search`.
+        """
+        text = query[:_MAX_QUERY_CHARS].strip()
+        return (
+            self._semantic is not None
+            and bool(text)
+            and text[: len(_SELECT_PREFIX)].lower() != _SELECT_PREFIX
+            and not any(word.startswith("+") for word in text.split())
+            and self._semantic.needs_vector(text)
+        )
+
+    def embed_query(self, query: str) -> None:
+        """Compute and keep the vector a search of ``query`` needs. Blocking; any thread."""
+        if self._semantic is not None:
+            self._semantic.embed_query(query[:_MAX_QUERY_CHARS].strip())
 
     # --- changes --------------------------------------------------------------------------
 
@@ -331,15 +342,17 @@ class SearchIndex:
         if nearest is not None:
             lexical: list[int] = []
             if scores:
-                cut = heapq.nlargest(_FUSED_DEPTH, scores.values())[-1]
+                depth = max(_FUSED_DEPTH, limit + len(taken))
+                cut = heapq.nlargest(depth, scores.values())[-1]
                 docs = self._postings.docs
                 lexical = heapq.nsmallest(  # many may tie at the cut: no full sort
-                    _FUSED_DEPTH,
+                    depth,
                     (i for i, s in scores.items() if s >= cut),
                     key=lambda i: (-scores[i], docs[i].tool.name),
                 )
-            fused = fuse((lexical, nearest))
-            ranked += [i for i in fused if i not in taken][:need]
+            # The fused top, then the rest of the word ranking for a longer ``limit``.
+            fused = fuse((lexical[:_FUSED_DEPTH], nearest)) + lexical[_FUSED_DEPTH:]
+            ranked += [i for i in dict.fromkeys(fused) if i not in taken][:need]
         elif need > 0 and scores:
             # Threshold on scores alone (fast, in C), then order the few survivors.
             cut = heapq.nlargest(need + len(taken), scores.values())[-1]

@@ -7,11 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import anyio.to_thread
 import mcp_types
 
-from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex, SearchResult
+from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex
+from mcpmount.search._result import SearchResult
 
-__all__ = ["TOOL_SEARCH_NAME", "ToolSearchCall", "call_tool_search", "tool_search_definition"]
+__all__ = [
+    "TOOL_SEARCH_NAME",
+    "ToolSearchCall",
+    "call_tool_search",
+    "run_tool_search",
+    "tool_search_definition",
+]
 
 TOOL_SEARCH_NAME: Final = "tool_search"
 """The public name of the meta-tool."""
@@ -99,3 +107,19 @@ def call_tool_search(index: SearchIndex, arguments: Mapping[str, Any] | None) ->
         structured_content=payload,
     )
     return ToolSearchCall(result, found)
+
+
+async def run_tool_search(
+    index: SearchIndex, arguments: Mapping[str, Any] | None
+) -> ToolSearchCall:
+    """`call_tool_search` for a caller on an event loop; never raises.
+
+    With a semantic model, a query searched for the first time needs the model run on it
+    (about 5 ms of one core for ten words, more for long queries and on a busy machine):
+    that runs in a worker thread, so the event loop goes on serving meanwhile. The search
+    itself (well under a millisecond) then runs here, on the index's owner's loop.
+    """
+    query = (arguments or {}).get("query")
+    if isinstance(query, str) and index.query_needs_vector(query):
+        await anyio.to_thread.run_sync(index.embed_query, query)
+    return call_tool_search(index, arguments)

@@ -6,20 +6,23 @@ then holds records of an 8-byte little-endian text key (the xxh3-64 of the tool 
 one ``write`` (``O_APPEND``), so processes sharing the file only ever add whole batches. A
 torn last record, or a vector that is not of finite unit length, is ignored; a file without
 the header is removed. The cache is an optimization only: any failure to read or write it
-is logged and skipped.
+is logged and skipped. It is a `mcpmount.search._vector_store.VectorStore`: the file is read
+once, by the first `VectorCache.get`.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 
 from mcpmount.search._embedding import Vectors
+from mcpmount.search._vector_store import valid_rows
 
 __all__ = ["VectorCache"]
 
@@ -37,17 +40,34 @@ class VectorCache:
         dims: The model's vector size.
     """
 
-    __slots__ = ("dims", "path")
+    __slots__ = ("_known", "_lock", "dims", "path")
 
     def __init__(self, directory: Path, model_sha256: str, dims: int) -> None:
         self.dims = dims
         self.path = directory / f"{model_sha256[:16]}-{dims}.vectors"
+        self._known: dict[int, Vectors] | None = None
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<VectorCache {self.path}>"
 
     def _dtype(self) -> np.dtype[np.void]:
         return np.dtype([("key", "<u8"), ("vector", "<f4", (self.dims,))])
+
+    def get(self, keys: Sequence[int]) -> dict[int, Vectors]:
+        """The vectors of ``keys`` in the file (read by the first call)."""
+        with self._lock:
+            if self._known is None:
+                self._known = self.load()
+            known = self._known
+            return {key: known[key] for key in keys if key in known}
+
+    def put(self, vectors: Mapping[int, Vectors]) -> None:
+        """Add ``vectors`` to the file (`append`) and to what `get` returns."""
+        self.append(vectors)
+        with self._lock:
+            if self._known is not None:
+                self._known.update(vectors)
 
     def load(self) -> dict[int, Vectors]:
         """Every valid vector in the file, by text key; empty if there is none."""
@@ -66,8 +86,7 @@ class VectorCache:
         body = raw[len(_MAGIC) :]
         records = np.frombuffer(body, dtype, len(body) // dtype.itemsize)
         vectors = records["vector"].astype(np.float32)
-        norms = np.linalg.norm(vectors, axis=1)
-        good = np.isfinite(norms) & (np.abs(norms - 1.0) < 1e-3)
+        good = valid_rows(vectors)
         keys = records["key"][good].tolist()
         return dict(zip(keys, vectors[good], strict=True))
 
