@@ -94,7 +94,7 @@ class AnthropicAdapter:
             message = f"{name}: the input must be a JSON object"
             return _tool_result(tool_use_id, [text_block(message)], True)
         if name == TOOL_SEARCH_NAME:
-            search = self.view.tool_search(arguments)
+            search = await self.view.run_tool_search(arguments)
             if search.found is not None:
                 return _tool_result(tool_use_id, self._references(search.found), False)
             result = search.result

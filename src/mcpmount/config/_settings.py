@@ -159,8 +159,9 @@ class RegistrySettings(BaseSettings):
     cache: str | None = None
     """A Redis that keeps the cached manifests instead of ``cache_dir`` (``redis://host:6379/0``,
     ``rediss://...``, ``unix:///path/redis.sock``), so that replicas and machines share
-    them; needs ``pip install "mcpmount[redis]"``. What is read from it is checked like a
-    live list and held against the lock file; an unreachable Redis is a cache miss."""
+    them, and the tool vectors of ``semantic_model`` too; needs ``pip install
+    "mcpmount[redis]"``. A manifest read from it is checked like a live list and held
+    against the lock file; an unreachable Redis is a cache miss."""
 
     manifest_ttl: float = Field(default=7 * 86400.0, gt=0, allow_inf_nan=False)
     """Seconds a cached manifest is used after it was written; an older one is ignored."""

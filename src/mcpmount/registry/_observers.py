@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -108,7 +108,17 @@ class Observers:
     def searching(self, search: Callable[[], ToolSearchCall]) -> ToolSearchCall:
         """Run one ``tool_search`` and tell of it."""
         began = time.perf_counter()
-        outcome = search()
+        return self._searched(began, search())
+
+    async def searching_async(
+        self, search: Callable[[], Awaitable[ToolSearchCall]]
+    ) -> ToolSearchCall:
+        """Run one ``tool_search`` that may wait (a query vector in a worker thread) and
+        tell of it."""
+        began = time.perf_counter()
+        return self._searched(began, await search())
+
+    def _searched(self, began: float, outcome: ToolSearchCall) -> ToolSearchCall:
         event = SearchEvent(_since(began), len(outcome.names))
         for callback in list(self._searches):
             _tell(callback, event)

@@ -74,7 +74,9 @@ class ReadingMethods:
     async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
         """`tool_search` off the event loop's back: with a semantic model, a new query's
         vector is computed in a worker thread (`call` and the served registry use this)."""
-        return await self._catalog.run_tool_search(arguments)
+        return await self.observers.searching_async(
+            lambda: self._catalog.run_tool_search(arguments)
+        )
 
     @property
     def failures(self) -> dict[str, ServerError]:
