@@ -42,10 +42,10 @@ logger = logging.getLogger(__name__)
 _NOTIFY_TIMEOUT: Final = 2.0
 """How long one session gets to take a list_changed before it is dropped."""
 
-QUIET: Final = 0.25
+QUIET: Final = 0.5
 """Seconds without a further change after which a burst of changes is told."""
 
-MAX_DELAY: Final = 1.0
+MAX_DELAY: Final = 2.0
 """The longest a change waits to be told while changes keep coming."""
 
 Kind = Literal["tools", "prompts", "resources"]
