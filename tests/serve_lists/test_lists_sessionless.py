@@ -7,13 +7,16 @@ handshake-era session over stateful HTTP keeps its own list and is told of its f
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import mcp_types
 import pytest
 from lists_support import client_of, config_with, payload
-from mcp import MCPError
+from mcp import Client, MCPError
+from mcp.client.session import MessageHandlerFnT
 
 from mcpmount.serve import CALL_TOOL_NAME
 from serve.serve_support import BEHAVIOUR, fixture_server, names, served_http, wait_for_tool
@@ -33,16 +36,25 @@ def deferred_config(tmp_path: Path) -> str:
     return config_with(tmp_path, fixture_server("one", extra="defer = true"), fixture_server("two"))
 
 
+@asynccontextmanager
+async def served_deferred(
+    tmp_path: Path, flags: tuple[str, ...], mode: str, on_message: MessageHandlerFnT | None = None
+) -> AsyncGenerator[Client]:
+    """A Client of `deferred_config` served over HTTP with ``flags``, once every server is up."""
+    async with (
+        served_http(deferred_config(tmp_path), tmp_path, *flags) as (url, _),
+        client_of(url, mode=mode, message_handler=on_message) as client,
+    ):
+        await wait_for_tool(client, "two__echo")
+        yield client
+
+
 @pytest.mark.parametrize(("flags", "mode"), ERAS)
 async def test_a_sessionless_client_calls_a_found_tool_through_call_tool(
     tmp_path: Path, flags: tuple[str, ...], mode: str
 ) -> None:
     """tool_search says to use call_tool and gives the schema; call_tool reaches the tool."""
-    async with (
-        served_http(deferred_config(tmp_path), tmp_path, *flags) as (url, _),
-        client_of(url, mode=mode) as client,
-    ):
-        await wait_for_tool(client, "two__echo")
+    async with served_deferred(tmp_path, flags, mode) as client:
         with anyio.fail_after(BEHAVIOUR):
             listed = await client.list_tools()
             shown = names(listed)
@@ -71,11 +83,7 @@ async def test_call_tool_maps_errors_like_tools_call_and_refuses_meta_tools(
     tmp_path: Path, flags: tuple[str, ...], mode: str
 ) -> None:
     """Unknown name: -32602; a tool's failure: its isError result; meta-tools: refused."""
-    async with (
-        served_http(deferred_config(tmp_path), tmp_path, *flags) as (url, _),
-        client_of(url, mode=mode) as client,
-    ):
-        await wait_for_tool(client, "two__echo")
+    async with served_deferred(tmp_path, flags, mode) as client:
         with anyio.fail_after(BEHAVIOUR):
             with pytest.raises(MCPError) as unknown:
                 await client.call_tool(CALL_TOOL_NAME, {"name": "one__nope", "arguments": {}})
@@ -167,11 +175,7 @@ async def test_a_handshake_era_session_sees_no_call_tool_and_is_told_of_its_find
         if isinstance(message, mcp_types.ToolListChangedNotification):
             changed.set()
 
-    async with (
-        served_http(deferred_config(tmp_path), tmp_path) as (url, _),
-        client_of(url, mode="legacy", message_handler=on_message) as client,
-    ):
-        await wait_for_tool(client, "two__echo")
+    async with served_deferred(tmp_path, (), "legacy", on_message) as client:
         with anyio.fail_after(BEHAVIOUR):
             assert CALL_TOOL_NAME not in names(await client.list_tools())
             found = payload(await client.call_tool("tool_search", {"query": "select:one__add"}))
