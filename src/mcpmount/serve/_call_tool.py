@@ -3,9 +3,10 @@
 Many hosts call only the tools their last ``tools/list`` showed (the MCP Inspector among
 them). A handshake-era session is told when a search grows its list; a request with no
 session (2026-07-28 over HTTP, ``--stateless``) cannot be told, so beside ``tool_search``
-it sees ``call_tool``, always listed, whose ``{"name", "arguments"}`` reach the named tool
-as a ``tools/call`` of it would. ``tool_search`` answers such a request with each found
-tool's name and input schema and a line saying to call them through ``call_tool``.
+(listed when a tool is deferred) it sees ``call_tool``, whose ``{"name", "arguments"}``
+reach the named tool as a ``tools/call`` of it would. Any caller may call it.
+``tool_search`` answers such a request with each found tool's name and input schema and a
+line saying to call them through ``call_tool``.
 """
 
 from __future__ import annotations

@@ -83,8 +83,6 @@ class Changes:
         self._dirty = anyio.Event()
         self._kinds: set[Kind] = set()
         self._last_change = 0.0
-        self.told = 0
-        """How many notices went out (one per list per burst), for tests and metrics."""
 
     def _on_change(self, change: RegistryChange) -> None:
         if self._answering is not None and not self._answering.is_set():
@@ -117,7 +115,6 @@ class Changes:
             await anyio.sleep(min(quiet_at, latest) - now)
 
     async def _tell_all(self, kind: Kind) -> None:
-        self.told += 1
         await self._bus.publish(_EVENTS[kind]())
         async with anyio.create_task_group() as tg:
             for key, session in self._sessions.listeners():
