@@ -71,6 +71,11 @@ class RegistrySettings(BaseSettings):
     startup_timeout: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     """Seconds per server to spawn or connect, handshake and list its tools."""
 
+    first_list_wait: float = Field(default=2.0, ge=0, allow_inf_nan=False)
+    """``serve``: seconds the first lists wait for servers that are not required (the
+    required ones are always waited for); then they answer with what is mounted, and the
+    rest is announced as it comes."""
+
     call_timeout: float = Field(default=120.0, gt=0, allow_inf_nan=False)
     """Seconds one call may take."""
 

@@ -10,18 +10,28 @@
 - Over HTTP, ``/healthz``, ``/readyz`` (`Readiness`: named checks) and ``/metrics``
   (Prometheus) beside ``/mcp``.
 - `write_portfile` records the bound port for scripts that serve HTTP on port 0.
+- `ActivationStore` is where each conversation's found tools are kept (`serve(...,
+  activations=)`, `RegistryServer(..., activations=)`); `InMemoryActivations` is the
+  default. A request without a session names its conversation with `CONVERSATION_HEADER`,
+  and calls found tools through the `CALL_TOOL_NAME` meta-tool.
 """
 
 from __future__ import annotations
 
+from mcpmount.serve._activations import ActivationStore, InMemoryActivations
+from mcpmount.serve._call_tool import CALL_TOOL_NAME
 from mcpmount.serve._front import RegistryServer
 from mcpmount.serve._health import Readiness
 from mcpmount.serve._hosting import write_portfile
 from mcpmount.serve._run import Transport, serve
-from mcpmount.serve._sessions import MAX_SESSIONS
+from mcpmount.serve._sessions import CONVERSATION_HEADER, MAX_SESSIONS
 
 __all__ = [
+    "CALL_TOOL_NAME",
+    "CONVERSATION_HEADER",
     "MAX_SESSIONS",
+    "ActivationStore",
+    "InMemoryActivations",
     "Readiness",
     "RegistryServer",
     "Transport",

@@ -5,8 +5,15 @@
 both protocol eras: ``notifications/<kind>/list_changed`` to every handshake-era session
 that sent a request, and ``ToolsListChanged`` (``PromptsListChanged``,
 ``ResourcesListChanged``) on the ``subscriptions/listen`` bus for 2026-07-28 clients.
-Bursts (three servers mounting at once) coalesce into one notice per list. A session whose
-search activated new tools is told the same way, alone (`Changes.tell_one`).
+
+- Nothing is told before the front answers its first lists (``answering``, see
+  `mcpmount.serve._startup`): every list answered after that holds the change. A
+  handshake-era session is told only once it has listed the tools (`Sessions.listed`).
+- Bursts coalesce into one notice per list: a change is told once no other came for
+  `QUIET` seconds, and at most `MAX_DELAY` seconds after the first (three servers mounting
+  one after the other, an upstream server adding tools one by one).
+
+A session whose search activated new tools is told the same way, alone (`Changes.tell_one`).
 """
 
 from __future__ import annotations
@@ -35,6 +42,12 @@ logger = logging.getLogger(__name__)
 _NOTIFY_TIMEOUT: Final = 2.0
 """How long one session gets to take a list_changed before it is dropped."""
 
+QUIET: Final = 0.5
+"""Seconds without a further change after which a burst of changes is told."""
+
+MAX_DELAY: Final = 2.0
+"""The longest a change waits to be told while changes keep coming."""
+
 Kind = Literal["tools", "prompts", "resources"]
 
 _EVENTS: Final = {
@@ -51,19 +64,31 @@ class Changes:
         registry: The served registry, whose changes are announced.
         sessions: The front's sessions: the handshake-era ones are told directly.
         bus: The 2026-07-28 ``subscriptions/listen`` fan-out.
+        answering: Set once the front answers lists; changes before it are not told
+            (None: from the start).
     """
 
     def __init__(
-        self, registry: Registry, sessions: Sessions, bus: InMemorySubscriptionBus
+        self,
+        registry: Registry,
+        sessions: Sessions,
+        bus: InMemorySubscriptionBus,
+        *,
+        answering: anyio.Event | None = None,
     ) -> None:
         self._registry = registry
         self._sessions = sessions
         self._bus = bus
+        self._answering = answering
         self._dirty = anyio.Event()
         self._kinds: set[Kind] = set()
+        self._last_change = 0.0
 
     def _on_change(self, change: RegistryChange) -> None:
+        if self._answering is not None and not self._answering.is_set():
+            return  # no list was answered yet: each one answered from now on holds it
         self._kinds.add(change.kind)
+        self._last_change = anyio.current_time()
         self._dirty.set()
 
     async def propagate(self) -> None:
@@ -72,6 +97,7 @@ class Changes:
         try:
             while True:
                 await self._dirty.wait()
+                await self._settle()
                 self._dirty = anyio.Event()
                 kinds, self._kinds = sorted(self._kinds), set()
                 for kind in kinds:
@@ -79,10 +105,19 @@ class Changes:
         finally:
             unsubscribe()
 
+    async def _settle(self) -> None:
+        """Wait until no change came for `QUIET` seconds, or `MAX_DELAY` passed."""
+        latest = anyio.current_time() + MAX_DELAY
+        while (now := anyio.current_time()) < latest:
+            quiet_at = self._last_change + QUIET
+            if now >= quiet_at:
+                return
+            await anyio.sleep(min(quiet_at, latest) - now)
+
     async def _tell_all(self, kind: Kind) -> None:
         await self._bus.publish(_EVENTS[kind]())
         async with anyio.create_task_group() as tg:
-            for key, session in self._sessions.peers():
+            for key, session in self._sessions.listeners():
                 tg.start_soon(self._notify, key, session, kind)
 
     async def tell_one(self, ctx: ServerRequestContext[Any, Any]) -> None:

@@ -3,9 +3,10 @@
 `RegistryServer` puts the SDK's low-level ``Server`` in front of a `Registry`:
 
 - ``tools/list`` is the manifest (visible tools, plus ``tool_search`` when any tool is
-  deferred), in one page. A downstream session gets its own `View` (see `Sessions`), so the
-  tools its ``tool_search`` calls found join *its* list, and it is told so (see below).
-- ``tools/call`` routes every registered name, deferred ones included, through the view.
+  deferred), in one page. The tools a session's ``tool_search`` found join *its* list, and
+  it is told so; a request without a session sees ``call_tool`` too, and a conversation
+  header keys its finds (`ToolLists`, `mcpmount.serve._lists`).
+- ``tools/call`` routes every registered name, deferred ones included, and ``call_tool``.
   The upstream result goes back as it came: every content block type, structured
   content, ``_meta`` (less the upstream's ``serverInfo`` stamp) and ``isError``.
   Upstream progress is forwarded to the downstream request's progress token.
@@ -28,7 +29,8 @@
 - Prompts, resources, templates and completions are the registry's (`Content`); resource
   subscriptions are shared upstream and their updates forwarded (`Subscriptions`).
 
-Change propagation is `Changes`' (`mcpmount.serve._changes`).
+Change propagation is `Changes`' (`mcpmount.serve._changes`); the first answers wait for
+the required servers and a short bound (`Startup`, `mcpmount.serve._startup`).
 """
 
 from __future__ import annotations
@@ -52,16 +54,21 @@ from mcpmount.catalog import Pins
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
+from mcpmount.search import TOOL_SEARCH_NAME
+from mcpmount.serve._activations import ActivationStore, InMemoryActivations
+from mcpmount.serve._call_tool import CALL_TOOL_NAME, unwrap
 from mcpmount.serve._changes import Changes
 from mcpmount.serve._content import Content
 from mcpmount.serve._health import Readiness, health_routes, mounts_done, required_servers_up
 from mcpmount.serve._hosting import run_http, run_stdio
+from mcpmount.serve._lists import ToolLists
 from mcpmount.serve._logs import Logs
 from mcpmount.serve._metrics import Metrics
 from mcpmount.serve._relay import Relay
 from mcpmount.serve._rounds import Downstream
 from mcpmount.serve._screen import UNREADABLE_METHOD
 from mcpmount.serve._sessions import Sessions
+from mcpmount.serve._startup import Startup
 from mcpmount.serve._subscriptions import Subscriptions
 
 __all__ = ["RegistryServer", "open_front"]
@@ -75,10 +82,13 @@ class RegistryServer:
     Args:
         registry: An entered registry; it is served, not owned.
         name: The ``serverInfo`` name downstream clients see.
-        mounted: Set once the initial mounts are done.
+        startup: The initial mounts (`serve`): the first answers wait for them; without
+            it, nothing waits.
         relay: The running relay whose handlers the registry was given (`open_front`);
             without one, what servers ask is answered by the registry's own handlers.
         logs: Where the registry's log handler sends upstream messages (`open_front`).
+        activations: Where each conversation's found tools are kept; default: this
+            process's memory (`InMemoryActivations`).
     """
 
     def __init__(
@@ -86,15 +96,17 @@ class RegistryServer:
         registry: Registry,
         *,
         name: str = "mcpmount",
-        mounted: anyio.Event | None = None,
+        startup: Startup | None = None,
         relay: Relay | None = None,
         logs: Logs | None = None,
+        activations: ActivationStore | None = None,
     ) -> None:
         self.registry = registry
         self.relay = relay
         self.logs = logs if logs is not None else Logs(Sessions())
-        self.mounted = mounted
-        """Set once the initial mounts are done; ``tools/list`` and ``tools/call`` wait for it."""
+        self.startup = startup
+        """The initial mounts; ``tools/list``, ``tools/call`` and the other lists wait for
+        `Startup.answering`."""
         self.bus = InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
         self._subscriptions = Subscriptions(registry, self.bus)
@@ -126,10 +138,14 @@ class RegistryServer:
             "notifications/roots/list_changed", mcp_types.NotificationParams, self._roots_changed
         )
         self._sessions = self.logs.sessions
-        self._changes = Changes(registry, self._sessions, self.bus)
+        answering = startup.answering if startup is not None else None
+        self._changes = Changes(registry, self._sessions, self.bus, answering=answering)
+        store = activations if activations is not None else InMemoryActivations()
+        self.lists = ToolLists(registry, self._sessions, store)
+        """Each caller's tools list and searches; ``lists.store`` keeps their finds."""
         self.readiness = Readiness()
         """What ``/readyz`` checks (`mcpmount.serve._health`); more with ``readiness.add``."""
-        self.readiness.add("mounts", mounts_done(mounted))
+        self.readiness.add("mounts", mounts_done(startup.mounted if startup is not None else None))
         self.readiness.add("servers", required_servers_up(registry))
         self.metrics = Metrics(registry)
         """What ``/metrics`` serves (`mcpmount.serve._metrics`)."""
@@ -157,15 +173,13 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
         await self._wait_mounted()
-        view = self._sessions.view(ctx, self.registry)
-        tools = view.tools() if view is not None else self.registry.tools()
-        return mcp_types.ListToolsResult(tools=tools)
+        return mcp_types.ListToolsResult(tools=await self.lists.tools(ctx))
 
     async def _wait_mounted(self) -> None:
-        # Many clients list once and never again: the first list must hold every server
-        # that comes up. The wait is bounded by the servers' startup timeouts.
-        if self.mounted is not None:
-            await self.mounted.wait()
+        # Many clients list once and never again, and give up after a few seconds: the
+        # first list holds the required servers, and the others for a short bound.
+        if self.startup is not None:
+            await self.startup.answering.wait()
 
     async def _unreadable(
         self, ctx: ServerRequestContext[Any, Any], params: _Unreadable
@@ -178,40 +192,46 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         await self._wait_mounted()
-        view = self._sessions.view(ctx, self.registry)
-        target = view if view is not None else self.registry
-        activated = len(view.activated) if view is not None else 0
+        caller = self.lists.caller(ctx)
         if (level := self.logs.opt_in(ctx)) is not None:
             await self.registry.set_log_level(level)
+        name, arguments = params.name, params.arguments
+        if name == CALL_TOOL_NAME:
+            call = unwrap(arguments)
+            if isinstance(call, mcp_types.CallToolResult):
+                return call
+            name, arguments = call.name, call.arguments
+        if name == TOOL_SEARCH_NAME:
+            search = await self.lists.search(caller, arguments)
+            if search.grew and caller.session:
+                await self._changes.tell_one(ctx)
+            return search.result
+        if self._server_of(name) is None and self.startup is not None:
+            await self.startup.mounted.wait()  # its server may be one still mounting
 
         async def run(downstream: Downstream) -> mcp_types.CallToolResult:
-            return await target.call(
-                params.name,
-                params.arguments,
-                progress=downstream.report_progress,
-                context=downstream,
+            return await self.registry.call(
+                name, arguments, progress=downstream.report_progress, context=downstream
             )
 
         try:
-            with self.logs.during(self._server_of(params.name), ctx):
+            with self.logs.during(self._server_of(name), ctx):
                 if self.relay is None:
                     result = await run(Downstream(ctx, self.registry.settings.call_timeout))
                 else:
-                    result = await self.relay.rounds.call(ctx, params, params.name, run)
+                    result = await self.relay.rounds.call(ctx, params, name, run)
         except UnknownToolError as exc:
             raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
         except UpstreamError as exc:
             data = {"server": exc.server, "tool": exc.tool}
             raise MCPError(exc.code, exc.upstream_message, data) from None
         except RegistryError as exc:
-            logger.info("call of %r failed: %s", params.name, exc)
+            logger.info("call of %r failed: %s", name, exc)
             return mcp_types.CallToolResult(
                 content=[mcp_types.TextContent(type="text", text=str(exc))], is_error=True
             )
         if isinstance(result, mcp_types.InputRequiredResult):
             return result
-        if view is not None and len(view.activated) > activated:
-            await self._changes.tell_one(ctx)
         return _hop(result)
 
     def _server_of(self, name: str) -> str | None:
@@ -295,13 +315,14 @@ async def open_front(
     settings: RegistrySettings,
     *,
     pins: Pins | None = None,
-    mounted: anyio.Event | None = None,
+    startup: Startup | None = None,
     name: str = "mcpmount",
+    activations: ActivationStore | None = None,
 ) -> AsyncGenerator[RegistryServer]:
     """Open an empty registry whose handlers relay to downstream clients, and its front.
 
     Mount servers into ``front.registry``; leaving closes the relayed calls, then every
-    server.
+    server. ``startup`` and ``activations`` go to `RegistryServer`.
     """
     logs = Logs(Sessions())
     relay = Relay(round_timeout=settings.call_timeout)
@@ -310,7 +331,14 @@ async def open_front(
         Registry(settings, pins=pins, handlers=handlers, approver=relay.approve) as registry,
         relay.rounds.running(),
     ):
-        yield RegistryServer(registry, name=name, mounted=mounted, relay=relay, logs=logs)
+        yield RegistryServer(
+            registry,
+            name=name,
+            startup=startup,
+            relay=relay,
+            logs=logs,
+            activations=activations,
+        )
 
 
 class _FrontServer(Server[Any]):

@@ -2,11 +2,12 @@
 
 `serve` owns the registry: it answers the handshake at once and mounts the config's
 servers in the background, but the front holds ``tools/list`` and ``tools/call`` until the
-first mounts are done (many clients list once and never again). SIGINT, SIGTERM or stdin
-EOF stops the transport and closes every upstream server. SIGHUP, or a change of the config
-file, reloads it (`mcpmount.serve._reloading`). A required server that fails to mount stops
-the serving and raises `MountError`; once serving, a reload's failure is only reported.
-Logs go to stderr.
+required servers are mounted and the others are too or had ``first_list_wait`` seconds
+(`mcpmount.serve._startup`): many clients list once and never again, and give up soon.
+SIGINT, SIGTERM or stdin EOF stops the transport and closes every upstream server. SIGHUP,
+or a change of the config file, reloads it (`mcpmount.serve._reloading`). A required
+server that fails to mount stops the serving and raises `MountError`; once serving, a
+reload's failure is only reported. Logs go to stderr.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from anyio.abc import TaskGroup
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins
+from mcpmount.serve._activations import ActivationStore
 from mcpmount.serve._front import open_front
 from mcpmount.serve._reloading import Reloads
+from mcpmount.serve._startup import Startup, mount_initial
 
 __all__ = ["Transport", "serve"]
 
@@ -41,11 +44,13 @@ async def serve(
     stateless: bool = False,
     on_ready: Callable[[str], None] | None = None,
     watch: bool = True,
+    activations: ActivationStore | None = None,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
     Answers the handshake at once and mounts the servers in the background; the first
-    ``tools/list`` waits for those mounts, and every later change (a server's tools
+    ``tools/list`` waits for the required ones (and the others for at most
+    ``first_list_wait`` seconds), and every later change (a server mounting late, (a server's tools
     re-listed, restarted, reloaded) is a list change the clients are told about. Honours
     the lock file beside the config. SIGHUP, and a change of the config file, reload it
     (`Registry.reload`): only what changed is closed, mounted or restarted, and a config
@@ -61,6 +66,8 @@ async def serve(
         on_ready: HTTP only: called with the URL once serving.
         watch: Reload when the config file changes (a config built in code has no file:
             SIGHUP then only says so).
+        activations: Where each conversation's found tools are kept (see
+            `mcpmount.serve._activations`); default: this process's memory.
 
     Raises:
         MountError: A required server failed to mount; everything was closed first.
@@ -68,15 +75,19 @@ async def serve(
     """
     failure: MountError | None = None
     stop = anyio.Event()
-    mounted = anyio.Event()
-    async with open_front(config.settings, pins=read_pins(config), mounted=mounted) as served:
+    startup = Startup()
+    mounted = startup.mounted
+    pins = read_pins(config)
+    async with open_front(
+        config.settings, pins=pins, startup=startup, activations=activations
+    ) as served:
         registry = served.registry
         async with anyio.create_task_group() as tg:
 
             async def mount() -> None:
                 nonlocal failure
                 try:
-                    await registry.mount_all(config.servers)
+                    await mount_initial(registry, config.servers, startup)
                 except MountError as exc:
                     failure = exc
                     stop.set()
@@ -95,6 +106,7 @@ async def serve(
                         return
 
             tg.start_soon(served.propagate_changes)
+            tg.start_soon(startup.hold_first_answers, config.settings.first_list_wait)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
             _start_reloads(tg, registry, config, mounted, watch=watch)

@@ -1,15 +1,19 @@
-"""The downstream sessions of a served registry, each with its own `View`.
+"""The downstream sessions of a served registry, and the conversations of requests without one.
 
 The SDK hands handlers a per-request context, not a session object, so a session is keyed by
 what the transport says: a stdio (or in-memory) pipe carries one peer, and a stateful HTTP
 session has its ``Mcp-Session-Id`` header. The 2026-07-28 era over HTTP, and ``--stateless``
-HTTP, have no session: they see the registry's manifest, and a found tool is still callable
-by name (search controls discovery, not access). At most `MAX_SESSIONS` views are kept, least
-recently used first out.
+HTTP, have no session; such a request may name its conversation with the
+``Mcp-Conversation-Id`` header (`CONVERSATION_HEADER`), which keys what its searches found
+(`mcpmount.serve._activations`). Handshake-era sessions are remembered to be told of list
+changes, but only once they have listed the tools (`Sessions.listed`). At most
+`MAX_SESSIONS` sessions are kept, least recently used first out.
 """
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -18,27 +22,45 @@ from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmount.registry import Registry, View
-
-__all__ = ["MAX_SESSIONS", "Sessions"]
+__all__ = ["CONVERSATION_HEADER", "MAX_SESSIONS", "BadConversationError", "Sessions"]
 
 MAX_SESSIONS: Final = 1000
-"""How many downstream sessions keep a view (and get list_changed) at once."""
+"""How many downstream sessions get list_changed (and log messages) at once."""
+
+CONVERSATION_HEADER: Final = "Mcp-Conversation-Id"
+"""The HTTP header that names a sessionless request's conversation."""
+
+_CONVERSATION_ID: Final = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+"""What a conversation id may be: 1-128 of A-Z a-z 0-9 . _ : - (a UUID, a ULID, ...)."""
 
 _PIPE: Final = "<pipe>"
 """The session key of a transport without HTTP requests: it carries exactly one peer."""
 
 
+class BadConversationError(ValueError):
+    """Raised when a request's ``Mcp-Conversation-Id`` header is not a valid id."""
+
+    def __init__(self, value: str) -> None:
+        self.length = len(value)
+        super().__init__(
+            f"the {CONVERSATION_HEADER} header must be 1-128 of A-Z a-z 0-9 . _ : - "
+            f"(got {self.length} characters that are not); nothing was done"
+        )
+
+
 class Sessions:
-    """Each downstream session's view, and the handshake-era sessions to tell of changes.
+    """The handshake-era sessions to tell of changes, and each request's conversation key.
 
-    Both tables are bounded by `MAX_SESSIONS`, the least recently used session first out.
-
+    The session table is bounded by `MAX_SESSIONS`, the least recently used session first out.
     """
 
     def __init__(self) -> None:
         self._peers: OrderedDict[str, ServerSession] = OrderedDict()
-        self._views: OrderedDict[str, View] = OrderedDict()
+        self._listed: set[str] = set()
+        """Keys of peers that have listed the tools: only they are told of changes."""
+        self._pipe = f"pipe:{secrets.token_hex(8)}"
+        """This front's pipe, as a conversation key: unique, so a shared store never mixes
+        two processes' pipes."""
 
     @staticmethod
     def key(ctx: ServerRequestContext[Any, Any]) -> str | None:
@@ -46,41 +68,63 @@ class Sessions:
         request = ctx.request
         if request is None:
             return _PIPE
-        headers = getattr(request, "headers", None)
-        if headers is None:
-            return None
-        session_id = cast("Mapping[str, str]", headers).get("mcp-session-id")
+        session_id = _headers(ctx).get("mcp-session-id")
         return f"http:{session_id}" if session_id else None
 
-    def view(self, ctx: ServerRequestContext[Any, Any], registry: Registry) -> View | None:
-        """Return the view of the session ``ctx`` came from (made on first use from
-        ``registry``), if any."""
+    def conversation(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        """Return the key that ``ctx``'s activations are kept under, or None if it has none.
+
+        A session's key (a stateful HTTP session's, or this front's pipe), else
+        ``"conv:<id>"`` from the `CONVERSATION_HEADER` of a sessionless request.
+
+        Raises:
+            BadConversationError: The header is there but is not a valid id.
+        """
         key = self.key(ctx)
-        if key is None:
+        if key == _PIPE:
+            return self._pipe
+        if key is not None:
+            return key
+        value = _headers(ctx).get(CONVERSATION_HEADER.lower())
+        if value is None:
             return None
-        view = self._views.get(key)
-        if view is None:
-            view = self._views[key] = registry.view()
-            while len(self._views) > MAX_SESSIONS:
-                self._views.popitem(last=False)
-        self._views.move_to_end(key)
-        return view
+        if _CONVERSATION_ID.fullmatch(value) is None:
+            raise BadConversationError(value)
+        return f"conv:{value}"
 
     def track(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        """Remember the session of a handshake-era request, to tell it when the list changes."""
+        """Remember the session of a handshake-era request (for log messages and changes)."""
         key = self.key(ctx)
         if key is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._peers[key] = ctx.session
             self._peers.move_to_end(key)
             while len(self._peers) > MAX_SESSIONS:
-                self._peers.popitem(last=False)
+                gone, _ = self._peers.popitem(last=False)
+                self._listed.discard(gone)
+
+    def listed(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """Say that the session of ``ctx`` is listing the tools: from now on it is told of
+        list changes (a change before this is in the list it gets)."""
+        key = self.key(ctx)
+        if key is not None and key in self._peers:
+            self._listed.add(key)
 
     def peers(self) -> list[tuple[str, ServerSession]]:
         """Return every remembered handshake-era session with its key."""
         return list(self._peers.items())
 
+    def listeners(self) -> list[tuple[str, ServerSession]]:
+        """Return the remembered handshake-era sessions that have listed the tools."""
+        return [(key, session) for key, session in self._peers.items() if key in self._listed]
+
     def drop(self, key: str, session: ServerSession) -> None:
-        """Forget a gone session and its view, unless ``key`` now names another session."""
+        """Forget a gone session, unless ``key`` now names another session."""
         if self._peers.get(key) is session:
             del self._peers[key]
-            self._views.pop(key, None)
+            self._listed.discard(key)
+
+
+def _headers(ctx: ServerRequestContext[Any, Any]) -> Mapping[str, str]:
+    """The HTTP headers of ``ctx``'s request (none for a pipe)."""
+    headers = getattr(ctx.request, "headers", None)
+    return cast("Mapping[str, str]", headers) if headers is not None else {}

@@ -1,0 +1,150 @@
+"""What ``tools/list`` shows each caller, and what its ``tool_search`` adds to it.
+
+Three kinds of caller, by what the transport says (`Sessions.conversation`):
+
+============================  ==========================================================
+a session (stdio, stateful    the manifest plus what its searches found; told with
+handshake-era HTTP)           ``list_changed`` when a search grows it (`Changes.tell_one`)
+a conversation (sessionless,  the manifest plus what its searches found, from its next
+``Mcp-Conversation-Id``)      ``tools/list`` on; plus ``call_tool``
+no key (2026-07-28 over HTTP, the manifest, plus ``call_tool``: nothing a search found
+``--stateless``)              leaks into another caller's list
+============================  ==========================================================
+
+``call_tool`` is listed only beside ``tool_search`` (when the registry defers tools), and
+only to callers without a session: a session's list grows by itself, and its list stays
+small. A sessionless caller's ``tool_search`` result says to call what it found through
+``call_tool`` (`mcpmount.serve._call_tool`). Found names are kept in an `ActivationStore`
+(`mcpmount.serve._activations`); a store that fails is logged, and the caller sees the
+manifest meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+from mcp import MCPError
+from mcp.server import ServerRequestContext
+
+from mcpmount.registry import Registry
+from mcpmount.search import TOOL_SEARCH_NAME
+from mcpmount.serve._activations import ActivationStore
+from mcpmount.serve._call_tool import (
+    call_tool_definition,
+    sessionless_search_result,
+    sessionless_tool_search,
+)
+from mcpmount.serve._sessions import BadConversationError, Sessions
+
+__all__ = ["Caller", "ToolLists"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who a tools request comes from, as far as lists are concerned."""
+
+    key: str | None
+    """Where its activations are kept; None: it has none (its list is the manifest)."""
+    session: bool
+    """Whether it has a session, which is told when its list changes."""
+
+
+class ToolLists:
+    """Each caller's tools list and searches.
+
+    Args:
+        registry: The served registry.
+        sessions: The front's sessions.
+        store: Where each conversation's activations are kept.
+    """
+
+    def __init__(self, registry: Registry, sessions: Sessions, store: ActivationStore) -> None:
+        self._registry = registry
+        self._sessions = sessions
+        self.store = store
+
+    def caller(self, ctx: ServerRequestContext[Any, Any]) -> Caller:
+        """Return who ``ctx`` comes from.
+
+        Raises:
+            MCPError: Invalid params: its conversation header is malformed.
+        """
+        try:
+            key = self._sessions.conversation(ctx)
+        except BadConversationError as exc:
+            raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
+        return Caller(key, session=Sessions.key(ctx) is not None)
+
+    async def tools(self, ctx: ServerRequestContext[Any, Any]) -> list[mcp_types.Tool]:
+        """Return the tools list of ``ctx``'s caller (see the module docstring).
+
+        Raises:
+            MCPError: Invalid params: its conversation header is malformed.
+        """
+        caller = self.caller(ctx)
+        self._sessions.listed(ctx)  # before the list is built: a later change is told
+        view = self._registry.view()
+        if caller.key is not None:
+            view.activated = await self._load(caller.key)
+        tools = view.tools()
+        if caller.session:
+            return tools
+        return _sessionless(tools)
+
+    async def search(self, caller: Caller, arguments: Mapping[str, Any] | None) -> Search:
+        """Run ``tool_search`` for ``caller``: what it found joins its list, if it has a key."""
+        outcome = self._registry.tool_search(arguments)
+        grew = False
+        if caller.key is not None and outcome.names:
+            before = await self._load(caller.key)
+            grew = any(name not in before for name in outcome.names)
+            if grew:
+                await self._add(caller.key, outcome.names)
+        result = outcome.result
+        if not caller.session:
+            result = sessionless_search_result(result, conversation=caller.key is not None)
+        return Search(result, grew)
+
+    async def _load(self, key: str) -> list[str]:
+        try:
+            return list(await self.store.load(key))
+        except Exception as exc:  # the store's trouble must not fail a list
+            logger.warning("activations of %r: the store failed, listing without: %r", key, exc)
+            return []
+
+    async def _add(self, key: str, names: Sequence[str]) -> None:
+        try:
+            await self.store.add(key, names)
+        except Exception as exc:  # the search still answers; the tools stay callable
+            logger.warning(
+                "activations of %r: the store failed to keep %d: %r", key, len(names), exc
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """One ``tool_search`` through the front."""
+
+    result: mcp_types.CallToolResult
+    """What the model sees."""
+    grew: bool
+    """Whether the caller's list grew (a session is then told)."""
+
+
+def _sessionless(tools: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
+    """``tools`` as a caller without a session sees them: ``call_tool`` after ``tool_search``."""
+    for i, tool in enumerate(tools):
+        if tool.name == TOOL_SEARCH_NAME:
+            return [
+                *tools[:i],
+                sessionless_tool_search(tool),
+                call_tool_definition(),
+                *tools[i + 1 :],
+            ]
+    return tools
