@@ -9,6 +9,9 @@
   mounting the servers in the background.
 - Over HTTP, ``/healthz``, ``/readyz`` (`Readiness`: named checks) and ``/metrics``
   (Prometheus) beside ``/mcp``.
+- `SharedState` is what replicas of one config share on Redis (``serve(shared_state=URL)``):
+  the ``subscriptions/listen`` bus (`RedisSubscriptionBus`) and the tools searches activated
+  (`RedisActivationStore`).
 - `write_portfile` records the bound port for scripts that serve HTTP on port 0.
 """
 
@@ -17,13 +20,19 @@ from __future__ import annotations
 from mcpmount.serve._front import RegistryServer
 from mcpmount.serve._health import Readiness
 from mcpmount.serve._hosting import write_portfile
+from mcpmount.serve._redis_activations import RedisActivationStore
+from mcpmount.serve._redis_bus import RedisSubscriptionBus
 from mcpmount.serve._run import Transport, serve
 from mcpmount.serve._sessions import MAX_SESSIONS
+from mcpmount.serve._shared import SharedState
 
 __all__ = [
     "MAX_SESSIONS",
     "Readiness",
+    "RedisActivationStore",
+    "RedisSubscriptionBus",
     "RegistryServer",
+    "SharedState",
     "Transport",
     "serve",
     "write_portfile",
