@@ -18,9 +18,9 @@ import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
     PromptsListChanged,
     ResourcesListChanged,
+    SubscriptionBus,
     ToolsListChanged,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -53,9 +53,7 @@ class Changes:
         bus: The 2026-07-28 ``subscriptions/listen`` fan-out.
     """
 
-    def __init__(
-        self, registry: Registry, sessions: Sessions, bus: InMemorySubscriptionBus
-    ) -> None:
+    def __init__(self, registry: Registry, sessions: Sessions, bus: SubscriptionBus) -> None:
         self._registry = registry
         self._sessions = sessions
         self._bus = bus

@@ -44,7 +44,7 @@ import mcp_types
 from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 from mcp_types import SERVER_INFO_META_KEY
 from starlette.applications import Starlette
 
@@ -79,6 +79,8 @@ class RegistryServer:
         relay: The running relay whose handlers the registry was given (`open_front`);
             without one, what servers ask is answered by the registry's own handlers.
         logs: Where the registry's log handler sends upstream messages (`open_front`).
+        bus: The ``subscriptions/listen`` fan-out (a `RedisSubscriptionBus` shares it
+            between replicas); by default, this process's own.
     """
 
     def __init__(
@@ -89,13 +91,14 @@ class RegistryServer:
         mounted: anyio.Event | None = None,
         relay: Relay | None = None,
         logs: Logs | None = None,
+        bus: SubscriptionBus | None = None,
     ) -> None:
         self.registry = registry
         self.relay = relay
         self.logs = logs if logs is not None else Logs(Sessions())
         self.mounted = mounted
         """Set once the initial mounts are done; ``tools/list`` and ``tools/call`` wait for it."""
-        self.bus = InMemorySubscriptionBus()
+        self.bus: SubscriptionBus = bus if bus is not None else InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
         self._subscriptions = Subscriptions(registry, self.bus)
         content = Content(registry, self._wait_mounted, relay)
@@ -297,6 +300,7 @@ async def open_front(
     pins: Pins | None = None,
     mounted: anyio.Event | None = None,
     name: str = "mcpmount",
+    bus: SubscriptionBus | None = None,
 ) -> AsyncGenerator[RegistryServer]:
     """Open an empty registry whose handlers relay to downstream clients, and its front.
 
@@ -310,7 +314,7 @@ async def open_front(
         Registry(settings, pins=pins, handlers=handlers, approver=relay.approve) as registry,
         relay.rounds.running(),
     ):
-        yield RegistryServer(registry, name=name, mounted=mounted, relay=relay, logs=logs)
+        yield RegistryServer(registry, name=name, mounted=mounted, relay=relay, logs=logs, bus=bus)
 
 
 class _FrontServer(Server[Any]):

@@ -24,6 +24,7 @@ from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins
 from mcpmount.serve._front import open_front
 from mcpmount.serve._reloading import Reloads
+from mcpmount.serve._shared import open_shared_state, shared_namespace
 
 __all__ = ["Transport", "serve"]
 
@@ -41,6 +42,7 @@ async def serve(
     stateless: bool = False,
     on_ready: Callable[[str], None] | None = None,
     watch: bool = True,
+    shared_state: str | None = None,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
@@ -61,15 +63,26 @@ async def serve(
         on_ready: HTTP only: called with the URL once serving.
         watch: Reload when the config file changes (a config built in code has no file:
             SIGHUP then only says so).
+        shared_state: A Redis URL: list changes reach the clients of every replica
+            that names it (`SharedState`); None: this process alone.
 
     Raises:
         MountError: A required server failed to mount; everything was closed first.
         OSError: The HTTP address cannot be bound.
+        ConfigError: ``shared_state`` is not a Redis URL, or the redis package is missing.
     """
     failure: MountError | None = None
     stop = anyio.Event()
     mounted = anyio.Event()
-    async with open_front(config.settings, pins=read_pins(config), mounted=mounted) as served:
+    async with (
+        open_shared_state(shared_state, namespace=shared_namespace(config)) as shared,
+        open_front(
+            config.settings,
+            pins=read_pins(config),
+            mounted=mounted,
+            bus=shared.bus if shared is not None else None,
+        ) as served,
+    ):
         registry = served.registry
         async with anyio.create_task_group() as tg:
 

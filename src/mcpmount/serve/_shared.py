@@ -25,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
+from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
 from mcpmount.serve._redis_activations import RedisActivationStore
 from mcpmount.serve._redis_bus import RedisSubscriptionBus
@@ -32,7 +33,7 @@ from mcpmount.serve._redis_bus import RedisSubscriptionBus
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-__all__ = ["SharedState", "open_shared_state"]
+__all__ = ["SharedState", "open_shared_state", "shared_namespace"]
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,12 @@ class SharedState:
         with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
             await self._client.aclose()
             await self._client.connection_pool.disconnect()
+
+
+def shared_namespace(config: RegistryConfig) -> str:
+    """The namespace of ``config``'s replicas in Redis: ``mcpmount:<config file stem>``
+    (``mcpmount:code`` for a config built in code)."""
+    return f"mcpmount:{config.path.stem if config.path is not None else 'code'}"
 
 
 @contextlib.asynccontextmanager

@@ -1,0 +1,72 @@
+"""Two `mcpmount serve --shared-state` replicas on one Redis: a change one sees reaches both.
+
+Each replica is a real `mcpmount serve --transport http` process with its own upstream
+(tests/servers/changing_server.py). A tool grown on replica A's upstream is a change only A
+sees; a 2026-07-28 client listening on replica B is told of it through Redis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.subscriptions import Subscription
+from mcp.server.subscriptions import ToolsListChanged
+
+from redis_support import running_redis
+from serve.serve_support import (
+    BEHAVIOUR,
+    changing,
+    connected,
+    names,
+    served_http,
+    wait_for_tool,
+    write_config,
+)
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+QUIET = 1.0
+"""Seconds without an event after which the mounts' own change notices are past."""
+
+
+async def drain(events: Subscription) -> None:
+    """Take the events already under way (the replicas' mounts) until none comes for a while."""
+    while True:
+        with anyio.move_on_after(QUIET) as waited:
+            await events.__anext__()
+        if waited.cancelled_caught:
+            return
+
+
+def replica_dir(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    path.mkdir()
+    return path
+
+
+async def test_a_change_on_one_replica_reaches_a_listener_on_another(tmp_path: Path) -> None:
+    a_dir, b_dir = replica_dir(tmp_path, "a"), replica_dir(tmp_path, "b")
+    # The same file name: both replicas are one deployment (one Redis namespace).
+    config_a = write_config(a_dir, changing("live"))
+    config_b = write_config(b_dir, changing("live"))
+    async with running_redis() as redis:
+        flags = ("--shared-state", redis.url)
+        async with (
+            served_http(config_a, a_dir, *flags) as (url_a, _),
+            served_http(config_b, b_dir, *flags) as (url_b, _),
+            connected(Client(url_a, mode="2026-07-28")) as on_a,
+            connected(Client(url_b, mode="2026-07-28")) as on_b,
+        ):
+            await wait_for_tool(on_a, "live__grow")
+            await wait_for_tool(on_b, "live__grow")
+            async with on_b.listen(tools_list_changed=True) as events:
+                await drain(events)
+                with anyio.fail_after(BEHAVIOUR):
+                    await on_a.call_tool("live__grow", {"name": "extra"})
+                    assert isinstance(await events.__anext__(), ToolsListChanged)
+                    assert "live__extra" in names(await on_a.list_tools())
+            # B's own upstream never changed: what B's client heard came from A.
+            assert "live__extra" not in names(await on_b.list_tools())
