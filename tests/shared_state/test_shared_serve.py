@@ -7,6 +7,7 @@ sees; a 2026-07-28 client listening on replica B is told of it through Redis.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import anyio
@@ -21,6 +22,7 @@ from serve.serve_support import (
     changing,
     connected,
     names,
+    serve_command,
     served_http,
     wait_for_tool,
     write_config,
@@ -70,3 +72,15 @@ async def test_a_change_on_one_replica_reaches_a_listener_on_another(tmp_path: P
                     assert "live__extra" in names(await on_a.list_tools())
             # B's own upstream never changed: what B's client heard came from A.
             assert "live__extra" not in names(await on_b.list_tools())
+
+
+async def test_a_url_that_is_not_redis_stops_serve_with_a_usage_error(tmp_path: Path) -> None:
+    """Exit 2 before any server starts; the message names Redis, never the password."""
+    config = write_config(tmp_path, changing("live"))
+    command = serve_command(config, "--shared-state", "http://user:s3cret@localhost:6379/0")
+    with anyio.fail_after(BEHAVIOUR):
+        done = await anyio.run_process(command, check=False, stdin=subprocess.DEVNULL)
+    stderr = done.stderr.decode()
+    assert done.returncode == 2, stderr
+    assert "redis" in stderr
+    assert "s3cret" not in stderr
