@@ -2,7 +2,8 @@
 
 Each replica is a real `mcpmount serve --transport http` process with its own upstream
 (tests/servers/changing_server.py). A tool grown on replica A's upstream is a change only A
-sees; a 2026-07-28 client listening on replica B is told of it through Redis.
+sees; a 2026-07-28 client listening on replica B is told of it through Redis, and so is a
+handshake-era client of B (``notifications/tools/list_changed`` on its session).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import anyio
+import mcp_types
 import pytest
 from mcp import Client
 from mcp.client.subscriptions import Subscription
@@ -49,11 +51,19 @@ def replica_dir(tmp_path: Path, name: str) -> Path:
     return path
 
 
-async def test_a_change_on_one_replica_reaches_a_listener_on_another(tmp_path: Path) -> None:
+async def test_a_change_on_one_replica_reaches_the_clients_of_another_in_both_eras(
+    tmp_path: Path,
+) -> None:
     a_dir, b_dir = replica_dir(tmp_path, "a"), replica_dir(tmp_path, "b")
     # The same file name: both replicas are one deployment (one Redis namespace).
     config_a = write_config(a_dir, changing("live"))
     config_b = write_config(b_dir, changing("live"))
+    told = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            told.set()
+
     async with running_redis() as redis:
         flags = ("--shared-state", redis.url)
         async with (
@@ -61,16 +71,20 @@ async def test_a_change_on_one_replica_reaches_a_listener_on_another(tmp_path: P
             served_http(config_b, b_dir, *flags) as (url_b, _),
             connected(Client(url_a, mode="2026-07-28")) as on_a,
             connected(Client(url_b, mode="2026-07-28")) as on_b,
+            connected(Client(url_b, mode="legacy", message_handler=on_message)) as legacy_b,
         ):
             await wait_for_tool(on_a, "live__grow")
             await wait_for_tool(on_b, "live__grow")
+            await wait_for_tool(legacy_b, "live__grow")
             async with on_b.listen(tools_list_changed=True) as events:
                 await drain(events)
+                told = anyio.Event()
                 with anyio.fail_after(BEHAVIOUR):
                     await on_a.call_tool("live__grow", {"name": "extra"})
                     assert isinstance(await events.__anext__(), ToolsListChanged)
+                    await told.wait()
                     assert "live__extra" in names(await on_a.list_tools())
-            # B's own upstream never changed: what B's client heard came from A.
+            # B's own upstream never changed: what B's clients heard came from A.
             assert "live__extra" not in names(await on_b.list_tools())
 
 

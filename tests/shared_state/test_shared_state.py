@@ -69,6 +69,8 @@ async def test_an_event_reaches_every_replica_s_listeners_exactly_once() -> None
         assert a.health() is None
         assert b.health() is None
         heard_a, heard_b = Heard(a), Heard(b)
+        from_others: list[ServerEvent] = []
+        a.bus.subscribe_remote(from_others.append)
         await a.bus.publish(ToolsListChanged())
         await a.bus.publish(ResourceUpdated("file:///notes.md"))
         # Delivered here at once, before Redis is involved.
@@ -86,6 +88,7 @@ async def test_an_event_reaches_every_replica_s_listeners_exactly_once() -> None
         ]
         assert heard_a.events == told
         assert heard_b.events == told
+        assert from_others == [ResourcesListChanged()]  # B's alone
         heard_b.unsubscribe()
         heard_b.unsubscribe()  # idempotent
         await a.bus.publish(ToolsListChanged())

@@ -28,7 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.serve._sessions import Sessions
 
-__all__ = ["Changes"]
+__all__ = ["Changes", "Kind"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,10 @@ class Changes:
 
     async def _tell_all(self, kind: Kind) -> None:
         await self._bus.publish(_EVENTS[kind]())
+        await self.tell_sessions(kind)
+
+    async def tell_sessions(self, kind: Kind) -> None:
+        """Tell every handshake-era session (only) that the ``kind`` list changed."""
         async with anyio.create_task_group() as tg:
             for key, session in self._sessions.peers():
                 tg.start_soon(self._notify, key, session, kind)

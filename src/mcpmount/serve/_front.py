@@ -52,7 +52,7 @@ from mcpmount.catalog import Pins
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
-from mcpmount.serve._changes import Changes
+from mcpmount.serve._changes import Changes, Kind
 from mcpmount.serve._content import Content
 from mcpmount.serve._health import Readiness, health_routes, mounts_done, required_servers_up
 from mcpmount.serve._hosting import run_http, run_stdio
@@ -236,6 +236,11 @@ class RegistryServer:
     ) -> None:
         """A client's roots changed: every server that may ask for them is told."""
         await self.registry.roots_changed()
+
+    async def tell_sessions(self, kind: Kind) -> None:
+        """Tell the handshake-era sessions that a list changed that this registry did not
+        (another replica's, through `SharedState`); listen streams have the bus."""
+        await self._changes.tell_sessions(kind)
 
     async def propagate_changes(self) -> None:
         """Tell every client each time the registry changes, and each subscriber of a

@@ -109,6 +109,7 @@ class RedisSubscriptionBus:
         self._timeout = timeout
         self._max_backoff = max_backoff
         self._local = InMemorySubscriptionBus()
+        self._remote = InMemorySubscriptionBus()
         self._reading = False
         self._problem: str | None = "redis not yet connected"
         self._unsent: dict[ServerEvent, None] = {}
@@ -125,6 +126,11 @@ class RedisSubscriptionBus:
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
         """Register ``listener`` (synchronous, on this replica) and return its unsubscribe."""
         return self._local.subscribe(listener)
+
+    def subscribe_remote(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        """Register ``listener`` for the events other replicas publish (and the "every list
+        changed" after a reconnection) only; return its unsubscribe."""
+        return self._remote.subscribe(listener)
 
     async def publish(self, event: ServerEvent) -> None:
         """Deliver ``event`` here at once, then to the other replicas; never raises."""
@@ -195,6 +201,7 @@ class RedisSubscriptionBus:
                 logger.info("%s: redis is back; telling listeners every list changed", self.channel)
                 for event in _RESYNC:
                     await self._local.publish(event)
+                    await self._remote.publish(event)
             await self._flush()
             while True:
                 message: Any = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5.0)
@@ -222,3 +229,4 @@ class RedisSubscriptionBus:
             return
         if replica != self.replica:
             await self._local.publish(event)
+            await self._remote.publish(event)

@@ -24,7 +24,7 @@ from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins
 from mcpmount.serve._front import open_front
 from mcpmount.serve._reloading import Reloads
-from mcpmount.serve._shared import open_shared_state, shared_namespace
+from mcpmount.serve._shared import open_shared_state, shared_namespace, tell_of_remote_changes
 
 __all__ = ["Transport", "serve"]
 
@@ -108,6 +108,8 @@ async def serve(
                         return
 
             tg.start_soon(served.propagate_changes)
+            if shared is not None:
+                tg.start_soon(tell_of_remote_changes, shared.bus, served.tell_sessions)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
             _start_reloads(tg, registry, config, mounted, watch=watch)

@@ -17,28 +17,42 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Self
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
+from mcp.server.subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ServerEvent,
+    ToolsListChanged,
+)
 
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
+from mcpmount.serve._changes import Kind
 from mcpmount.serve._redis_activations import RedisActivationStore
 from mcpmount.serve._redis_bus import RedisSubscriptionBus
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-__all__ = ["SharedState", "open_shared_state", "shared_namespace"]
+__all__ = ["SharedState", "open_shared_state", "shared_namespace", "tell_of_remote_changes"]
 
 logger = logging.getLogger(__name__)
 
 _RECOVER_EVERY: Final = 1.0
 """Seconds between two attempts to reach Redis again for activations, once it failed."""
+
+_KINDS: Final[dict[type[ServerEvent], Kind]] = {
+    ToolsListChanged: "tools",
+    PromptsListChanged: "prompts",
+    ResourcesListChanged: "resources",
+}
+"""The list each event says changed (a resource update is the listen streams' alone)."""
 
 _WHAT: Final = "shared state"
 """Where a `ConfigError` of the shared state points: the ``--shared-state`` URL."""
@@ -157,6 +171,31 @@ def shared_namespace(config: RegistryConfig) -> str:
     """The namespace of ``config``'s replicas in Redis: ``mcpmount:<config file stem>``
     (``mcpmount:code`` for a config built in code)."""
     return f"mcpmount:{config.path.stem if config.path is not None else 'code'}"
+
+
+async def tell_of_remote_changes(
+    bus: RedisSubscriptionBus, tell: Callable[[Kind], Awaitable[None]]
+) -> None:
+    """Call ``tell`` with each list kind other replicas changed, coalesced; runs until
+    cancelled. ``serve`` tells its handshake-era sessions so (listen streams have the bus)."""
+    kinds: set[Kind] = set()
+    dirty = anyio.Event()
+
+    def on_event(event: ServerEvent) -> None:
+        if (kind := _KINDS.get(type(event))) is not None:
+            kinds.add(kind)
+            dirty.set()
+
+    unsubscribe = bus.subscribe_remote(on_event)
+    try:
+        while True:
+            await dirty.wait()
+            dirty = anyio.Event()
+            told, kinds = sorted(kinds), set[Kind]()
+            for kind in told:
+                await tell(kind)
+    finally:
+        unsubscribe()
 
 
 @contextlib.asynccontextmanager
