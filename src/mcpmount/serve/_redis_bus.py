@@ -50,6 +50,9 @@ _KINDS: Final[dict[str, ServerEvent]] = {
 _RESYNC: Final = tuple(_KINDS.values())
 """What listeners are told after the channel was not read for a while: every list changed."""
 
+_FIRST_BACKOFF: Final = 0.05
+"""Seconds before the first reconnection attempt; each failed one doubles it."""
+
 _MAX_UNSENT: Final = 1000
 """Events kept to send on reconnection; past it, further resource updates are dropped."""
 
@@ -111,6 +114,7 @@ class RedisSubscriptionBus:
         self._local = InMemorySubscriptionBus()
         self._remote = InMemorySubscriptionBus()
         self._reading = False
+        self._subscribed = False
         self._problem: str | None = "redis not yet connected"
         self._unsent: dict[ServerEvent, None] = {}
         self._read_once = anyio.Event()
@@ -173,28 +177,29 @@ class RedisSubscriptionBus:
         degraded `health`, not a failure.
         """
         task_status.started()
-        backoff = 0.05
+        backoff = _FIRST_BACKOFF
         lost = False
         while True:
+            self._subscribed = False
             try:
                 await self._read(resync=lost)
             except Exception as exc:  # Redis boundary: reconnect, never stop serving
-                self._reading = False
                 self._problem = f"redis unreachable: {exc}"
-                if not lost:
+                if not lost or self._subscribed:
                     logger.warning("%s: %s; reconnecting", self.channel, self._problem)
                 lost = True
             else:  # pragma: no cover - _read returns only by raising
                 return
+            # A connection that was up starts the backoff again; attempts that fail double it.
+            backoff = _FIRST_BACKOFF if self._subscribed else min(backoff * 2, self._max_backoff)
             await anyio.sleep(backoff)
-            backoff = min(backoff * 2, self._max_backoff)
 
     async def _read(self, *, resync: bool) -> None:
         pubsub: Any = self._client.pubsub()
         try:
             with anyio.fail_after(max(self._timeout, 5.0)):
                 await pubsub.subscribe(self.channel)
-            self._reading = True
+            self._reading = self._subscribed = True
             self._problem = None
             self._read_once.set()
             if resync:
