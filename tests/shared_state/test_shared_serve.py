@@ -98,3 +98,21 @@ async def test_a_url_that_is_not_redis_stops_serve_with_a_usage_error(tmp_path: 
     assert done.returncode == 2, stderr
     assert "redis" in stderr
     assert "s3cret" not in stderr
+
+
+async def test_a_replica_whose_redis_is_down_serves_alone_and_says_so(tmp_path: Path) -> None:
+    config = write_config(tmp_path, changing("live"))
+    async with running_redis() as redis:
+        await redis.stop()
+        async with (
+            served_http(config, tmp_path, "--shared-state", redis.url) as (url, _),
+            connected(Client(url, mode="2026-07-28")) as client,
+        ):
+            await wait_for_tool(client, "live__grow")
+            with anyio.fail_after(BEHAVIOUR):
+                async with client.listen(tools_list_changed=True) as events:
+                    await client.call_tool("live__grow", {"name": "extra"})
+                    async for _ in events:
+                        if "live__extra" in names(await client.list_tools()):
+                            break
+            assert "redis unreachable" in (tmp_path / "serve.log").read_text()

@@ -199,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--shared-state",
         metavar="URL",
-        help="share list changes and activations with other replicas through this Redis "
+        help="share state with the other replicas of this config through this Redis "
         '(redis://host:6379/0 or unix:///path.sock; pip install "mcpmount[redis]")',
     )
     return parser
