@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import cast
 
 import anyio
 import mcp_types
@@ -29,6 +30,7 @@ from serve.serve_support import (
     wait_for_tool,
     write_config,
 )
+from serve_ops.ops_support import base_of, probe
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -101,6 +103,7 @@ async def test_a_url_that_is_not_redis_stops_serve_with_a_usage_error(tmp_path: 
 
 
 async def test_a_replica_whose_redis_is_down_serves_alone_and_says_so(tmp_path: Path) -> None:
+    """``/readyz`` answers 200 ``degraded`` (traffic stays), and ``ready`` once Redis is up."""
     config = write_config(tmp_path, changing("live"))
     async with running_redis() as redis:
         await redis.stop()
@@ -109,6 +112,11 @@ async def test_a_replica_whose_redis_is_down_serves_alone_and_says_so(tmp_path: 
             connected(Client(url, mode="2026-07-28")) as client,
         ):
             await wait_for_tool(client, "live__grow")
+            status, body = await probe(base_of(url), "/readyz")
+            assert status == 200, body
+            assert body["status"] == "degraded", body
+            degraded = cast("dict[str, str]", body["degraded"])
+            assert degraded["redis"].startswith("redis unreachable"), body
             with anyio.fail_after(BEHAVIOUR):
                 async with client.listen(tools_list_changed=True) as events:
                     await client.call_tool("live__grow", {"name": "extra"})
@@ -116,3 +124,7 @@ async def test_a_replica_whose_redis_is_down_serves_alone_and_says_so(tmp_path: 
                         if "live__extra" in names(await client.list_tools()):
                             break
             assert "redis unreachable" in (tmp_path / "serve.log").read_text()
+            await redis.start()
+            with anyio.fail_after(BEHAVIOUR):
+                while (await probe(base_of(url), "/readyz"))[1] != {"status": "ready"}:
+                    await anyio.sleep(0.1)

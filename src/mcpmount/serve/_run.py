@@ -84,6 +84,8 @@ async def serve(
         ) as served,
     ):
         registry = served.registry
+        if shared is not None:  # without Redis the replica serves alone: degraded, not down
+            served.readiness.add("redis", shared.health, required=False)
         async with anyio.create_task_group() as tg:
 
             async def mount() -> None:
