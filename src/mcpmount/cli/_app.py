@@ -196,6 +196,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not reload when the config file changes (SIGHUP still reloads)",
     )
+    serve.add_argument(
+        "--shared-state",
+        metavar="URL",
+        help="share state with the other replicas of this config through this Redis "
+        '(redis://host:6379/0 or unix:///path.sock; pip install "mcpmount[redis]")',
+    )
     return parser
 
 

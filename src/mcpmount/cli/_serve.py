@@ -29,5 +29,6 @@ async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Conso
         stateless=args.stateless,
         on_ready=ready,
         watch=not args.no_watch,
+        shared_state=args.shared_state,
     )
     return EXIT_OK

@@ -9,6 +9,9 @@
   mounting the servers in the background.
 - Over HTTP, ``/healthz``, ``/readyz`` (`Readiness`: named checks) and ``/metrics``
   (Prometheus) beside ``/mcp``.
+- `SharedState` is what replicas of one config share on Redis (``serve(shared_state=URL)``):
+  the ``subscriptions/listen`` bus (`RedisSubscriptionBus`) and the tools searches activated
+  (`RedisActivationStore`).
 - `write_portfile` records the bound port for scripts that serve HTTP on port 0.
 - `ActivationStore` is where each conversation's found tools are kept (`serve(...,
   activations=)`, `RegistryServer(..., activations=)`); `InMemoryActivations` is the
@@ -23,8 +26,11 @@ from mcpmount.serve._call_tool import CALL_TOOL_NAME
 from mcpmount.serve._front import RegistryServer
 from mcpmount.serve._health import Readiness
 from mcpmount.serve._hosting import write_portfile
+from mcpmount.serve._redis_activations import RedisActivationStore
+from mcpmount.serve._redis_bus import RedisSubscriptionBus
 from mcpmount.serve._run import Transport, serve
 from mcpmount.serve._sessions import CONVERSATION_HEADER, MAX_SESSIONS
+from mcpmount.serve._shared import SharedState
 
 __all__ = [
     "CALL_TOOL_NAME",
@@ -33,7 +39,10 @@ __all__ = [
     "ActivationStore",
     "InMemoryActivations",
     "Readiness",
+    "RedisActivationStore",
+    "RedisSubscriptionBus",
     "RegistryServer",
+    "SharedState",
     "Transport",
     "serve",
     "write_portfile",

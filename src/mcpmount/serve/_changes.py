@@ -25,9 +25,9 @@ import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
     PromptsListChanged,
     ResourcesListChanged,
+    SubscriptionBus,
     ToolsListChanged,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -35,7 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.serve._sessions import Sessions
 
-__all__ = ["Changes"]
+__all__ = ["Changes", "Kind"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Changes:
         self,
         registry: Registry,
         sessions: Sessions,
-        bus: InMemorySubscriptionBus,
+        bus: SubscriptionBus,
         *,
         answering: anyio.Event | None = None,
     ) -> None:
@@ -116,6 +116,10 @@ class Changes:
 
     async def _tell_all(self, kind: Kind) -> None:
         await self._bus.publish(_EVENTS[kind]())
+        await self.tell_sessions(kind)
+
+    async def tell_sessions(self, kind: Kind) -> None:
+        """Tell every handshake-era session (only) that the ``kind`` list changed."""
         async with anyio.create_task_group() as tg:
             for key, session in self._sessions.listeners():
                 tg.start_soon(self._notify, key, session, kind)

@@ -46,7 +46,7 @@ import mcp_types
 from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 from mcp_types import SERVER_INFO_META_KEY
 from starlette.applications import Starlette
 
@@ -57,7 +57,7 @@ from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve._call_tool import CALL_TOOL_NAME, unwrap
-from mcpmount.serve._changes import Changes
+from mcpmount.serve._changes import Changes, Kind
 from mcpmount.serve._content import Content
 from mcpmount.serve._health import Readiness, health_routes, mounts_done, required_servers_up
 from mcpmount.serve._hosting import run_http, run_stdio
@@ -89,6 +89,8 @@ class RegistryServer:
         logs: Where the registry's log handler sends upstream messages (`open_front`).
         activations: Where each conversation's found tools are kept; default: this
             process's memory (`InMemoryActivations`).
+        bus: The ``subscriptions/listen`` fan-out (a `RedisSubscriptionBus` shares it
+            between replicas); by default, this process's own.
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class RegistryServer:
         relay: Relay | None = None,
         logs: Logs | None = None,
         activations: ActivationStore | None = None,
+        bus: SubscriptionBus | None = None,
     ) -> None:
         self.registry = registry
         self.relay = relay
@@ -107,7 +110,7 @@ class RegistryServer:
         self.startup = startup
         """The initial mounts; ``tools/list``, ``tools/call`` and the other lists wait for
         `Startup.answering`."""
-        self.bus = InMemorySubscriptionBus()
+        self.bus: SubscriptionBus = bus if bus is not None else InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
         self._subscriptions = Subscriptions(registry, self.bus)
         content = Content(registry, self._wait_mounted, relay)
@@ -254,6 +257,11 @@ class RegistryServer:
         """A client's roots changed: every server that may ask for them is told."""
         await self.registry.roots_changed()
 
+    async def tell_sessions(self, kind: Kind) -> None:
+        """Tell the handshake-era sessions that a list changed that this registry did not
+        (another replica's, through `SharedState`); listen streams have the bus."""
+        await self._changes.tell_sessions(kind)
+
     async def propagate_changes(self) -> None:
         """Tell every client each time the registry changes, and each subscriber of a
         resource when it is updated; runs until cancelled."""
@@ -318,6 +326,7 @@ async def open_front(
     startup: Startup | None = None,
     name: str = "mcpmount",
     activations: ActivationStore | None = None,
+    bus: SubscriptionBus | None = None,
 ) -> AsyncGenerator[RegistryServer]:
     """Open an empty registry whose handlers relay to downstream clients, and its front.
 
@@ -338,6 +347,7 @@ async def open_front(
             relay=relay,
             logs=logs,
             activations=activations,
+            bus=bus,
         )
 
 

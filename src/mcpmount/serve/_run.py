@@ -26,6 +26,12 @@ from mcpmount.registry import Registry, read_pins
 from mcpmount.serve._activations import ActivationStore
 from mcpmount.serve._front import open_front
 from mcpmount.serve._reloading import Reloads
+from mcpmount.serve._shared import (
+    SharedState,
+    open_shared_state,
+    shared_namespace,
+    tell_of_remote_changes,
+)
 from mcpmount.serve._startup import Startup, mount_initial
 
 __all__ = ["Transport", "serve"]
@@ -45,6 +51,7 @@ async def serve(
     on_ready: Callable[[str], None] | None = None,
     watch: bool = True,
     activations: ActivationStore | None = None,
+    shared_state: str | None = None,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
@@ -67,21 +74,33 @@ async def serve(
         watch: Reload when the config file changes (a config built in code has no file:
             SIGHUP then only says so).
         activations: Where each conversation's found tools are kept (see
-            `mcpmount.serve._activations`); default: this process's memory.
+            `mcpmount.serve._activations`); default: this process's memory, or
+            the shared state's (``shared_state``).
+        shared_state: A Redis URL: list changes reach the clients of every replica
+            that names it (`SharedState`); None: this process alone.
 
     Raises:
         MountError: A required server failed to mount; everything was closed first.
         OSError: The HTTP address cannot be bound.
+        ConfigError: ``shared_state`` is not a Redis URL, or the redis package is missing.
     """
     failure: MountError | None = None
     stop = anyio.Event()
     startup = Startup()
     mounted = startup.mounted
-    pins = read_pins(config)
-    async with open_front(
-        config.settings, pins=pins, startup=startup, activations=activations
-    ) as served:
+    async with (
+        open_shared_state(shared_state, namespace=shared_namespace(config)) as shared,
+        open_front(
+            config.settings,
+            pins=read_pins(config),
+            startup=startup,
+            activations=_activations(activations, shared),
+            bus=shared.bus if shared is not None else None,
+        ) as served,
+    ):
         registry = served.registry
+        if shared is not None:  # without Redis the replica serves alone: degraded, not down
+            served.readiness.add("redis", shared.health, required=False)
         async with anyio.create_task_group() as tg:
 
             async def mount() -> None:
@@ -107,6 +126,8 @@ async def serve(
 
             tg.start_soon(served.propagate_changes)
             tg.start_soon(startup.hold_first_answers, config.settings.first_list_wait)
+            if shared is not None:
+                tg.start_soon(tell_of_remote_changes, shared.bus, served.tell_sessions)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
             _start_reloads(tg, registry, config, mounted, watch=watch)
@@ -127,6 +148,15 @@ async def serve(
             tg.cancel_scope.cancel()
     if failure is not None:
         raise failure
+
+
+def _activations(
+    activations: ActivationStore | None, shared: SharedState | None
+) -> ActivationStore | None:
+    """The store a conversation's finds go to: the one given, else the replicas' shared one."""
+    if activations is None and shared is not None:
+        return shared.activations
+    return activations
 
 
 def _start_reloads(

@@ -20,7 +20,7 @@ import mcp_types
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
 
 from mcpmount.errors import RegistryError, UnknownResourceError
 from mcpmount.registry import Registry
@@ -46,7 +46,7 @@ class Subscriptions:
         bus: The 2026-07-28 listen fan-out.
     """
 
-    def __init__(self, registry: Registry, bus: InMemorySubscriptionBus) -> None:
+    def __init__(self, registry: Registry, bus: SubscriptionBus) -> None:
         self._registry = registry
         self._bus = bus
         self._listen = ListenHandler(bus)

@@ -1,0 +1,203 @@
+"""`RedisActivationStore`: the tools a session's or conversation's searches activated, in Redis.
+
+A key (``"conv:<id>"``, ``"http:<session id>"``) holds an ordered, deduplicated list of tool
+names, in first-activation order, shared by every replica: a Redis sorted set whose scores
+count up (a script adds the new names after the last one, atomically). Each use refreshes
+the key's expiry (``ttl``); a key holds at most ``max_names`` names (later ones are not
+added: a listed tool never leaves a client's list).
+
+Redis is never in the way of a request. Every key this replica uses is mirrored in memory
+(at most ``max_keys``, least recently used dropped first, expiring like Redis's). When
+Redis fails or does not answer within ``timeout`` seconds, `load` answers from the mirror,
+`add` writes the mirror only, `health` says why, and Redis is left alone for
+``retry_after`` seconds. Once Redis answers again, what was written meanwhile is written
+through, and a `load` that finds Redis missing names the mirror holds (a restarted, empty
+Redis) writes them back: activations only grow, so the union is right.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import anyio
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ["RedisActivationStore"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_ADD: Final = """
+local count = redis.call('ZCARD', KEYS[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+local score = 0
+if last[2] then score = tonumber(last[2]) + 1 end
+for i = 3, #ARGV do
+  if count >= tonumber(ARGV[2]) then break end
+  if redis.call('ZADD', KEYS[1], 'NX', score, ARGV[i]) == 1 then
+    score = score + 1
+    count = count + 1
+  end
+end
+if count > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count
+"""
+"""KEYS[1]: the sorted set; ARGV: expiry (ms), most names, then the names in order."""
+
+
+class _Mirror:
+    """This replica's copy of the keys it used: LRU-bounded, expiring ``ttl`` after use."""
+
+    def __init__(self, *, ttl: float, max_names: int, max_keys: int) -> None:
+        self._ttl = ttl
+        self._max_names = max_names
+        self._max_keys = max_keys
+        self._keys: OrderedDict[str, tuple[list[str], float]] = OrderedDict()
+
+    def get(self, key: str) -> list[str]:
+        entry = self._keys.get(key)
+        if entry is None or time.monotonic() - entry[1] > self._ttl:
+            self._keys.pop(key, None)
+            return []
+        self._keys[key] = (entry[0], time.monotonic())
+        self._keys.move_to_end(key)
+        return list(entry[0])
+
+    def merge(self, key: str, names: Sequence[str]) -> list[str]:
+        """Add ``names`` after the key's own (new ones only, within the bound); the result."""
+        merged = self.get(key)
+        seen = set(merged)
+        for name in names:
+            if len(merged) >= self._max_names:
+                break
+            if name not in seen:
+                seen.add(name)
+                merged.append(name)
+        self._keys[key] = (merged, time.monotonic())
+        self._keys.move_to_end(key)
+        while len(self._keys) > self._max_keys:
+            self._keys.popitem(last=False)
+        return list(merged)
+
+
+class RedisActivationStore:
+    """Activated tool names per key, shared by replicas through Redis (an ``ActivationStore``).
+
+    Args:
+        client: The Redis client; shared, not owned.
+        prefix: Prepended to every key (``"<prefix>:<key>"``), one per deployment.
+        ttl: Seconds a key lives after its last use.
+        max_names: The most names one key holds.
+        max_keys: The most keys this replica mirrors in memory.
+        timeout: Seconds one operation waits for Redis at most.
+        retry_after: Seconds Redis is left alone after it failed.
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        prefix: str,
+        *,
+        ttl: float = 24 * 3600.0,
+        max_names: int = 1000,
+        max_keys: int = 10_000,
+        timeout: float = 1.0,
+        retry_after: float = 1.0,
+    ) -> None:
+        self.prefix = prefix
+        self._client: Any = client  # redis-py's annotations are partly unknown to pyright
+        self._ttl_ms = int(ttl * 1000)
+        self._max_names = max_names
+        self._timeout = timeout
+        self._retry_after = retry_after
+        self._mirror = _Mirror(ttl=ttl, max_names=max_names, max_keys=max_keys)
+        self._script = client.register_script(_ADD)
+        self._problem: str | None = None
+        self._failed_at = 0.0
+        self._unwritten: set[str] = set()
+
+    def health(self) -> str | None:
+        """None while Redis answers; else why this replica serves from its own copy."""
+        return self._problem
+
+    async def load(self, key: str) -> list[str]:
+        """The names activated under ``key``, in first-activation order, on any replica."""
+        local = self._mirror.get(key)
+        stored = await self._redis(partial(self._read, key))
+        if stored is None:
+            return local
+        known = set(stored)
+        missing = [name for name in local if name not in known]
+        if missing and await self._redis(partial(self._write, key, missing)) is None:
+            self._unwritten.add(key)
+        return self._mirror.merge(key, stored + missing)
+
+    async def add(self, key: str, names: Sequence[str]) -> None:
+        """Activate ``names`` under ``key`` (those already there keep their place)."""
+        self._mirror.merge(key, names)
+        if await self._redis(partial(self._write, key, list(names))) is None:
+            self._unwritten.add(key)
+
+    async def _read(self, key: str) -> list[str]:
+        async with self._client.pipeline(transaction=True) as pipe:
+            pipe.zrange(self._key(key), 0, -1)
+            pipe.pexpire(self._key(key), self._ttl_ms)
+            names, _ = await pipe.execute()
+        return [name.decode() if isinstance(name, bytes) else str(name) for name in names]
+
+    async def _write(self, key: str, names: Sequence[str]) -> object:
+        args: list[Any] = [self._ttl_ms, self._max_names, *names]
+        return await self._script(keys=[self._key(key)], args=args)
+
+    def _key(self, key: str) -> str:
+        return f"{self.prefix}:{key}"
+
+    async def _redis(self, operation: Callable[[], Awaitable[T]]) -> T | None:
+        """Run ``operation`` within ``timeout``; None (and degraded) if Redis failed."""
+        if self._problem is not None and time.monotonic() - self._failed_at < self._retry_after:
+            return None
+        return await self._redis_now(operation)
+
+    async def recover(self) -> None:
+        """Try Redis again if it failed, and write through if it answers (`SharedState`
+        calls it every ``retry_after`` seconds, so health recovers without a request)."""
+        if self._problem is not None:
+            await self._redis_now(self._client.ping)
+
+    async def _redis_now(self, operation: Callable[[], Awaitable[T]]) -> T | None:
+        result = await self._attempt(operation)
+        if result is not None and self._problem is not None:
+            logger.info("%s: redis answers again; writing through", self.prefix)
+            self._problem = None
+            await self._write_through()
+        return result
+
+    async def _attempt(self, operation: Callable[[], Awaitable[T]]) -> T | None:
+        problem = f"redis unreachable: no answer within {self._timeout:g} s"
+        with anyio.move_on_after(self._timeout):
+            try:
+                return await operation()
+            except Exception as exc:  # Redis boundary: a failure degrades, never fails a request
+                problem = f"redis unreachable: {exc}"
+        if self._problem is None:
+            logger.warning("%s: %s; serving activations from this replica", self.prefix, problem)
+        self._problem = problem
+        self._failed_at = time.monotonic()
+        return None
+
+    async def _write_through(self) -> None:
+        """Write the keys changed while Redis was away; those that fail stay for next time."""
+        unwritten, self._unwritten = list(self._unwritten), set()
+        for done, key in enumerate(unwritten):
+            names = self._mirror.get(key)
+            if names and await self._attempt(partial(self._write, key, names)) is None:
+                self._unwritten.update(unwritten[done:])
+                return
