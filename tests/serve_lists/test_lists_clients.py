@@ -110,7 +110,9 @@ async def agents_server(
     """A connected Agents SDK MCP server of ``url``, with its default timeouts."""
     # Only the MCP server object is driven: no model call, and no trace is exported.
     monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "1")
-    server = MCPServerStreamableHttp(params={"url": url, "headers": headers})
+    server = MCPServerStreamableHttp(
+        params={"url": url, "headers": headers}, cache_tools_list=False
+    )
     with anyio.fail_after(STARTUP):
         await server.connect()
     try:
@@ -134,6 +136,7 @@ async def test_the_agents_sdk_lists_within_its_timeout_despite_a_hung_server(
     async with (
         served_http(config, tmp_path, *flags) as (url, _),
         agents_server(url, {CONVERSATION_HEADER: "agents-conv"}, monkeypatch) as server,
+        agents_server(url, {}, monkeypatch) as nobody,
     ):
         began = anyio.current_time()
         first = await agents_names(server)  # its own timeout applies: that is the point
@@ -156,3 +159,4 @@ async def test_the_agents_sdk_lists_within_its_timeout_despite_a_hung_server(
             )
             assert structured(added) == {"result": 9}
             assert "one__add" in await agents_names(server)
+            assert "one__add" not in await agents_names(nobody)
