@@ -71,10 +71,13 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def bearer_client(url: str, token: str, *, mode: str) -> AsyncGenerator[Client]:
-    """A Client of ``url`` whose every request carries ``Authorization: Bearer TOKEN``."""
-    headers = {"Authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=BEHAVIOUR) as http:
+async def bearer_client(
+    url: str, token: str | None, *, mode: str, auth: httpx2.Auth | None = None
+) -> AsyncGenerator[Client]:
+    """A Client of ``url`` whose every request carries ``Authorization: Bearer TOKEN`` (or
+    what ``auth``, such as the SDK's OAuth providers, adds)."""
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with httpx2.AsyncClient(headers=headers, auth=auth, timeout=BEHAVIOUR) as http:
         client = Client(streamable_http_client(url, http_client=http), mode=mode, cache=None)
         async with connected(client):
             yield client
