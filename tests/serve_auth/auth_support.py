@@ -26,23 +26,17 @@ TOKEN: Final = "serve-token-0123456789abcdef"
 
 OTHER_TOKEN: Final = "other-token-0123456789abcdef"
 
-_CALL: Final = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "alpha__echo", "arguments": {"text": "hi"}},
-}
 
-_INITIALIZE: Final = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+def _request(method: str, params: dict[str, object]) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
+_CALL: Final = _request("tools/call", {"name": "alpha__echo", "arguments": {"text": "hi"}})
+
+_HELLO: Final = {"name": "raw", "version": "1"}
+_INITIALIZE: Final = _request(
+    "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": _HELLO}
+)
 
 
 def recording(name: str, record: Path, extra: str = "") -> str:

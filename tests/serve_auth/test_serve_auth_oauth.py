@@ -6,6 +6,8 @@ and an expired token, none of which reaches an upstream server."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -54,6 +56,23 @@ def _oauth_flags(auth: AuthorizationServer, port: int, *scopes: str) -> list[str
     return flags
 
 
+@asynccontextmanager
+async def _served(
+    tmp_path: Path, *scopes: str, access_ttl: int = 300
+) -> AsyncGenerator[tuple[AuthorizationServer, str, Path]]:
+    """An authorization server, and `serve` as its resource server requiring ``scopes`` in
+    front of one recording upstream server; yields the server, serve's URL and the record."""
+    record = tmp_path / "alpha.log"
+    config = write_config(tmp_path, recording("alpha", record))
+    port = free_port()
+    async with (
+        authorization_server(access_ttl=access_ttl) as auth,
+        served_http(config, tmp_path, *_oauth_flags(auth, port, *scopes)) as (url, _),
+    ):
+        assert url == f"http://127.0.0.1:{port}/mcp"
+        yield auth, url, record
+
+
 async def _jwt(auth: AuthorizationServer, resource: str) -> str:
     """A client_credentials access token (a JWT) for ``resource``."""
     data = {"grant_type": "client_credentials", "resource": resource, "scope": "mcp"}
@@ -69,14 +88,7 @@ async def test_a_client_finds_the_issuer_and_only_a_token_for_this_resource_pass
     """The SDK's client-credentials provider follows the 401's resource_metadata to the
     issuer and calls with its JWT; no token, a JWT for another audience, a forged or
     malformed one are each 401 with the challenge, and none reaches the upstream server."""
-    record = tmp_path / "alpha.log"
-    config = write_config(tmp_path, recording("alpha", record))
-    port = free_port()
-    async with (
-        authorization_server() as auth,
-        served_http(config, tmp_path, *_oauth_flags(auth, port, "mcp")) as (url, _),
-    ):
-        assert url == f"http://127.0.0.1:{port}/mcp"
+    async with _served(tmp_path, "mcp") as (auth, url, record):
         provider = ClientCredentialsOAuthProvider(
             url, _Storage(), auth.client_id, auth.client_secret, scope="mcp", issuer=auth.issuer
         )
@@ -95,7 +107,7 @@ async def test_a_client_finds_the_issuer_and_only_a_token_for_this_resource_pass
             await post(url, authorization="Bearer not.a.jwt"),
         ]
         accepted = await post(url, authorization=f"Bearer {valid}", call=False)
-        metadata_url = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+        metadata_url = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
         async with httpx2.AsyncClient(timeout=BEHAVIOUR) as http:
             metadata = (await http.get(metadata_url)).json()
     assert result.content == [mcp_types.TextContent(type="text", text="hello")]
@@ -118,13 +130,7 @@ async def test_an_expired_jwt_is_refused_401_and_reaches_no_upstream_server(
 ) -> None:
     """A token past its ``exp`` is 401 like no token; a fresh one from the same issuer
     passes, so it was the expiry that was refused."""
-    record = tmp_path / "alpha.log"
-    config = write_config(tmp_path, recording("alpha", record))
-    port = free_port()
-    async with (
-        authorization_server(access_ttl=3) as auth,
-        served_http(config, tmp_path, *_oauth_flags(auth, port, "mcp")) as (url, _),
-    ):
+    async with _served(tmp_path, "mcp", access_ttl=3) as (auth, url, record):
         expired = await _jwt(auth, url)
         expiry = int(jwt.decode(expired, options={"verify_signature": False})["exp"])
         await anyio.sleep(max(0.0, expiry + 1.5 - time.time()))
@@ -142,13 +148,7 @@ async def test_an_expired_jwt_is_refused_401_and_reaches_no_upstream_server(
 
 async def test_a_jwt_without_a_required_scope_is_refused_403(tmp_path: Path) -> None:
     """A valid token lacking a scope the server requires: 403 insufficient_scope."""
-    record = tmp_path / "alpha.log"
-    config = write_config(tmp_path, recording("alpha", record))
-    port = free_port()
-    async with (
-        authorization_server() as auth,
-        served_http(config, tmp_path, *_oauth_flags(auth, port, "admin")) as (url, _),
-    ):
+    async with _served(tmp_path, "admin") as (auth, url, record):
         response = await post(url, authorization=f"Bearer {await _jwt(auth, url)}")
     assert response.status_code == 403
     assert 'error="insufficient_scope"' in response.headers["www-authenticate"]

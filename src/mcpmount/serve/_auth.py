@@ -157,7 +157,7 @@ class _Verifier:
     def __init__(self, security: HttpSecurity) -> None:
         oauth = security.settings.oauth
         self._static = StaticTokens(security.tokens, list(oauth.scopes) if oauth else [])
-        self._jwt = JwtTokens(oauth) if oauth is not None else None
+        self._jwt = JwtTokens(oauth, security.settings.redact) if oauth is not None else None
 
     async def verify_token(self, token: str) -> Grant | None:
         if self._static and (grant := await self._static.verify_token(token)) is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -104,11 +104,12 @@ class JwtTokens:
     Checks the signature (a key of the JWKS, an asymmetric algorithm), ``exp`` (and ``nbf``
     and ``iat`` when present), ``iss`` and ``aud``; the SDK's middleware checks the scopes.
     Keys are fetched on first use and kept for five minutes; a token naming an unknown key
-    fetches them again.
+    fetches them again. Why a token was refused is logged (info) through ``redact``.
     """
 
-    def __init__(self, oauth: ServeOAuth) -> None:
+    def __init__(self, oauth: ServeOAuth, redact: Callable[[str], str]) -> None:
         self._oauth = oauth
+        self._redact = redact
         self._keys = jwt.PyJWKClient(oauth.jwks_url, cache_keys=True, lifespan=300, timeout=10)
 
     async def verify_token(self, token: str) -> Grant | None:
@@ -127,7 +128,7 @@ class JwtTokens:
                 options={"require": ["exp", "iss", "aud"]},
             )
         except jwt.PyJWTError as exc:  # the reason only: never the token
-            logger.info("refused a JWT: %s", exc)
+            logger.info("refused a JWT: %s", self._redact(str(exc)))
             return None
         scope = claims.get("scope", claims.get("scp", ""))
         scopes = scope.split() if isinstance(scope, str) else [str(s) for s in scope]
