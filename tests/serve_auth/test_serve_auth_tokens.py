@@ -116,6 +116,11 @@ async def test_a_token_sees_only_its_namespaces_and_a_hidden_one_is_unknown(
                     await attempt
                 refused.append(error.value)
             allowed = await limited.call_tool("alpha__link", {})
+            if mode == "auto":  # the 2026-07-28 listen stream: hidden resources are not honoured
+                asked = ["mcpmount://alpha/memo://one", "mcpmount://gamma/memo://one"]
+                async with limited.listen(resource_subscriptions=asked) as listening:
+                    honoured = listening.honored.resource_subscriptions
+                assert honoured == ["mcpmount://alpha/memo://one"]
             prompt = await limited.get_prompt("alpha__greet", {"name": "Ada"})
             all_tools = names(await everything.list_tools())
             all_found = await everything.call_tool("tool_search", {"query": "echo text"})

@@ -4,13 +4,15 @@ A token limited to some namespaces (`Grant.namespaces`: a static token's list, o
 ``mcpmount_namespaces`` claim) sees only their tools, prompts, resources and templates;
 ``tool_search`` finds only their tools. Naming anything else is answered exactly as an
 unknown name (no suggestions, which could name hidden tools): the client cannot tell a
-hidden namespace from one that is not mounted. A request without such a token (stdio, no
+hidden namespace from one that is not mounted, and a ``subscriptions/listen`` stream gets
+no update of a hidden resource. A request without such a token (stdio, no
 auth, an unlimited token) passes untouched.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Final, cast
 
 import mcp_types
@@ -56,6 +58,8 @@ class NamespaceFilter:
         method = ctx.method
         if method == "tools/call" and params.get("name") == TOOL_SEARCH_NAME:
             return self._found(_as_dict(await call_next(ctx)), visible)
+        if method == "subscriptions/listen":
+            return await call_next(self._listen_to_visible(ctx, visible))
         self._refuse_hidden(method, params, visible)
         result = await call_next(ctx)
         if method not in _LISTS:
@@ -103,6 +107,23 @@ class NamespaceFilter:
             return split_uri(name)[0]
         except UnknownResourceError:
             return None
+
+    def _listen_to_visible(
+        self, ctx: ServerRequestContext[Any, Any], visible: frozenset[str]
+    ) -> ServerRequestContext[Any, Any]:
+        """A ``subscriptions/listen`` asking for the visible resources' updates only (the
+        acknowledgement then names only those)."""
+        params = dict(ctx.params or {})
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            return ctx  # malformed: the SDK refuses it
+        wanted = dict(cast("dict[str, Any]", wanted))
+        uris = wanted.get("resourceSubscriptions")
+        if isinstance(uris, list):
+            uris = cast("list[object]", uris)
+            owned = [u for u in uris if self._owner("resources/list", str(u)) in visible]
+            wanted["resourceSubscriptions"] = owned
+        return replace(ctx, params={**params, "notifications": wanted})
 
     def _found(self, result: dict[str, Any], visible: frozenset[str]) -> dict[str, Any]:
         """A ``tool_search`` result holding only visible tools (and no hint: it may name
