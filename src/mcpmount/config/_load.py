@@ -80,8 +80,9 @@ def load_config(
     """Load and validate a config file: TOML, or an MCP host's ``mcpServers`` JSON.
 
     ``${VAR}`` and ``${VAR:-default}`` are expanded in ``args``, ``env``, ``cwd``, ``url``,
-    ``headers`` and ``headers_command`` values before validation (``$$`` is a literal ``$``;
-    no shell, ``~`` or globs). ``MCPMOUNT_<KEY>`` variables override the ``[registry]`` table.
+    ``headers`` and ``headers_command`` values, and in every string of ``[serve]``, before
+    validation (``$$`` is a literal ``$``; no shell, ``~`` or globs). ``MCPMOUNT_<KEY>``
+    variables override the ``[registry]`` table.
 
     Args:
         path: The config file; a name ending in ``.json`` is read as ``mcpServers`` JSON.
