@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from auth_support import OTHER_TOKEN, TOKEN
 
-from mcpmount.config import ServeSettings, load_config
+from mcpmount.config import ServeOAuth, ServeSettings, load_config
 from mcpmount.errors import ConfigError
 from mcpmount.serve._auth import HttpSecurity, check_exposure  # pyright: ignore[reportPrivateUsage]
 
@@ -117,3 +117,10 @@ def test_allowed_hosts_keep_loopback_and_take_any_port_unless_one_is_named() -> 
     assert "https://mcp.example.com" in settings.allowed_origins
     default = HttpSecurity.build(ServeSettings()).app_options("127.0.0.1")
     assert default["transport_security"] is None  # the SDK's own loopback check
+
+
+def test_an_oauth_issuer_or_resource_that_is_no_url_is_refused_before_serving() -> None:
+    oauth = ServeOAuth(issuer="auth.example.com", jwks_url="x", resource="/mcp")
+    with pytest.raises(ConfigError) as error:
+        HttpSecurity.build(ServeSettings(), oauth=oauth)
+    assert error.value.problems == ("oauth: the issuer and the resource must be http(s) URLs",)

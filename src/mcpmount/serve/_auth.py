@@ -29,6 +29,7 @@ from typing import Final, TypedDict
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
 
 from mcpmount.config import ServeOAuth, ServeSettings, ServeToken
 from mcpmount.errors import ConfigError
@@ -95,7 +96,13 @@ class HttpSecurity:
         every = dict(merged.tokens)
         if merged.tokens_file is not None:
             every |= read_tokens_file(Path(merged.tokens_file))
-        return cls(merged, every)
+        security = cls(merged, every)
+        try:  # refused now, not when the app is built after every server mounted
+            security._auth_settings()
+        except ValidationError:
+            problem = "oauth: the issuer and the resource must be http(s) URLs"
+            raise ConfigError("serve", [problem]) from None
+        return security
 
     @property
     def authenticated(self) -> bool:
