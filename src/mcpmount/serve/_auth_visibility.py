@@ -2,7 +2,8 @@
 
 A token limited to some namespaces (`Grant.namespaces`: a static token's list, or a JWT's
 ``mcpmount_namespaces`` claim) sees only their tools, prompts, resources and templates;
-``tool_search`` finds only their tools. Naming anything else is answered exactly as an
+``tool_search`` finds, and ``call_tool`` calls, only their tools. Naming anything else is
+answered exactly as an
 unknown name (no suggestions, which could name hidden tools): the client cannot tell a
 hidden namespace from one that is not mounted, and a ``subscriptions/listen`` stream gets
 no update of a hidden resource. A request without such a token (stdio, no
@@ -28,10 +29,13 @@ from mcpmount.errors import UnknownResourceError, UnknownToolError
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve._auth_tokens import Grant
+from mcpmount.serve._call_tool import CALL_TOOL_NAME
 
 __all__ = ["NamespaceFilter"]
 
 _RESOURCE_NOT_FOUND: Final = -32002
+
+_META_TOOLS: Final = (TOOL_SEARCH_NAME, CALL_TOOL_NAME)
 
 _LISTS: Final = {
     "tools/list": ("tools", "name"),
@@ -70,7 +74,7 @@ class NamespaceFilter:
         answer[key] = [
             item
             for item in items
-            if item.get(field) == TOOL_SEARCH_NAME  # a meta-tool: searches visible tools only
+            if item.get(field) in _META_TOOLS  # they search and call visible tools only
             or self._owner(method, str(item.get(field))) in visible
         ]
         return answer
@@ -83,6 +87,11 @@ class NamespaceFilter:
             ref = cast("dict[str, Any]", ref)
             method = "prompts/get" if ref.get("type") == "ref/prompt" else "resources/read"
             name, uri = ref.get("name"), ref.get("uri")
+        if method == "tools/call" and name == CALL_TOOL_NAME:  # the tool it calls
+            inner = params.get("arguments")
+            name = cast("dict[str, Any]", inner).get("name") if isinstance(inner, dict) else None
+            if not isinstance(name, str):
+                return  # malformed: the front refuses it
         if method == "tools/call" and self._owner("tools/list", str(name)) not in visible:
             raise MCPError(mcp_types.INVALID_PARAMS, f"no mounted tool is named {name!r}")
         if method == "prompts/get" and self._owner("prompts/list", str(name)) not in visible:
@@ -131,10 +140,12 @@ class NamespaceFilter:
         found = result.get("structuredContent")
         if not isinstance(found, dict) or result.get("isError"):
             return result
-        tools = cast("list[dict[str, Any]]", cast("dict[str, Any]", found).get("tools", []))
-        payload = {
-            "tools": [t for t in tools if self._owner("tools/list", str(t.get("name"))) in visible]
-        }
+        found = cast("dict[str, Any]", found)
+        tools = cast("list[dict[str, Any]]", found.get("tools", []))
+        payload = {key: value for key, value in found.items() if key != "hint"}
+        payload["tools"] = [
+            t for t in tools if self._owner("tools/list", str(t.get("name"))) in visible
+        ]
         text = json.dumps(payload, ensure_ascii=False)
         content = [mcp_types.TextContent(type="text", text=text).model_dump(mode="json")]
         return {**result, "structuredContent": payload, "content": content}
