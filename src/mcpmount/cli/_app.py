@@ -22,7 +22,7 @@ from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._query import run_call, run_search, run_tools
-from mcpmount.cli._serve import run_serve
+from mcpmount.cli._serve import add_serve_auth_flags, run_serve
 from mcpmount.cli._signals import until_signalled
 from mcpmount.config import load_config
 from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
@@ -202,6 +202,7 @@ def _parser() -> argparse.ArgumentParser:
         help="share state with the other replicas of this config through this Redis "
         '(redis://host:6379/0 or unix:///path.sock; pip install "mcpmount[redis]")',
     )
+    add_serve_auth_flags(serve)
     return parser
 
 

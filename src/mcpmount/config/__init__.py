@@ -25,24 +25,29 @@ types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_override`` (pe
 overrides), ``_server`` (what every server declares), ``_oauth`` (a url server's OAuth),
 ``_http`` (the url kind), ``_spec`` (the stdio kind and the union of kinds), ``_expand``
 (``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables to data), ``_hostfile`` (the
-``mcpServers`` dialect) and ``_load`` (`load_config`).
+``mcpServers`` dialect), ``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
+from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 
 __all__ = [
     "LIMIT_KEYS",
+    "MIN_TOKEN_LENGTH",
     "HeaderName",
     "HeaderValue",
     "HttpServer",
     "OAuthSpec",
     "RegistryConfig",
     "RegistrySettings",
+    "ServeOAuth",
+    "ServeSettings",
+    "ServeToken",
     "ServerBase",
     "ServerSpec",
     "StdioServer",

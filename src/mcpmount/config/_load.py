@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
 from mcpmount.config._hostfile import read_host_file
 from mcpmount.config._problems import line, unknown_key
 from mcpmount.config._read import Table, read_document
+from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
 from mcpmount.config._tables import Tables
@@ -30,6 +31,9 @@ class RegistryConfig:
 
     path: Path | None = None
     """The absolute path of the file it was loaded from; None when built in code."""
+
+    serve: ServeSettings = field(default_factory=ServeSettings)
+    """Who may use HTTP ``mcpmount serve`` (the ``[serve]`` table)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "servers", MappingProxyType(dict(self.servers)))
@@ -76,8 +80,9 @@ def load_config(
     """Load and validate a config file: TOML, or an MCP host's ``mcpServers`` JSON.
 
     ``${VAR}`` and ``${VAR:-default}`` are expanded in ``args``, ``env``, ``cwd``, ``url``,
-    ``headers`` and ``headers_command`` values before validation (``$$`` is a literal ``$``;
-    no shell, ``~`` or globs). ``MCPMOUNT_<KEY>`` variables override the ``[registry]`` table.
+    ``headers`` and ``headers_command`` values, and in every string of ``[serve]``, before
+    validation (``$$`` is a literal ``$``; no shell, ``~`` or globs). ``MCPMOUNT_<KEY>``
+    variables override the ``[registry]`` table.
 
     Args:
         path: The config file; a name ending in ``.json`` is read as ``mcpServers`` JSON.
@@ -99,13 +104,15 @@ def load_config(
     tables = Tables(
         file.absolute().parent, environ, problems, word="an object" if is_json else "a table"
     )
+    serve = ServeSettings()
     if is_json:
         registry, servers = read_host_file(document, tables)
     else:
         registry, servers = _read_toml_file(document, tables)
+        serve = read_serve(document.get("serve", {}), tables)
     if problems or registry is None:
         raise ConfigError(str(path), problems)
-    return RegistryConfig(settings=registry, servers=servers, path=file.absolute())
+    return RegistryConfig(settings=registry, servers=servers, path=file.absolute(), serve=serve)
 
 
 def _read_toml_file(
@@ -113,8 +120,9 @@ def _read_toml_file(
 ) -> tuple[RegistrySettings | None, dict[str, ServerSpec]]:
     """Return the settings and the servers of our TOML file: ``[registry]`` and ``[servers]``."""
     for key in document:
-        if key not in ("registry", "servers"):
-            tables.problems.append(line((key,), unknown_key(key, ["registry", "servers"])))
+        if key not in ("registry", "servers", "serve"):
+            known = ["registry", "servers", "serve"]
+            tables.problems.append(line((key,), unknown_key(key, known)))
     registry = tables.table(document.get("registry", {}), ("registry",))
     settings = tables.settings(registry or {}, prefix=("registry",))
     servers: dict[str, ServerSpec] = {}

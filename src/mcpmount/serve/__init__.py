@@ -17,6 +17,9 @@
   activations=)`, `RegistryServer(..., activations=)`); `InMemoryActivations` is the
   default. A request without a session names its conversation with `CONVERSATION_HEADER`,
   and calls found tools through the `CALL_TOOL_NAME` meta-tool.
+- Over HTTP, `serve` can require bearer tokens (static ones, or an OAuth issuer's JWTs), limit
+  each token to some namespaces, and allow Host names; without authentication it binds
+  loopback only unless told otherwise (the ``[serve]`` table, `mcpmount.config.ServeSettings`).
 """
 
 from __future__ import annotations

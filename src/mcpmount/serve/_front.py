@@ -56,6 +56,8 @@ from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve._activations import ActivationStore, InMemoryActivations
+from mcpmount.serve._auth import HttpSecurity, app_security
+from mcpmount.serve._auth_visibility import NamespaceFilter
 from mcpmount.serve._call_tool import CALL_TOOL_NAME, unwrap
 from mcpmount.serve._changes import Changes, Kind
 from mcpmount.serve._content import Content
@@ -131,6 +133,7 @@ class RegistryServer:
             on_subscriptions_listen=self._subscriptions.listen,
         )
         self.server.middleware.append(self._track_session)
+        self.server.middleware.append(NamespaceFilter(registry))  # what a token may see
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
         # (deprecated in 2026-07-28).
@@ -275,15 +278,25 @@ class RegistryServer:
         """Serve one client over this process's stdin and stdout until stdin ends."""
         await run_stdio(self.server, self.initialization_options())
 
-    def http_app(self, *, host: str = "127.0.0.1", stateless: bool = False) -> Starlette:
+    def http_app(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        stateless: bool = False,
+        security: HttpSecurity | None = None,
+    ) -> Starlette:
         """Return the streamable HTTP app (path ``/mcp``; ``/healthz``, ``/readyz``, ``/metrics``).
 
         On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
         and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
+        ``security`` adds bearer tokens on ``/mcp`` and allowed hosts (`mcpmount.serve._auth`).
         """
         ops = [*health_routes(self.readiness), self.metrics.route()]
         return self.server.streamable_http_app(
-            host=host, stateless_http=stateless, custom_starlette_routes=ops
+            host=host,
+            stateless_http=stateless,
+            custom_starlette_routes=ops,
+            **app_security(security, host),
         )
 
     async def run_http(
@@ -294,6 +307,7 @@ class RegistryServer:
         port: int = 0,
         stateless: bool = False,
         on_ready: Callable[[str], None] | None = None,
+        security: HttpSecurity | None = None,
     ) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
 
@@ -303,12 +317,13 @@ class RegistryServer:
             port: The port to bind; 0 lets the OS choose.
             stateless: A fresh transport per request, no session (for load balancers).
             on_ready: Called with the URL once the socket is bound and serving.
+            security: Bearer tokens and allowed hosts (see `http_app`).
 
         Raises:
             OSError: The address cannot be bound.
         """
         await run_http(
-            self.http_app(host=host, stateless=stateless),
+            self.http_app(host=host, stateless=stateless, security=security),
             stop,
             host=host,
             port=port,

@@ -13,17 +13,19 @@ reload's failure is only reported. Logs go to stderr.
 from __future__ import annotations
 
 import logging
+import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import anyio
 from anyio.abc import TaskGroup
 
-from mcpmount.config import RegistryConfig
+from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins
 from mcpmount.serve._activations import ActivationStore
+from mcpmount.serve._auth import HttpSecurity, check_exposure
 from mcpmount.serve._front import open_front
 from mcpmount.serve._reloading import Reloads
 from mcpmount.serve._shared import (
@@ -52,6 +54,11 @@ async def serve(
     watch: bool = True,
     activations: ActivationStore | None = None,
     shared_state: str | None = None,
+    tokens: Mapping[str, ServeToken] | None = None,
+    tokens_file: str | os.PathLike[str] | None = None,
+    oauth: ServeOAuth | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
@@ -78,12 +85,34 @@ async def serve(
             the shared state's (``shared_state``).
         shared_state: A Redis URL: list changes reach the clients of every replica
             that names it (`SharedState`); None: this process alone.
+        tokens: HTTP only: static bearer tokens by name, besides the config's
+            ``[serve.tokens]``.
+        tokens_file: HTTP only: a tokens file (``TOKEN`` or ``TOKEN ns1,ns2`` a line),
+            instead of the config's ``tokens_file``.
+        oauth: HTTP only: accept this issuer's JWT access tokens, instead of the config's
+            ``[serve.oauth]``.
+        allowed_hosts: HTTP only: Host names clients may use, besides the config's
+            ``allowed_hosts`` and loopback names.
+        allow_unauthenticated: HTTP only: serve beyond loopback with no authentication.
 
     Raises:
         MountError: A required server failed to mount; everything was closed first.
+        ConfigError: HTTP beyond loopback without authentication, not allowed (nothing was
+            mounted or bound); or the tokens file cannot be read.
         OSError: The HTTP address cannot be bound.
         ConfigError: ``shared_state`` is not a Redis URL, or the redis package is missing.
     """
+    security = None
+    if transport == "http":
+        security = HttpSecurity.build(
+            config.serve,
+            tokens=tokens,
+            tokens_file=tokens_file,
+            oauth=oauth,
+            allowed_hosts=allowed_hosts,
+            allow_unauthenticated=allow_unauthenticated,
+        )
+        check_exposure(host, security)
     failure: MountError | None = None
     stop = anyio.Event()
     startup = Startup()
@@ -143,7 +172,12 @@ async def serve(
                     stdio.cancel_scope.cancel()
             else:
                 await served.run_http(
-                    stop, host=host, port=port, stateless=stateless, on_ready=on_ready
+                    stop,
+                    host=host,
+                    port=port,
+                    stateless=stateless,
+                    on_ready=on_ready,
+                    security=security,
                 )
             tg.cancel_scope.cancel()
     if failure is not None:

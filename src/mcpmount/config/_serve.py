@@ -1,0 +1,161 @@
+"""Who may use HTTP ``mcpmount serve``: the ``[serve]`` table, `ServeSettings`.
+
+::
+
+    [serve]
+    allowed_hosts = ["mcp.example.com"]     # Host names clients may use (DNS-rebinding check)
+    tokens_file = "serve-tokens.txt"        # one token a line: TOKEN [ns1,ns2]
+
+    [serve.tokens.ci]                       # the key names the token in logs, never its value
+    token = "${CI_MCP_TOKEN}"
+    namespaces = ["fs", "search"]           # optional: the namespaces it may see; default all
+
+    [serve.oauth]                           # an OAuth resource server: JWT access tokens
+    issuer = "https://auth.example.com"
+    jwks_url = "https://auth.example.com/jwks"
+    resource = "https://mcp.example.com/mcp"
+    scopes = ["mcp"]
+
+``${VAR}`` and ``${VAR:-default}`` are expanded in every string of the table; a value taken
+from the environment is a secret (`ServeSettings.redact`), and tokens are never shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Self, cast
+
+from pydantic import AfterValidator, BaseModel, PrivateAttr, SecretStr, ValidationError
+from pydantic_core import PydanticCustomError
+
+from mcpmount.config._expand import expand
+from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
+from mcpmount.config._problems import Loc, format_loc, problem_lines, unknown_key
+from mcpmount.config._read import Table
+from mcpmount.config._tables import Tables
+
+__all__ = ["MIN_TOKEN_LENGTH", "ServeOAuth", "ServeSettings", "ServeToken", "read_serve"]
+
+MIN_TOKEN_LENGTH = 16
+"""The shortest static token accepted: a guessable token is no protection."""
+
+
+def _long_enough(value: SecretStr) -> SecretStr:
+    if len(value.get_secret_value()) < MIN_TOKEN_LENGTH:
+        raise PydanticCustomError(
+            "mcpmount_short_token", "must be at least {n} characters", {"n": MIN_TOKEN_LENGTH}
+        )
+    return value
+
+
+class ServeToken(BaseModel):
+    """One static bearer token clients of HTTP ``serve`` may present."""
+
+    model_config = STRICT_DATA
+
+    token: Annotated[EnvValue, AfterValidator(_long_enough)]
+    """The token itself (usually ``"${VAR}"``); a secret."""
+
+    namespaces: list[Text] | None = None
+    """The namespaces whose tools, prompts and resources it may see; None: every one."""
+
+
+class ServeOAuth(BaseModel):
+    """An OAuth resource server: JWT access tokens checked against the issuer's keys."""
+
+    model_config = STRICT_DATA
+
+    issuer: Text
+    """The authorization server's issuer URL: a token's ``iss`` must be exactly this, and
+    the protected resource metadata names it for clients to find."""
+
+    jwks_url: Text
+    """Where the issuer's signing keys are (its metadata's ``jwks_uri``)."""
+
+    resource: Text
+    """This server's public URL (``https://mcp.example.com/mcp``): a token's ``aud`` must
+    name it, and its protected resource metadata is served under it."""
+
+    scopes: list[Text] = []
+    """Scopes every token must hold (403 ``insufficient_scope`` otherwise)."""
+
+
+class ServeSettings(BaseModel):
+    """Inbound authentication and allowed hosts of HTTP ``serve`` (the ``[serve]`` table)."""
+
+    model_config = STRICT_DATA
+
+    tokens: dict[str, ServeToken] = {}
+    """Named static tokens; the name is shown in logs, never the token."""
+
+    tokens_file: Text | None = None
+    """A file of static tokens, one a line, ``TOKEN`` or ``TOKEN ns1,ns2`` (the namespaces
+    it may see); ``#`` starts a comment. Read when serving starts. Relative to the config."""
+
+    oauth: ServeOAuth | None = None
+    """Accept JWT access tokens of an OAuth authorization server (see `ServeOAuth`)."""
+
+    allowed_hosts: list[Text] = []
+    """Host header values clients may use besides loopback ones (``mcp.example.com``, or
+    with a port ``mcp.example.com:8443``); requests naming another host are refused (421)."""
+
+    allow_unauthenticated: bool = False
+    """Serve HTTP on an address other than loopback without any authentication."""
+
+    _expanded: tuple[str, ...] = PrivateAttr(default=())
+
+    def with_expanded(self, values: Iterable[str]) -> Self:
+        """Record ``values`` (expanded from the environment at load time) as secrets."""
+        self._expanded = tuple(dict.fromkeys(values))
+        return self
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether any token or OAuth is configured."""
+        return bool(self.tokens) or self.tokens_file is not None or self.oauth is not None
+
+    def redact(self, text: str) -> str:
+        """Replace every token and every value expanded from the environment with ``***``."""
+        secrets = {*self._expanded, *(t.token.get_secret_value() for t in self.tokens.values())}
+        for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+
+def read_serve(value: object, tables: Tables) -> ServeSettings:
+    """Expand and validate the ``[serve]`` table; the defaults after adding its problems."""
+    loc: Loc = ("serve",)
+    data = tables.table(value, loc)
+    if data is None:
+        return ServeSettings()
+    secrets: list[str] = []
+    expanded = cast("Table", _expand_all(data, loc, tables, secrets))
+    try:
+        settings = ServeSettings.model_validate(expanded)
+    except ValidationError as exc:
+        tables.problems.extend(
+            problem_lines(
+                exc.errors(include_url=False, include_input=False),
+                loc,
+                table=tables.word,
+                unknown=lambda key: unknown_key(key, ServeSettings.model_fields),
+            )
+        )
+        return ServeSettings()
+    if settings.tokens_file is not None:
+        path = str(tables.base / settings.tokens_file)  # an absolute path replaces the base
+        settings = settings.model_copy(update={"tokens_file": path})
+    return settings.with_expanded(secrets)
+
+
+def _expand_all(value: object, loc: Loc, tables: Tables, secrets: list[str]) -> object:
+    """``value`` with the references in every string in it expanded."""
+    if isinstance(value, str):
+        return expand(value, format_loc(loc), tables.environ, tables.problems, secrets)
+    if isinstance(value, list):
+        items = cast("list[object]", value)
+        return [_expand_all(item, (*loc, i), tables, secrets) for i, item in enumerate(items)]
+    if isinstance(value, Mapping):
+        table = cast("Mapping[str, object]", value)
+        return {k: _expand_all(v, (*loc, k), tables, secrets) for k, v in table.items()}
+    return value
