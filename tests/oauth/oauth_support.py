@@ -30,6 +30,7 @@ import anyio
 import anyio.abc
 import httpx2
 import pytest
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from leaks import record_group
 
@@ -286,3 +287,23 @@ async def _client_post(
         if client_secret is None:
             return await http.post(url, data={**data, "client_id": client_id})
         return await http.post(url, data=data, auth=httpx2.BasicAuth(client_id, client_secret))
+
+
+class MemoryStorage:
+    """The SDK's `TokenStorage` protocol, in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info

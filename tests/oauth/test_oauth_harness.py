@@ -22,13 +22,12 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 from oauth_support import (
     AuthorizationServer,
     CallbackListener,
+    MemoryStorage,
     authorization_server,
     browse,
     resource_server,
@@ -42,26 +41,6 @@ from support import text_of
 # Each test starts Node (oidc-provider) and a Python server: on a loaded 2-core machine that
 # alone has taken 30 s, so the per-test bound is doubled.
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
-
-
-class MemoryStorage:
-    """The SDK's `TokenStorage` protocol, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 def code_provider(

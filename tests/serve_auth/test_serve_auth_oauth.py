@@ -17,33 +17,17 @@ import mcp_types
 import pytest
 from auth_support import bearer_client, calls, free_port, post, recording
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from oauth.oauth_support import AuthorizationServer, authorization_server, token_request
+from oauth.oauth_support import (
+    AuthorizationServer,
+    MemoryStorage,
+    authorization_server,
+    token_request,
+)
 from serve.serve_support import BEHAVIOUR, served_http, wait_for_tool, write_config
 
 # An authorization server, a served process and token lifetimes of seconds: generous.
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
-
-
-class _Storage:
-    """The SDK's `TokenStorage` protocol, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 def _oauth_flags(auth: AuthorizationServer, port: int, *scopes: str) -> list[str]:
@@ -90,7 +74,12 @@ async def test_a_client_finds_the_issuer_and_only_a_token_for_this_resource_pass
     malformed one are each 401 with the challenge, and none reaches the upstream server."""
     async with _served(tmp_path, "mcp") as (auth, url, record):
         provider = ClientCredentialsOAuthProvider(
-            url, _Storage(), auth.client_id, auth.client_secret, scope="mcp", issuer=auth.issuer
+            url,
+            MemoryStorage(),
+            auth.client_id,
+            auth.client_secret,
+            scope="mcp",
+            issuer=auth.issuer,
         )
         async with bearer_client(url, None, mode=mode, auth=provider) as client:
             await wait_for_tool(client, "alpha__echo")
