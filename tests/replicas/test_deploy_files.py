@@ -9,6 +9,7 @@ tests/replicas/test_replicas.py runs against real replicas.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Final
@@ -17,6 +18,7 @@ import pytest
 from replica_support import HAPROXY, haproxy_config
 
 from mcpmount.catalog import Pins
+from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.config import load_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -95,3 +97,23 @@ def test_deploy_haproxy_cfg_is_valid_and_carries_the_tested_retry_policy(tmp_pat
     assert len(rules) == 9
     missing = [rule for rule in rules if rule not in shipped.splitlines()]
     assert missing == []
+
+
+def test_the_image_and_the_deployment_pass_flags_serve_takes() -> None:
+    """The Dockerfile's CMD and the Deployment's args (with the commented --shared-state
+    line too) are flags `mcpmount serve` parses: a renamed flag breaks this, not a pod."""
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    cmd_line = next(line for line in dockerfile.splitlines() if line.startswith("CMD "))
+    image_args: list[str] = json.loads(cmd_line.removeprefix("CMD "))
+    deployment = (K8S / "deployment.yaml").read_text()
+    args_block = deployment.split("args:", 1)[1].split("envFrom:", 1)[0]
+    pod_args = [
+        line.strip().lstrip("#").strip().removeprefix("- ").split("  #")[0].strip()
+        for line in args_block.splitlines()
+        if line.strip().lstrip("#").strip().startswith("- --")
+    ]
+    assert "--shared-state=redis://mcpmount-redis:6379/0" in pod_args
+    parser = _parser()
+    for args in (image_args, pod_args):
+        parsed = parser.parse_args(["serve", "/config/mcpmount.toml", *args])
+        assert (parsed.transport, parsed.host, parsed.stateless) == ("http", "0.0.0.0", True)
