@@ -30,6 +30,7 @@ import anyio
 import anyio.abc
 import httpx2
 import pytest
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from leaks import record_group
@@ -307,3 +308,11 @@ class MemoryStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.client_info = client_info
+
+
+def credentials_provider(url: str, auth: AuthorizationServer) -> ClientCredentialsOAuthProvider:
+    """The SDK's client-credentials provider for ``url``, as ``auth``'s test client (scope
+    ``mcp``), keeping what it gets in memory."""
+    return ClientCredentialsOAuthProvider(
+        url, MemoryStorage(), auth.client_id, auth.client_secret, scope="mcp", issuer=auth.issuer
+    )

@@ -18,7 +18,6 @@ import jwt
 import pytest
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -30,6 +29,7 @@ from oauth_support import (
     MemoryStorage,
     authorization_server,
     browse,
+    credentials_provider,
     resource_server,
     revoke_refresh_token,
     token_request,
@@ -159,14 +159,7 @@ async def test_missing_or_foreign_token_gets_401_naming_the_resource_metadata() 
 
 async def test_client_credentials_reach_the_tool_as_the_client() -> None:
     async with authorization_server() as auth, resource_server(auth.issuer) as url:
-        provider = ClientCredentialsOAuthProvider(
-            url,
-            MemoryStorage(),
-            auth.client_id,
-            auth.client_secret,
-            scope="mcp",
-            issuer=auth.issuer,
-        )
+        provider = credentials_provider(url, auth)
         answer = await whoami(url, provider)
         assert answer == f"sub={auth.client_id} client_id={auth.client_id} scopes=mcp"
 

@@ -16,12 +16,11 @@ import jwt
 import mcp_types
 import pytest
 from auth_support import bearer_client, calls, free_port, post, recording
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 
 from oauth.oauth_support import (
     AuthorizationServer,
-    MemoryStorage,
     authorization_server,
+    credentials_provider,
     token_request,
 )
 from serve.serve_support import BEHAVIOUR, served_http, wait_for_tool, write_config
@@ -73,14 +72,7 @@ async def test_a_client_finds_the_issuer_and_only_a_token_for_this_resource_pass
     issuer and calls with its JWT; no token, a JWT for another audience, a forged or
     malformed one are each 401 with the challenge, and none reaches the upstream server."""
     async with _served(tmp_path, "mcp") as (auth, url, record):
-        provider = ClientCredentialsOAuthProvider(
-            url,
-            MemoryStorage(),
-            auth.client_id,
-            auth.client_secret,
-            scope="mcp",
-            issuer=auth.issuer,
-        )
+        provider = credentials_provider(url, auth)
         async with bearer_client(url, None, mode=mode, auth=provider) as client:
             await wait_for_tool(client, "alpha__echo")
             with anyio.fail_after(BEHAVIOUR):
