@@ -313,6 +313,8 @@ async def _start_haproxy(
     log.write_text("")
     for _ in range(_BIND_ATTEMPTS):
         port, start = free_port(), log.stat().st_size
+        # A failed attempt may leave its socket file behind: the wait below must see this one's.
+        stats_socket.unlink(missing_ok=True)
         config = directory / "haproxy.cfg"
         config.write_text(
             haproxy_config(

@@ -261,36 +261,3 @@ async def test_a_replica_stopped_mid_run_by_sigterm_fails_no_call(
         )
         assert errors == []
         await others_serve(cluster, victim, stopping)
-
-
-@pytest.mark.parametrize(("idempotent", "failed"), [(["fx__sleep"], 0), ([], 1)])
-async def test_only_a_call_of_an_idempotent_tool_is_replayed_when_its_replica_dies(
-    tmp_path: Path, idempotent: list[str], failed: int
-) -> None:
-    """Three calls in flight, one on each replica; one replica is killed. Its call runs again
-    on another replica only if the tool is listed as idempotent; otherwise it fails once.
-    (2026-07-28 era: its response had not begun, so HAProxy could replay it.)"""
-    async with mounted(
-        tmp_path, fixture_server("fx"), "fx__sleep", "auto", idempotent_tools=idempotent
-    ) as cluster:
-        outcomes: list[str] = []
-
-        async def sleeper(client: Client) -> None:
-            try:
-                result = await client.call_tool("fx__sleep", {"seconds": 2})
-            except Exception as exc:
-                outcomes.append(f"error {exc!r}")
-            else:
-                outcomes.append("ok" if text_of(result) == "slept 2.0" else f"error {result}")
-
-        async with connected(stateless_client(cluster.url, "auto")) as client:
-            before = await cluster.served_requests()
-            with anyio.fail_after(BEHAVIOUR):
-                async with anyio.create_task_group() as tg:
-                    for _ in range(3):  # round-robin: one call on each replica
-                        tg.start_soon(sleeper, client)
-                    await anyio.sleep(1)
-                    cluster.replicas[0].kill()
-        assert sum(o != "ok" for o in outcomes) == failed, outcomes
-        assert len(outcomes) == 3
-        assert (await grew(before, cluster))[cluster.replicas[0].name] == 0  # never answered
