@@ -9,7 +9,6 @@ tells which replica answered a call. Redis-backed shared state is not used here:
 
 from __future__ import annotations
 
-import signal
 import socket
 import subprocess
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -245,19 +244,3 @@ async def test_a_replica_killed_mid_run_loses_no_retryable_request(
         assert errors == []
         assert (await grew(killed, cluster))[victim.name] == 0
         await others_serve(cluster, victim, killed)
-
-
-@MODES
-async def test_a_replica_stopped_mid_run_by_sigterm_fails_no_call(
-    tmp_path: Path, mode: str
-) -> None:
-    """A rolling update's SIGTERM: the replica finishes the calls it began and refuses new
-    connections, which HAProxy sends to another replica. No call fails, in either era,
-    though no tool is listed as idempotent (nothing that reached a replica is replayed)."""
-    async with mounted(tmp_path, fixture_server("fx"), "fx__add", mode) as cluster:
-        victim = cluster.replicas[1]
-        errors, stopping, _ = await calls_while_stopping(
-            cluster, mode, victim, lambda: victim.process.send_signal(signal.SIGTERM)
-        )
-        assert errors == []
-        await others_serve(cluster, victim, stopping)
