@@ -21,7 +21,6 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Self
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 from mcp.server.subscriptions import (
@@ -33,6 +32,7 @@ from mcp.server.subscriptions import (
 
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
+from mcpmount.registry import redacted_url
 from mcpmount.serve._changes import Kind
 from mcpmount.serve._redis_activations import RedisActivationStore
 from mcpmount.serve._redis_bus import RedisSubscriptionBus
@@ -58,17 +58,6 @@ _WHAT: Final = "shared state"
 """Where a `ConfigError` of the shared state points: the ``--shared-state`` URL."""
 
 
-def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    netloc = f"{user}{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def _client(url: str, timeout: float) -> Redis:
     try:
         redis: Any = importlib.import_module("redis.asyncio")
@@ -88,7 +77,7 @@ def _client(url: str, timeout: float) -> Redis:
             retry=retry.Retry(backoff.NoBackoff(), 1),
         )
     except ValueError as exc:
-        raise ConfigError(_WHAT, [f"{redact(url)}: {exc}"]) from None
+        raise ConfigError(_WHAT, [f"{redacted_url(url)}: {exc}"]) from None
     return client
 
 
@@ -115,7 +104,7 @@ class SharedState:
         timeout: float = 1.0,
         ttl: float = 24 * 3600.0,
     ) -> None:
-        self.url = redact(url)
+        self.url = redacted_url(url)
         """The Redis URL, without its password."""
         self._timeout = timeout
         self._client = _client(url, timeout)
