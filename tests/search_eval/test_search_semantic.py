@@ -5,6 +5,8 @@ Needs the ``semantic`` extra (the ``dev`` extra installs it).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import anyio.lowlevel
 import pytest
@@ -122,3 +124,38 @@ def test_a_long_limit_is_filled_from_the_word_ranking(
         assert len(lexical.search(query, 20).hits) == 20, query
         assert len(fused.search(query, 20).hits) == 20, query
         assert names(fused, query, 20)[:5] == names(fused, query, 5), query
+
+
+def semantic_ranking(index: SearchIndex, query: str) -> list[str]:
+    ranker = index._semantic  # pyright: ignore[reportPrivateUsage]
+    assert ranker is not None
+    found = ranker.rank(query, 10)
+    assert found is not None, "the semantic ranking is ready"
+    docs = index._postings.docs  # pyright: ignore[reportPrivateUsage]
+    return [docs[i].tool.name for i in found]
+
+
+def test_after_a_server_leaves_the_ranking_is_the_one_its_tools_never_joined(
+    tmp_path: Path,
+) -> None:
+    """Crowding (how near a tool sits to its nearest others) is brought up to date in the
+    background after a change: once it is, nothing of the removed tools remains in any
+    score. Until then the previous values serve, so search never falls back to words."""
+    queries = ("print everything the memory store holds", "stage files", "what time is it")
+    others = [t for t in REAL_TOOLS if t.server != "github"]
+    changed = SearchIndex(semantic_model="minilm-int8", vector_cache=tmp_path)
+    changed.add(REAL_TOOLS)
+    while changed.embed_pending():
+        pass
+    changed.remove(t.name for t in REAL_TOOLS if t.server == "github")
+    assert changed.vectors_pending == 1  # the crowding of the new set
+    assert semantic_ranking(changed, queries[0])  # served meanwhile
+    assert changed.embed_pending() is False
+    assert changed.vectors_pending == 0
+    fresh = SearchIndex(semantic_model="minilm-int8", vector_cache=tmp_path)
+    fresh.add(others)
+    while fresh.embed_pending():
+        pass
+    assert fresh.vectors_computed == 0  # the same vectors, from the first index's cache
+    for query in queries:
+        assert semantic_ranking(changed, query) == semantic_ranking(fresh, query)

@@ -192,8 +192,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             raise ServerStartError(server, "the registry or the server is closing")
         commit = self._stage_content(supervisor, content)  # raises, or changes nothing
         self._catalog.publish(server, supervisor.spec, tools, first=first)
-        if self._catalog.vectors_pending:  # semantic_model: tool vectors, off the loop
-            self._task_group().start_soon(self._catalog.compute_vectors)
+        self._compute_vectors()
         commit()
         warn_unmatched(server, supervisor.spec, tools)
         self._servers[server] = supervisor
@@ -296,6 +295,12 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         del self._stats[supervisor.server]
         self._catalog.forget(supervisor.server)
         self._library.forget(supervisor.server)
+        self._compute_vectors()
+
+    def _compute_vectors(self) -> None:
+        """semantic_model: compute waiting tool vectors (and crowding) off the loop."""
+        if self._catalog.vectors_pending and not self._closed:
+            self._task_group().start_soon(self._catalog.compute_vectors)
 
     # -- what upstream connections report -----------------------------------------------------
 

@@ -123,8 +123,13 @@ class SearchIndex:
 
     @property
     def vectors_pending(self) -> int:
-        """How many tool texts wait for their vectors (0 without a semantic model)."""
-        return 0 if self._semantic is None else self._semantic.pending
+        """How many tool texts wait for their vectors (0 without a semantic model), or 1
+        while only the crowding of a changed set waits. Applies recorded removals first."""
+        if self._semantic is None:
+            return 0
+        if self._dirty:
+            self._settle()
+        return self._semantic.pending
 
     @property
     def vectors_computed(self) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 import xxhash
 
 from mcpmount.search._embedding import Embedder, SemanticModelError, Vectors, resolve
+from mcpmount.search._hubness import Neighbourhoods
 from mcpmount.search._vector_cache import VectorCache
 from mcpmount.search._vector_store import RedisVectors, VectorStore
 from mcpmount.tool import MountedTool
@@ -78,12 +79,19 @@ class SemanticRanker:
         "_asked",
         "_built",
         "_cache_dir",
+        "_crowding",
         "_docs",
         "_embedder",
+        "_hub_lock",
+        "_hubs",
+        "_hubs_of",
         "_ids",
+        "_keys",
+        "_keys_changed",
         "_load_lock",
         "_lock",
         "_matrix",
+        "_penalty",
         "_queue",
         "_ranked",
         "_shared",
@@ -118,36 +126,62 @@ class SemanticRanker:
         self._queue: dict[int, str] = {}
         """Text key -> text, waiting for its vector; under ``_lock``."""
         self._version = 0
-        """Bumped under ``_lock`` whenever vectors are stored."""
+        """Bumped under ``_lock`` whenever vectors or crowding values are stored."""
+        self._keys: dict[int, int] = {}
+        """Text key -> how many indexed tools have that text; under ``_lock``."""
+        self._keys_changed = 0
+        """Bumped under ``_lock`` whenever a text joins or leaves ``_keys``."""
+        self._hubs = Neighbourhoods()
+        """The nearest others of each text; the thread holding ``_hub_lock`` only."""
+        self._hub_lock = threading.Lock()
+        self._crowding: dict[int, float] = {}
+        """Text key -> r(t) (see `mcpmount.search._hubness`); replaced under ``_lock``."""
+        self._hubs_of = -1
+        """The ``_keys_changed`` that ``_crowding`` was computed for."""
         self._docs: dict[int, int] = {}
         """Doc id -> text key of the indexed tools; the owner's thread only."""
         self._stale = True
         self._built = -1
         self._matrix: Vectors | None = None
         self._ids: list[int] = []
+        self._penalty: Vectors | None = None
         self._ranked: dict[tuple[str, int], list[int]] = {}
         """(query, n) -> its ranking, until the indexed tools or their vectors change."""
 
     @property
     def pending(self) -> int:
-        """How many distinct texts still wait for their vectors."""
+        """How many distinct texts still wait for their vectors; once none does, 1 while
+        the crowding of a changed set of texts is not computed yet."""
         with self._lock:
-            return 0 if self.error is not None else len(self._queue)
+            if self.error is not None:
+                return 0
+            return len(self._queue) or int(self._hubs_of != self._keys_changed)
 
     def add(self, doc_id: int, tool: MountedTool) -> None:
         """Index ``tool`` under ``doc_id``; its vector is queued unless already known."""
         text = semantic_text(tool)
         key = xxhash.xxh3_64_intdigest(text.encode())
+        self.remove(doc_id)
         self._docs[doc_id] = key
         self._stale = True
         with self._lock:
             if key not in self._vectors:
                 self._queue[key] = text
+            count = self._keys.get(key, 0)
+            self._keys[key] = count + 1
+            self._keys_changed += not count
 
     def remove(self, doc_id: int) -> None:
         """Forget ``doc_id``; its vector stays cached for a tool with the same text."""
-        if self._docs.pop(doc_id, None) is not None:
+        key = self._docs.pop(doc_id, None)
+        if key is not None:
             self._stale = True
+            with self._lock:
+                count = self._keys.pop(key)
+                if count > 1:
+                    self._keys[key] = count - 1
+                else:
+                    self._keys_changed += 1
 
     def work(self) -> bool:
         """Find or compute a batch of queued vectors; return whether more wait. Blocks; any
@@ -175,8 +209,23 @@ class SemanticRanker:
         self.computed += len(computed)
         for store in self._stores:
             store.put(computed)
+        self._crowd()
         with self._lock:
-            return bool(self._queue)
+            return bool(self._queue) or self._hubs_of != self._keys_changed
+
+    def _crowd(self) -> None:
+        """Once every indexed text has its vector, bring the crowding values up to date."""
+        with self._hub_lock:
+            with self._lock:
+                if self._queue or self._hubs_of == self._keys_changed:
+                    return
+                changed = self._keys_changed
+                vectors = {key: self._vectors[key] for key in self._keys}
+            crowding = self._hubs.update(vectors)
+            with self._lock:
+                self._crowding = crowding
+                self._hubs_of = changed
+                self._version += 1
 
     def _look_up(self) -> None:
         """Take the vectors of up to `_LOOKUP` queued texts from the stores that have them."""
@@ -240,19 +289,24 @@ class SemanticRanker:
             embedder.embed_query(query)
 
     def rank(self, query: str, n: int) -> list[int] | None:
-        """The ``n`` doc ids nearest ``query``, best first; None until all have vectors."""
+        """The ``n`` doc ids nearest ``query``, best first; None until all have vectors.
+
+        Nearest by ``2 cos(q, t) - r(t)``: the cosine, less how crowded the tool's own
+        neighbourhood is (`mcpmount.search._hubness`), so that a tool near everything does
+        not come first for everything.
+        """
         embedder = self._embedder
         if embedder is None:
             return None
         if self._stale or self._built != self._version:
             self._build()
-        matrix = self._matrix
-        if matrix is None or not self._ids:
+        matrix, penalty = self._matrix, self._penalty
+        if matrix is None or penalty is None or not self._ids:
             return None
         cached = self._ranked.get((query, n))
         if cached is not None:
             return cached
-        scores = self.scores(embedder.embed_query(query))
+        scores = 2.0 * self.scores(embedder.embed_query(query)) - penalty
         take = min(n, len(self._ids))
         top = np.argpartition(scores, -take)[-take:] if take < len(self._ids) else np.arange(take)
         ids = self._ids
@@ -276,18 +330,26 @@ class SemanticRanker:
         return np.einsum("ij,j->i", matrix, query)
 
     def _build(self) -> None:
-        """Stack the vectors of the indexed tools, or None while any is missing."""
+        """Stack the vectors of the indexed tools, or None while any is missing, and their
+        crowding: the last computed, a changed set's new texts at the median until theirs
+        is (None before the first)."""
         with self._lock:
             self._built = self._version
             found = [self._vectors.get(key) for key in self._docs.values()]
+            crowding = self._crowding
             if len(self._vectors) > 2 * len(self._docs) + _SPARE_VECTORS:
                 keep = set(self._docs.values())  # bounded: forget the long-gone tools'
                 self._vectors = {k: v for k, v in self._vectors.items() if k in keep}
         self._stale = False
         self._ranked = {}
         if any(vector is None for vector in found):
-            self._matrix, self._ids = None, []
+            self._matrix, self._penalty, self._ids = None, None, []
             return
         present: Sequence[Vectors] = [v for v in found if v is not None]
         self._ids = list(self._docs)
         self._matrix = np.ascontiguousarray(np.stack(present), np.float32) if present else None
+        self._penalty = None
+        if crowding:
+            usual = float(np.median(np.fromiter(crowding.values(), np.float32, len(crowding))))
+            values = [crowding.get(key, usual) for key in self._docs.values()]
+            self._penalty = np.array(values, np.float32)
