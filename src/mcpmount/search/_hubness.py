@@ -9,9 +9,11 @@ mean cosine of ``t`` with its `K` nearest other tools (the published ``K`` = 10,
 the query's own ``r(q)`` is the same for every tool and drops out of a ranking).
 
 `Neighbourhoods` keeps each text's nearest others across changes, so a change of a few
-tools costs a few rows of products, not the whole ``n x n``: at 10,000 tools the first
-computation takes about 2 s of CPU (it runs in the worker thread that computes the tool
-vectors), a 20-tool change a few milliseconds.
+tools costs the rows it touches, not the whole ``n x n``: the new texts' rows, the rows
+that lost a neighbour (about ten per text gone), and a merge of the new texts into the
+rows they come near. At 10,000 tools the first computation takes 1.6 s of CPU and a
+20-tool change 60-80 ms (``tests/bench/bench_search.py --semantic``), both in the worker
+thread that computes the tool vectors, while search goes on with the previous values.
 """
 
 from __future__ import annotations
@@ -73,15 +75,21 @@ class Neighbourhoods:
             redo = added + [at for at, lose in zip(kept, flags, strict=True) if lose]
             merge = [at for at, lose in zip(kept, flags, strict=True) if not lose]
             rows = before[~lost]
-            if added:
+            sims[merge], near[merge] = old_sims[rows], old_keys[rows]
+            if added and merge:
                 fresh = matrix[merge] @ matrix[added].T
-                both_sims = np.concatenate([old_sims[rows], fresh], axis=1)
+                # Only the rows that one of the new texts comes nearer than their farthest.
+                closer = np.flatnonzero(fresh.max(axis=1) > old_sims[rows].min(axis=1))
+                at = np.asarray(merge, np.int64)[closer]
+                both_sims = np.concatenate([old_sims[rows[closer]], fresh[closer]], axis=1)
                 both_keys = np.concatenate(
-                    [old_keys[rows], np.broadcast_to(all_keys[added], fresh.shape)], axis=1
+                    [
+                        old_keys[rows[closer]],
+                        np.broadcast_to(all_keys[added], (len(closer), len(added))),
+                    ],
+                    axis=1,
                 )
-                sims[merge], near[merge] = _top(both_sims, both_keys, k)
-            else:
-                sims[merge], near[merge] = old_sims[rows], old_keys[rows]
+                sims[at], near[at] = _top(both_sims, both_keys, k)
         for start in range(0, len(redo), _CHUNK):
             at = redo[start : start + _CHUNK]
             block = matrix[at] @ matrix.T
