@@ -355,8 +355,11 @@ class SearchIndex:
                     (i for i, s in scores.items() if s >= cut),
                     key=lambda i: (-scores[i], docs[i].tool.name),
                 )
-            # The fused top, then the rest of the word ranking for a longer ``limit``.
-            fused = fuse((lexical[:_FUSED_DEPTH], nearest)) + lexical[_FUSED_DEPTH:]
+            # The fused top, then the rest of the word ranking for a longer ``limit``. Ties
+            # (first of one ranking and second of the other, say) go to the semantic
+            # order: chosen on the tuning queries alone (recall@1 at 10,000 tools 0.845
+            # with ties to the words, 0.869 to meaning; recall@5 1.000 either way).
+            fused = fuse((nearest, lexical[:_FUSED_DEPTH])) + lexical[_FUSED_DEPTH:]
             ranked += [i for i in dict.fromkeys(fused) if i not in taken][:need]
         elif need > 0 and scores:
             # Threshold on scores alone (fast, in C), then order the few survivors.
