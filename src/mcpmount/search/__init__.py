@@ -21,8 +21,11 @@ Ranking, in order:
 
 4. **Meaning**, with a ``semantic_model`` (the ``semantic`` extra): the BM25F ranking's
    top 10 and the 10 tools whose sentence vectors are nearest the query's are fused by
-   reciprocal rank fusion (k = 60, untuned), after the exact and prefix name matches; the
-   rest of the word ranking follows.
+   reciprocal rank fusion (k = 60, untuned; ties to the semantic order), after the exact
+   and prefix name matches; the rest of the word ranking follows. "Nearest" is corrected
+   for crowding: a tool's cosine with the query, doubled, less the mean cosine with its 10
+   nearest other tools (CSLS, ``_hubness``), so a tool among many near-identical ones is
+   not near every query.
    ``select:`` and ``+word`` queries stay lexical, and so does all search until every
    indexed tool has its vector: they are computed off the event loop by
    `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk
@@ -50,7 +53,8 @@ read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`Se
 (reciprocal rank fusion); for the semantic ranking, imported only when it is asked for
 (they need numpy and ONNX Runtime): ``_wordpiece`` (the model's tokenizer), ``_embedding``
 (the model), ``_vector_cache`` (vectors on disk), ``_vector_store`` (the store protocol,
-and vectors in a shared Redis) and ``_semantic`` (tool vectors and the nearest tools).
+and vectors in a shared Redis), ``_hubness`` (each tool's crowding, kept across changes)
+and ``_semantic`` (tool vectors and the nearest tools).
 """
 
 from mcpmount.search._analysis import STOP_WORDS, Analyzer, stem, tokenize
