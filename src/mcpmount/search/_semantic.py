@@ -205,7 +205,7 @@ class SemanticRanker:
         with self._load_lock:
             if self._embedder is None and self.error is None:
                 try:
-                    embedder = Embedder(*resolve(self.model))
+                    embedder = Embedder(*resolve(self.model), cache_dir=self._cache_dir)
                 except SemanticModelError as exc:
                     self.error = exc
                     logger.warning("semantic search is off, search stays lexical: %s", exc)
