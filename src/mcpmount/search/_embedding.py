@@ -28,7 +28,14 @@ import numpy.typing as npt
 from mcpmount.search._int8_graph import Int8GraphError, int8_graph
 from mcpmount.search._wordpiece import MAX_TOKENS, WordPiece
 
-__all__ = ["PACKAGED_MODEL", "PACKAGED_SHA256", "Embedder", "SemanticModelError", "Vectors"]
+__all__ = [
+    "PACKAGED_MODEL",
+    "PACKAGED_SHA256",
+    "Embedder",
+    "SemanticModelError",
+    "Vectors",
+    "open_session",
+]
 
 PACKAGED_MODEL: Final = "minilm-int8"
 """The ``semantic_model`` name of the model the ``semantic`` extra installs."""
@@ -74,7 +81,7 @@ def resolve(model: str) -> tuple[Path, str | None]:
     return Path(model).expanduser(), None
 
 
-def _open(ort: Any, graph: str | bytes) -> Any:
+def open_session(ort: Any, graph: str | bytes) -> Any:
     """An ONNX Runtime session of ``graph`` (a path, or the serialized model).
 
     One thread, nodes in order, every graph fusion: a query is a few tokens, where a thread
@@ -142,6 +149,7 @@ class Embedder:
         sha256: Its expected SHA-256, checked before loading; None to skip the check.
         cache_dir: Where the int8 graph is kept between runs (under ``models/``); None to
             build it in memory on each load.
+        int8: False to run the packaged model as shipped too (to compare the two).
 
     Raises:
         SemanticModelError: The file is missing, differs from ``sha256``, is not an ONNX
@@ -151,7 +159,12 @@ class Embedder:
     __slots__ = ("_queries", "_session", "dims", "graph", "path", "sha256", "tokenizer")
 
     def __init__(
-        self, path: Path, sha256: str | None = None, cache_dir: Path | None = None
+        self,
+        path: Path,
+        sha256: str | None = None,
+        cache_dir: Path | None = None,
+        *,
+        int8: bool = True,
     ) -> None:
         self.path = path
         self.sha256 = ""
@@ -175,17 +188,18 @@ class Embedder:
             raise SemanticModelError(
                 'semantic_model needs ONNX Runtime: pip install "mcpmount[semantic]"'
             ) from None
-        int8 = self._int8_session(ort, found, cache_dir) if found == PACKAGED_SHA256 else None
-        if int8 is None:
+        rewrite = int8 and found == PACKAGED_SHA256
+        int8_run = self._int8_session(ort, found, cache_dir) if rewrite else None
+        if int8_run is None:
             try:
-                session = _open(ort, str(path))
+                session = open_session(ort, str(path))
             except Exception as exc:  # ONNX Runtime raises its own types, per failure
                 raise SemanticModelError(
                     f"semantic model file {path} is not an ONNX model ONNX Runtime can load "
                     f"({type(exc).__name__})"
                 ) from None
         else:
-            session, found = int8
+            session, found = int8_run
         names: frozenset[str] = frozenset(i.name for i in session.get_inputs())
         shape = session.get_outputs()[0].shape
         if names != _INPUTS or len(shape) != 3 or not isinstance(shape[2], int):
@@ -204,8 +218,8 @@ class Embedder:
         """A session of the int8 rewrite and its SHA-256; None (logged) if it cannot run."""
 
         def check(graph: bytes) -> None:
-            shipped = _vectors(_open(ort, str(self.path)), self.tokenizer, _PROBES)
-            rewritten = _one_by_one(_open(ort, graph), self.tokenizer, _PROBES)
+            shipped = _vectors(open_session(ort, str(self.path)), self.tokenizer, _PROBES)
+            rewritten = _one_by_one(open_session(ort, graph), self.tokenizer, _PROBES)
             agreement = float(np.einsum("ij,ij->i", shipped, rewritten).min())
             if agreement < _MIN_AGREEMENT:
                 raise Int8GraphError(
@@ -215,7 +229,7 @@ class Embedder:
 
         try:
             int8 = int8_graph(self.path, source_sha256, cache_dir, check)
-            session = _open(ort, int8.data)
+            session = open_session(ort, int8.data)
         except Exception as exc:  # whatever fails, the graph as shipped still works
             logger.warning(
                 "the semantic model %s runs as shipped, in float32 (a query's vector takes "
