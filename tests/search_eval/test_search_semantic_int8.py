@@ -1,9 +1,10 @@
-"""The packaged model's int8 graph, on the real model.
+"""The packaged model's int8 graph and the int8 scan of tool vectors, on the real model.
 
 The int8 graph (`mcpmount.search._int8_graph`) is built once per cache directory and
 reused, rebuilt when its file is damaged, and gives vectors close to the shipped graph's;
-without onnx the shipped graph runs. Needs the ``semantic`` extra (the ``dev`` extra
-installs it).
+without onnx the shipped graph runs. The int8 scan (`mcpmount.search._int8_scores`) ranks
+the nearest tools as the float32 vectors do. Needs the ``semantic`` extra (the ``dev``
+extra installs it).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from eval_data import QUERIES, REAL_TOOLS
 
 from mcpmount.search import SearchIndex
 from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
+from mcpmount.search._int8_scores import CANDIDATES, MIN_ROWS, Scorer
 from mcpmount.search._semantic import semantic_text
 
 TEXTS = sorted({semantic_text(tool) for tool in REAL_TOOLS})
@@ -135,3 +137,29 @@ def test_without_onnx_the_shipped_graph_runs_with_one_warning(tmp_path: Path) ->
     assert "runs as shipped" in done.stderr
     assert "needs the onnx package" in done.stderr
     assert not (tmp_path / "models").exists()
+
+
+def test_the_int8_scan_ranks_the_nearest_tools_as_float32_does() -> None:
+    """Real tool vectors, among near copies of themselves (each nudged by noise) up to
+    4,096 rows: for every tuning query the nearest ten, their order and their cosines are
+    those of the float32 scan, and the best 99 scores are float32 cosines."""
+    embedder = Embedder(*resolve(PACKAGED_MODEL))
+    real = embedder.embed(TEXTS)
+    rng = np.random.default_rng(7)
+    copies = real[rng.integers(0, len(real), 4096 - len(real))]
+    copies = copies + rng.normal(0, 0.03, copies.shape).astype(np.float32)
+    matrix = np.ascontiguousarray(np.vstack([real, copies]), np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    assert len(matrix) >= MIN_ROWS
+    scorer = Scorer(matrix)
+    assert scorer.int8
+    for query in QUERIES:
+        vector = embedder.embed_query(query.text)
+        exact = np.einsum("ij,j->i", matrix, vector)
+        found = scorer.scores(vector)
+        best = np.argsort(-exact, kind="stable")[:10]
+        assert (np.argsort(-found, kind="stable")[:10] == best).all(), query.text
+        assert np.allclose(found[best], exact[best], atol=1e-6)
+        nearest = np.argsort(-found, kind="stable")[: CANDIDATES - 1]  # the last may tie the cap
+        assert np.allclose(found[nearest], exact[nearest], atol=1e-6)  # recomputed in float32
+        assert np.abs(found - exact).max() < 0.05  # capped ones sit below, never far off
