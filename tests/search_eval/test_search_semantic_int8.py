@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from eval_data import QUERIES, REAL_TOOLS
+from eval_data import QUERIES, REAL_TOOLS, eval_corpus
 
 from mcpmount.search import SearchIndex
 from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
@@ -163,3 +163,29 @@ def test_the_int8_scan_ranks_the_nearest_tools_as_float32_does() -> None:
         nearest = np.argsort(-found, kind="stable")[: CANDIDATES - 1]  # the last may tie the cap
         assert np.allclose(found[nearest], exact[nearest], atol=1e-6)  # recomputed in float32
         assert np.abs(found - exact).max() < 0.05  # capped ones sit below, never far off
+
+
+@pytest.mark.timeout(300)  # 2,100 tool vectors: about 10 s, longer on a loaded box
+def test_an_index_past_min_rows_ranks_by_the_int8_scan_as_by_float32() -> None:
+    """In a real index over 2,100 tools, the semantic ranking of every tuning query is the
+    one of the float32 vectors, while the int8 scan is the one that runs."""
+    index = SearchIndex(semantic_model=PACKAGED_MODEL)
+    index.add(eval_corpus(MIN_ROWS + 52))
+    while index.embed_pending():
+        pass
+    ranker = index._semantic  # pyright: ignore[reportPrivateUsage]
+    assert ranker is not None
+    for query in QUERIES:
+        nearest = ranker.rank(query.text, 10)
+        matrix = ranker._matrix  # pyright: ignore[reportPrivateUsage]
+        scorer = ranker._scorer  # pyright: ignore[reportPrivateUsage]
+        embedder = ranker._embedder  # pyright: ignore[reportPrivateUsage]
+        assert nearest is not None
+        assert matrix is not None
+        assert embedder is not None
+        assert scorer is not None
+        assert scorer.int8
+        exact = np.einsum("ij,j->i", matrix, embedder.embed_query(query.text))
+        ids = ranker._ids  # pyright: ignore[reportPrivateUsage]
+        best = sorted(range(len(ids)), key=lambda row: (-float(exact[row]), ids[row]))[:10]
+        assert nearest == [ids[row] for row in best], query.text

@@ -29,7 +29,7 @@ import numpy as np
 
 from mcpmount.search._embedding import Vectors, open_session
 
-__all__ = ["CANDIDATES", "MIN_ROWS", "Scorer"]
+__all__ = ["CANDIDATES", "MIN_ROWS", "Scorer", "import_onnx"]
 
 logger = logging.getLogger("mcpmount.search")
 
@@ -75,14 +75,25 @@ class Scorer:
         return found
 
 
+def import_onnx() -> tuple[Any, Any] | None:
+    """``onnx.helper`` and ``onnx.numpy_helper``, or None without onnx.
+
+    The first import takes about 0.6 s: the model's load calls this in its worker thread,
+    so that the first `Scorer` does not pay for it in the thread that searches.
+    """
+    try:
+        return importlib.import_module("onnx.helper"), importlib.import_module("onnx.numpy_helper")
+    except ImportError:
+        return None  # the packaged model's load has said so, once
+
+
 def _session(matrix: Vectors) -> Any:
     """An ONNX Runtime session of the int8 scan of ``matrix``; None if it cannot be had."""
-    try:
-        helper: Any = importlib.import_module("onnx.helper")
-        numpy_helper: Any = importlib.import_module("onnx.numpy_helper")
-        ort: Any = importlib.import_module("onnxruntime")
-    except ImportError:
-        return None  # the semantic model's load has said so, once
+    onnx = import_onnx()
+    if onnx is None:
+        return None
+    helper, numpy_helper = onnx
+    ort: Any = importlib.import_module("onnxruntime")
     rows, dims = matrix.shape
     scale = np.maximum(np.abs(matrix).max(axis=1), 1e-12) / 127
     stored = np.ascontiguousarray(np.rint(matrix / scale[:, None]).astype(np.int8).T)

@@ -27,7 +27,7 @@ import numpy as np
 import xxhash
 
 from mcpmount.search._embedding import Embedder, SemanticModelError, Vectors, resolve
-from mcpmount.search._int8_scores import Scorer
+from mcpmount.search._int8_scores import Scorer, import_onnx
 from mcpmount.search._vector_cache import VectorCache
 from mcpmount.search._vector_store import RedisVectors, VectorStore
 from mcpmount.tool import MountedTool
@@ -216,6 +216,7 @@ class SemanticRanker:
                     with self._lock:
                         self._queue.clear()
                     return None
+                import_onnx()  # here, off the searching thread: for the first int8 scan
                 if self._cache_dir is not None:
                     self._stores.append(
                         VectorCache(self._cache_dir, embedder.sha256, embedder.dims)
