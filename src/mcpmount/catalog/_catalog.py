@@ -267,7 +267,7 @@ class Catalog:
     async def compute_vectors(self) -> None:
         """Compute the waiting tool vectors in a worker thread, a batch at a time, until none
         wait; search stays lexical until then. A no-op while another call is at it.
-        Cancelling it waits for the batch in hand (about half a second)."""
+        Cancelling it waits for the batch in hand (a fraction of a second)."""
         if self._computing:
             return
         self._computing = True

@@ -139,7 +139,7 @@ class SearchIndex:
     def embed_pending(self) -> bool:
         """Compute one batch of the waiting tool vectors; return whether more wait.
 
-        Blocking (about half a second a batch) and safe to run in a worker thread while
+        Blocking (a fraction of a second a batch) and safe to run in a worker thread while
         the owner's thread changes and searches the index: call it in a loop off the event
         loop. Until all are computed, search is lexical only. A model that fails to load
         is logged once (``mcpmount.search``) and leaves search lexical.
@@ -149,7 +149,7 @@ class SearchIndex:
     def query_needs_vector(self, query: str) -> bool:
         """Whether a search of ``query`` would first run the model on it (no vector cached).
 
-        That run takes a few milliseconds of one core (about 5 ms for ten words; 128 word
+        That run takes a few milliseconds of one core (about 2 ms for ten words; 128 word
         pieces at most), so a caller on an event loop computes it in a worker thread with
         `embed_query` first; see `mcpmount.search.run_tool_search`.
         """

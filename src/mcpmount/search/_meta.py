@@ -115,7 +115,7 @@ async def run_tool_search(
     """`call_tool_search` for a caller on an event loop; never raises.
 
     With a semantic model, a query searched for the first time needs the model run on it
-    (about 5 ms of one core for ten words, more for long queries and on a busy machine):
+    (about 2 ms of one core for ten words, more for long queries and on a busy machine):
     that runs in a worker thread, so the event loop goes on serving meanwhile. The search
     itself (well under a millisecond) then runs here, on the index's owner's loop.
     """
