@@ -5,6 +5,7 @@ Needs the ``semantic`` extra (the ``dev`` extra installs it).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import anyio
@@ -159,3 +160,21 @@ def test_after_a_server_leaves_the_ranking_is_the_one_its_tools_never_joined(
     assert fresh.vectors_computed == 0  # the same vectors, from the first index's cache
     for query in queries:
         assert semantic_ranking(changed, query) == semantic_ranking(fresh, query)
+
+
+def test_tools_that_share_a_text_share_a_vector_and_both_rank() -> None:
+    """Two servers listing the same tool: one vector, one row of the scan, and both tools in
+    the ranking, the first added first; the copy leaving keeps the other."""
+    original = next(t for t in REAL_TOOLS if t.name == "memory__read_graph")
+    copy = dataclasses.replace(original, name="backup__read_graph", server="backup")
+    index = SearchIndex(semantic_model="minilm-int8")
+    index.add([*REAL_TOOLS, copy])
+    while index.embed_pending():
+        pass
+    assert index.vectors_computed == len(REAL_TOOLS)  # not one more for the copy
+    top = semantic_ranking(index, PARAPHRASE)
+    at = top.index("memory__read_graph")
+    assert top[at + 1] == "backup__read_graph"
+    index.remove(["memory__read_graph"])
+    assert index.vectors_pending == 0  # the text is still indexed: nothing to redo
+    assert semantic_ranking(index, PARAPHRASE)[at] == "backup__read_graph"

@@ -187,17 +187,18 @@ def test_an_index_past_min_rows_ranks_by_the_int8_scan_as_by_float32() -> None:
     assert ranker is not None
     for query in QUERIES:
         nearest = ranker.rank(query.text, 10)
-        matrix = ranker._matrix  # pyright: ignore[reportPrivateUsage]
-        scorer = ranker._scorer  # pyright: ignore[reportPrivateUsage]
+        scan = ranker._scan  # pyright: ignore[reportPrivateUsage]
         embedder = ranker._embedder  # pyright: ignore[reportPrivateUsage]
         assert nearest is not None
-        assert matrix is not None
+        assert scan is not None
         assert embedder is not None
-        assert scorer is not None
-        assert scorer.int8
-        penalty = ranker._penalty  # pyright: ignore[reportPrivateUsage]
+        assert scan.scorer.int8
+        penalty = scan.scorer.crowding
         assert penalty is not None
-        exact = 2 * np.einsum("ij,j->i", matrix, embedder.embed_query(query.text)) - penalty
-        ids = ranker._ids  # pyright: ignore[reportPrivateUsage]
-        best = sorted(range(len(ids)), key=lambda row: (-float(exact[row]), ids[row]))[:10]
-        assert nearest == [ids[row] for row in best], query.text
+        vector = embedder.embed_query(query.text)
+        exact = 2 * np.einsum("ij,j->i", scan.scorer.matrix, vector) - penalty
+        docs = ranker._docs  # pyright: ignore[reportPrivateUsage]
+        row_of = {key: row for row, key in enumerate(scan.keys)}
+        ids = sorted(docs)
+        best = sorted(ids, key=lambda i: (-float(exact[row_of[docs[i]]]), i))[:10]
+        assert nearest == best, query.text

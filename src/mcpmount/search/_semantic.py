@@ -10,6 +10,13 @@ of `mcpmount.search._vector_store`) and only the missing ones computed, by
 (the catalog uses a worker thread); the model is loaded by the first call. Until every
 indexed tool has its vector, `SemanticRanker.rank` returns None and search stays lexical.
 
+Once they are all there, the same thread computes each text's crowding
+(`mcpmount.search._hubness`) and prepares the scan (`_Scan`: the vectors stacked, their
+crowding, the int8 copy of `mcpmount.search._int8_scores`): at 10,000 tools that is tens of
+milliseconds, which the searching thread never pays. After a change search is lexical
+while any tool waits for its vector; then, until the next scan is prepared, the last one
+serves (without the tools gone; a new text whose vector was known joins with the next).
+
 Thread safety: ``work`` and ``embed_query`` may run in other threads than the rest; the
 queue and the vectors are shared under one lock, and the query vectors are the embedder's.
 Everything else is the owner's thread's only.
@@ -20,7 +27,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +72,15 @@ def semantic_text(tool: MountedTool) -> str:
     return ": ".join(parts[:2]) + ("\n" + "\n".join(parts[2:]) if len(parts) > 2 else "")
 
 
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """What a query is scored against: one row per distinct text (`keys`)."""
+
+    keys: list[int]
+    scorer: Scorer
+    """Scores ``2 cos(q, t) - r(t)`` of the rows."""
+
+
 class SemanticRanker:
     """Vectors of the indexed tools and the tools nearest a query, for one index.
 
@@ -80,23 +97,21 @@ class SemanticRanker:
         "_asked",
         "_built",
         "_cache_dir",
-        "_crowding",
         "_docs",
         "_embedder",
         "_hub_lock",
         "_hubs",
         "_hubs_of",
-        "_ids",
         "_keys",
         "_keys_changed",
         "_load_lock",
         "_lock",
-        "_matrix",
-        "_penalty",
         "_queue",
         "_ranked",
-        "_scorer",
+        "_rows",
+        "_scan",
         "_shared",
+        "_skipped",
         "_stale",
         "_stores",
         "_vectors",
@@ -136,21 +151,21 @@ class SemanticRanker:
         self._hubs = Neighbourhoods()
         """The nearest others of each text; the thread holding ``_hub_lock`` only."""
         self._hub_lock = threading.Lock()
-        self._crowding: dict[int, float] = {}
-        """Text key -> r(t) (see `mcpmount.search._hubness`); replaced under ``_lock``."""
+        self._scan: _Scan | None = None
+        """The last prepared scan; replaced under ``_lock``."""
         self._hubs_of = -1
-        """The ``_keys_changed`` that ``_crowding`` was computed for."""
+        """The ``_keys_changed`` that ``_scan`` was prepared for."""
         self._docs: dict[int, int] = {}
         """Doc id -> text key of the indexed tools; the owner's thread only."""
         self._stale = True
         self._built = -1
-        self._matrix: Vectors | None = None
-        self._ids: list[int] = []
-        self._penalty: Vectors | None = None
+        self._rows: tuple[_Scan, list[int], dict[int, list[int]]] | None = None
+        """The scan in use, the first doc id of each of its rows (-1 for a text gone), and
+        the further doc ids of rows whose text several tools share."""
+        self._skipped = 0
+        """How many of the scan's rows have no doc id."""
         self._ranked: dict[tuple[str, int], list[int]] = {}
         """(query, n) -> its ranking, until the indexed tools or their vectors change."""
-        self._scorer: Scorer | None = None
-        """The scan of `_matrix`, made again by the first `scores` after it changes."""
 
     @property
     def pending(self) -> int:
@@ -218,7 +233,8 @@ class SemanticRanker:
             return bool(self._queue) or self._hubs_of != self._keys_changed
 
     def _crowd(self) -> None:
-        """Once every indexed text has its vector, bring the crowding values up to date."""
+        """Once every indexed text has its vector, compute their crowding and prepare the
+        scan of the current set of texts."""
         with self._hub_lock:
             with self._lock:
                 if self._queue or self._hubs_of == self._keys_changed:
@@ -226,8 +242,14 @@ class SemanticRanker:
                 changed = self._keys_changed
                 vectors = {key: self._vectors[key] for key in self._keys}
             crowding = self._hubs.update(vectors)
+            scan = None
+            if vectors:
+                keys = list(vectors)
+                matrix = np.ascontiguousarray(np.stack([vectors[k] for k in keys]), np.float32)
+                penalty = np.array([crowding[key] for key in keys], np.float32)
+                scan = _Scan(keys, Scorer(matrix, penalty))
             with self._lock:
-                self._crowding = crowding
+                self._scan = scan
                 self._hubs_of = changed
                 self._version += 1
 
@@ -298,70 +320,67 @@ class SemanticRanker:
 
         Nearest by ``2 cos(q, t) - r(t)``: the cosine, less how crowded the tool's own
         neighbourhood is (`mcpmount.search._hubness`), so that a tool near everything does
-        not come first for everything.
+        not come first for everything. Ties break by doc id.
         """
         embedder = self._embedder
         if embedder is None:
             return None
+        with self._lock:
+            waiting = bool(self._queue)
+        if waiting:
+            return None  # a tool without its vector would be ranked by its words alone
         if self._stale or self._built != self._version:
             self._build()
-        matrix, penalty = self._matrix, self._penalty
-        if matrix is None or penalty is None or not self._ids:
+        if self._rows is None:
             return None
         cached = self._ranked.get((query, n))
         if cached is not None:
             return cached
-        scores = self.scores(embedder.embed_query(query))
-        take = min(n, len(self._ids))
-        top = np.argpartition(scores, -take)[-take:] if take < len(self._ids) else np.arange(take)
-        ids = self._ids
-        order = sorted(top.tolist(), key=lambda row: (-float(scores[row]), ids[row]))
-        ranked = [ids[row] for row in order]
+        scan, first, more = self._rows
+        # In this thread, never through BLAS, whose threads cost far more than the product
+        # on a loaded machine; from 2,048 rows on, the int8 copy (0.25 ms at 10,000).
+        scores = scan.scorer.scores(embedder.embed_query(query))
+        take = min(n + self._skipped, len(scan.keys))
+        top = np.argpartition(scores, -take)[-take:] if take < len(scan.keys) else range(take)
+        order = sorted(
+            (row for row in top if first[row] >= 0),
+            key=lambda row: (-float(scores[row]), first[row]),
+        )
+        ranked: list[int] = []
+        for row in order:
+            ranked.append(first[row])
+            ranked += more.get(row, ())
+        del ranked[n:]
         if len(self._ranked) >= _MAX_CACHED_RANKINGS:
             self._ranked = {}  # bounded: the queries are the callers'
         self._ranked[query, n] = ranked
         return ranked
 
-    def scores(self, query: Vectors) -> Vectors:
-        """The score of ``query`` against each indexed tool, in `_ids` order: ``2 cos(q, t)
-        - r(t)`` once the crowding is known, the cosine before.
-
-        In this thread, never through BLAS, whose threads cost far more than the product on
-        a loaded machine (16 ms against 0.7 ms measured at 10,000 tools). From 2,048 tools
-        on, an int8 copy of the vectors is scanned (`mcpmount.search._int8_scores`: 0.25 ms
-        at 10,000) and its 100 best computed again in float32, so that the best ten come
-        as from the float32 vectors; the copy is made by the first call after the indexed
-        tools change (about 30 ms at 10,000).
-        """
-        matrix = self._matrix
-        if matrix is None:
-            return np.zeros(0, np.float32)
-        scorer, penalty = self._scorer, self._penalty
-        if scorer is None or scorer.matrix is not matrix or scorer.crowding is not penalty:
-            scorer = self._scorer = Scorer(matrix, penalty)
-        return scorer.scores(query)
-
     def _build(self) -> None:
-        """Stack the vectors of the indexed tools, or None while any is missing, and their
-        crowding: the last computed, a changed set's new texts at the median until theirs
-        is (None before the first)."""
+        """Map the rows of the last prepared scan to the indexed tools' doc ids: O(tools),
+        no vector touched (None before the first scan, or while no tool is indexed)."""
         with self._lock:
             self._built = self._version
-            found = [self._vectors.get(key) for key in self._docs.values()]
-            crowding = self._crowding
+            scan = self._scan
             if len(self._vectors) > 2 * len(self._docs) + _SPARE_VECTORS:
                 keep = set(self._docs.values())  # bounded: forget the long-gone tools'
                 self._vectors = {k: v for k, v in self._vectors.items() if k in keep}
         self._stale = False
         self._ranked = {}
-        if any(vector is None for vector in found):
-            self._matrix, self._penalty, self._ids = None, None, []
+        self._rows = None
+        if scan is None or not self._docs:
             return
-        present: Sequence[Vectors] = [v for v in found if v is not None]
-        self._ids = list(self._docs)
-        self._matrix = np.ascontiguousarray(np.stack(present), np.float32) if present else None
-        self._penalty = None
-        if crowding:
-            usual = float(np.median(np.fromiter(crowding.values(), np.float32, len(crowding))))
-            values = [crowding.get(key, usual) for key in self._docs.values()]
-            self._penalty = np.array(values, np.float32)
+        # Flat: ten thousand small lists would wake the garbage collector (100 ms seen).
+        row_of = {key: row for row, key in enumerate(scan.keys)}
+        first = [-1] * len(scan.keys)
+        more: dict[int, list[int]] = {}
+        for doc_id in sorted(self._docs):
+            row = row_of.get(self._docs[doc_id])
+            if row is None:
+                continue
+            if first[row] < 0:
+                first[row] = doc_id
+            else:
+                more.setdefault(row, []).append(doc_id)
+        self._skipped = first.count(-1)
+        self._rows = (scan, first, more)
