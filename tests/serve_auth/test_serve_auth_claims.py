@@ -103,7 +103,8 @@ async def test_the_namespaces_claim_limits_what_a_jwt_sees(tmp_path: Path, mode:
                 await alpha.call_tool("alpha__echo", {"text": "x"})
             confused = await post(url, authorization=f"Bearer {issuer.hs256_with_the_public_key()}")
     assert seen == [["alpha__echo", "beta__echo"], ["alpha__echo"], []]
-    assert str(hidden.value) == "no mounted tool is named 'beta__echo'"
+    # As an unknown name: suggestions drawn from what the token sees, never from beta.
+    assert str(hidden.value) == "no mounted tool is named 'beta__echo'; did you mean alpha__echo?"
     assert confused.status_code == 401
     assert calls(alpha_log) == ["tools/call echo"]
     assert calls(beta_log) == []

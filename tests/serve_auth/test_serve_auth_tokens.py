@@ -135,26 +135,38 @@ async def test_a_token_sees_only_its_namespaces_and_a_hidden_one_is_unknown(
     alpha = ["alpha__add_prompt", "alpha__add_resource", "alpha__link", "alpha__touch"]
     sessionless = mode == "auto"  # the 2026-07-28 era has no session: call_tool is listed
     assert sorted(tools) == [*alpha, *(["call_tool"] if sessionless else []), "tool_search"]
-    assert [str(e) for e in through] == (
-        ["no mounted tool is named 'beta__echo'"] if sessionless else []
-    )
+    assert len(through) == (1 if sessionless else 0)
+    for error in through:
+        _assert_unknown(str(error), "tool", "beta__echo", visible=tools)
     assert prompts == ["alpha__greet"]
     assert resources
     assert all(uri.startswith("mcpmount://alpha/") for uri in resources)
     assert [t.uri_template for t in templates] == ["mcpmount://alpha/memo://items/{item}"]
     assert found(searched) == []
     assert [e.error.code for e in refused] == [-32602, -32602, -32602, -32002]
-    assert str(refused[0]) == "no mounted tool is named 'beta__echo'"
-    assert str(refused[1]) == "no mounted tool is named 'gamma__link'"
-    assert str(refused[2]) == "no mounted prompt is named 'gamma__greet'"
-    for error in refused:
-        assert "alpha" not in str(error)
+    _assert_unknown(str(refused[0]), "tool", "beta__echo", visible=tools)
+    _assert_unknown(str(refused[1]), "tool", "gamma__link", visible=tools)
+    _assert_unknown(str(refused[2]), "prompt", "gamma__greet", visible=prompts)
+    assert str(refused[3]).startswith("cannot route resource 'mcpmount://gamma/memo://one'")
     assert not allowed.is_error
     assert prompt.messages
     assert "beta__echo" not in all_tools  # deferred: found by search, not listed
     assert "gamma__link" in all_tools
     assert found(all_found)[:1] == ["beta__echo"]
     assert calls(record) == []
+
+
+def _assert_unknown(message: str, kind: str, name: str, *, visible: list[str]) -> None:
+    """``message`` is the registry's unknown-name error for ``name``, whose suggestions (if
+    any) are names the token sees."""
+    start = f"no mounted {kind} is named {name!r}"
+    assert message.startswith(start)
+    rest = message.removeprefix(start)
+    if rest.startswith("; did you mean "):
+        suggested = rest.removeprefix("; did you mean ").removesuffix("?").split(", ")
+        assert set(suggested) <= set(visible)
+    else:
+        assert rest == f"; list the mounted {kind}s with registry.{kind}s() or `mcpmount {kind}s`"
 
 
 @pytest.mark.parametrize("allowed", [False, True])

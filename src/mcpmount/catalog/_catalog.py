@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -251,13 +251,18 @@ class Catalog:
         """Rank every tool (deferred ones included) for ``query``."""
         return self._index.search(query, limit)
 
-    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
-        """Run the ``tool_search`` meta-tool with the model's arguments; never raises."""
-        return call_tool_search(self._index, arguments)
+    def tool_search(
+        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+    ) -> ToolSearchCall:
+        """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
+        ``servers``: search only their tools (None: every tool)."""
+        return call_tool_search(self._index, arguments, servers=servers)
 
-    async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+    async def run_tool_search(
+        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+    ) -> ToolSearchCall:
         """`tool_search`, with a new query's sentence vector computed in a worker thread."""
-        return await run_tool_search(self._index, arguments)
+        return await run_tool_search(self._index, arguments, servers=servers)
 
     @property
     def vectors_pending(self) -> bool:

@@ -3,7 +3,7 @@ and pins. `Registry` inherits these methods; they never change the tables."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
 import mcp_types
@@ -64,18 +64,26 @@ class ReadingMethods:
         """Rank every mounted tool (deferred ones included) for ``query``."""
         return self._catalog.search(query, limit)
 
-    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+    def tool_search(
+        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+    ) -> ToolSearchCall:
         """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
 
         The same as ``call("tool_search", arguments)``, with what it found kept typed.
+        ``servers``: search only their tools, as if no other were mounted (what a client
+        limited to some namespaces may find); None: every tool.
         """
-        return self.observers.searching(lambda: self._catalog.tool_search(arguments))
+        return self.observers.searching(
+            lambda: self._catalog.tool_search(arguments, servers=servers)
+        )
 
-    async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
+    async def run_tool_search(
+        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+    ) -> ToolSearchCall:
         """`tool_search` off the event loop's back: with a semantic model, a new query's
         vector is computed in a worker thread (`call` and the served registry use this)."""
         return await self.observers.searching_async(
-            lambda: self._catalog.run_tool_search(arguments)
+            lambda: self._catalog.run_tool_search(arguments, servers=servers)
         )
 
     @property

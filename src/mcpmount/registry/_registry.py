@@ -80,6 +80,8 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         self.observers = Observers()
         """Told of every call and ``tool_search`` (for metrics; see `Observers`)."""
         self._log_level: mcp_types.LoggingLevel | None = None
+        self._log_levels: dict[str, mcp_types.LoggingLevel] = {}
+        """Servers asked for a level of their own (`set_log_level` with ``server``)."""
         self._catalog = Catalog(self.settings, pins)
         self._library = Library(self.settings, pins)
         self._servers: dict[str, Supervisor] = {}
@@ -151,7 +153,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             on_tools=self._relisted,
             handlers=self.handlers,
             on_updated=self._updated,
-            log_level=self._log_level,
+            log_level=self._log_levels[server] if server in self._log_levels else self._log_level,
             reaper=self._reaper,
             schemas=self._schemas,
         )
@@ -338,10 +340,20 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         elif connection is not None:
             await self._subscribe_again(supervisor, subscribed)
 
-    async def set_log_level(self, level: mcp_types.LoggingLevel) -> None:
-        """Ask every server (also later ones) for log messages at ``level`` and up."""
-        self._log_level = level
-        await each_connection(self._servers, self._starting, lambda a: a.set_log_level(level))
+    async def set_log_level(
+        self, level: mcp_types.LoggingLevel, *, server: str | None = None
+    ) -> None:
+        """Ask every server (also later ones) for log messages at ``level`` and up; with
+        ``server``, ask that one only (its level then stays its own, across restarts)."""
+        if server is None:
+            self._log_level = level
+            servers = {s: v for s, v in self._servers.items() if s not in self._log_levels}
+            starting = [c for c in self._starting if c.server not in self._log_levels]
+        else:
+            self._log_levels[server] = level
+            servers = {s: v for s, v in self._servers.items() if s == server}
+            starting = [c for c in self._starting if c.server == server]
+        await each_connection(servers, starting, lambda a: a.set_log_level(level))
 
     async def roots_changed(self) -> None:
         """Tell every server that the host's roots changed (only with a roots handler)."""

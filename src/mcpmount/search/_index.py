@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -39,6 +39,9 @@ _FUSED_DEPTH = 10
 1.000, 1.000 and 0.988, at 1,000 tools 1.000, 0.988 and 0.988. A deeper list adds more
 tools that both rankings place low, whose two small shares together outrank one ranking's
 first choice."""
+_HIDDEN_DEPTH: Final = 50
+"""How deep the meaning ranking goes when some servers are not searched (their tools are
+dropped from it, and the fusion still reads `_FUSED_DEPTH`)."""
 
 
 def _is_identifier_like(query: str) -> bool:
@@ -265,19 +268,25 @@ class SearchIndex:
 
     # --- queries --------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = DEFAULT_LIMIT) -> SearchResult:
+    def search(
+        self, query: str, limit: int = DEFAULT_LIMIT, *, servers: Container[str] | None = None
+    ) -> SearchResult:
         """Return the tools that best match ``query``, best first; never raises.
 
         Args:
             query: Keywords, ``select:a,b`` or keywords with ``+required`` words.
             limit: How many hits to return; clamped to 1..`MAX_LIMIT`.
+            servers: Search only these servers' tools (None: every tool). A tool of
+                another server is as absent as one never indexed: it is never returned,
+                never named in a hint, and a ``+word`` only it holds is a word no tool
+                holds. (Word statistics stay those of every indexed tool.)
         """
         try:
-            return self._search(query, limit)
+            return self._search(query, limit, servers)
         except Exception as exc:  # a bug must not take the model's turn down
             return SearchResult((), f"search failed on this query ({type(exc).__name__})")
 
-    def _search(self, query: str, limit: int) -> SearchResult:
+    def _search(self, query: str, limit: int, servers: Container[str] | None) -> SearchResult:
         limit = max(1, min(int(limit), MAX_LIMIT))
         if self._dirty:
             self._settle()
@@ -286,13 +295,21 @@ class SearchIndex:
             return SearchResult((), "empty query: give keywords such as 'stop instance'")
         if not self._ids:
             return SearchResult((), "no tools are available to search")
+        docs = self._postings.docs
+
+        def seen(ids: Iterable[int]) -> list[int]:
+            """``ids`` less the tools of servers not searched."""
+            if servers is None:
+                return list(ids)
+            return [i for i in ids if docs[i].tool.server in servers]
+
         if text[: len(_SELECT_PREFIX)].lower() == _SELECT_PREFIX:
-            return self._select(text[len(_SELECT_PREFIX) :])
+            return self._select(text[len(_SELECT_PREFIX) :], seen)
 
         lowered = text.lower()
-        exact = self._name_matches(lowered, prefix=False)
+        exact = seen(self._name_matches(lowered, prefix=False))
         prefix = (
-            [i for i in self._name_matches(lowered, prefix=True) if i not in exact]
+            [i for i in seen(self._name_matches(lowered, prefix=True)) if i not in exact]
             if _is_identifier_like(lowered)
             else []
         )
@@ -311,12 +328,12 @@ class SearchIndex:
         candidates: set[int] | None = None
         if required:
             for term in dict.fromkeys(required):
-                ids = self._postings.rows.get(term)
+                ids = seen(self._postings.rows.get(term, ()))
                 if not ids:
                     return SearchResult(
                         (), f"no tool contains the required word {term!r}; drop the '+'"
                     )
-                candidates = set(ids) if candidates is None else candidates & ids.keys()
+                candidates = set(ids) if candidates is None else candidates.intersection(ids)
             if not candidates:
                 return SearchResult((), "no tool contains all the '+' words together")
             exact = [i for i in exact if i in candidates]
@@ -335,6 +352,8 @@ class SearchIndex:
         if candidates is not None:
             for doc_id in candidates:
                 scores.setdefault(doc_id, 0.0)
+        elif servers is not None:
+            scores = {i: s for i, s in scores.items() if docs[i].tool.server in servers}
 
         ranked = self._rank(exact, scores) + self._rank(prefix, scores)
         taken = set(ranked)
@@ -342,14 +361,14 @@ class SearchIndex:
         nearest = (
             None
             if need <= 0 or candidates is not None or self._semantic is None
-            else self._semantic.rank(text, _FUSED_DEPTH)
+            else self._semantic.rank(text, _FUSED_DEPTH if servers is None else _HIDDEN_DEPTH)
         )
         if nearest is not None:
+            nearest = seen(nearest)[:_FUSED_DEPTH]
             lexical: list[int] = []
             if scores:
                 depth = max(_FUSED_DEPTH, limit + len(taken))
                 cut = heapq.nlargest(depth, scores.values())[-1]
-                docs = self._postings.docs
                 lexical = heapq.nsmallest(  # many may tie at the cut: no full sort
                     depth,
                     (i for i, s in scores.items() if s >= cut),
@@ -392,7 +411,7 @@ class SearchIndex:
             at += 1
         return list(found)
 
-    def _select(self, spec: str) -> SearchResult:
+    def _select(self, spec: str, seen: Callable[[Iterable[int]], list[int]]) -> SearchResult:
         wanted = [part.strip() for part in spec.split(",") if part.strip()]
         if not wanted:
             return SearchResult((), "select: needs tool names, e.g. 'select:fs__read_file'")
@@ -400,10 +419,10 @@ class SearchIndex:
         unknown: list[str] = []
         for name in wanted:
             doc_id = self._ids.get(name)
-            if doc_id is not None:
+            if doc_id is not None and seen((doc_id,)):
                 chosen[doc_id] = None
                 continue
-            ids = self._name_matches(name.lower(), prefix=False)
+            ids = seen(self._name_matches(name.lower(), prefix=False))
             if ids:
                 for i in self._rank(ids, {}):
                     chosen[i] = None

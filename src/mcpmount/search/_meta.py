@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -87,8 +87,16 @@ class ToolSearchCall:
         return () if self.found is None else tuple(hit.tool.name for hit in self.found.hits)
 
 
-def call_tool_search(index: SearchIndex, arguments: Mapping[str, Any] | None) -> ToolSearchCall:
-    """Run ``tool_search`` with the model's ``arguments`` against ``index``; never raises."""
+def call_tool_search(
+    index: SearchIndex,
+    arguments: Mapping[str, Any] | None,
+    *,
+    servers: Container[str] | None = None,
+) -> ToolSearchCall:
+    """Run ``tool_search`` with the model's ``arguments`` against ``index``; never raises.
+
+    ``servers``: search only their tools (`SearchIndex.search`); None: every tool.
+    """
     args = dict(arguments or {})
     query = args.get("query")
     limit = args.get("limit", DEFAULT_LIMIT)
@@ -98,7 +106,7 @@ def call_tool_search(index: SearchIndex, arguments: Mapping[str, Any] | None) ->
             content=[mcp_types.TextContent(type="text", text=text)], is_error=True
         )
         return ToolSearchCall(error, None)
-    found = index.search(query, limit)
+    found = index.search(query, limit, servers=servers)
     payload: dict[str, Any] = {"tools": [hit.tool.to_dict() for hit in found.hits]}
     if found.hint:
         payload["hint"] = found.hint
@@ -110,7 +118,10 @@ def call_tool_search(index: SearchIndex, arguments: Mapping[str, Any] | None) ->
 
 
 async def run_tool_search(
-    index: SearchIndex, arguments: Mapping[str, Any] | None
+    index: SearchIndex,
+    arguments: Mapping[str, Any] | None,
+    *,
+    servers: Container[str] | None = None,
 ) -> ToolSearchCall:
     """`call_tool_search` for a caller on an event loop; never raises.
 
@@ -122,4 +133,4 @@ async def run_tool_search(
     query = (arguments or {}).get("query")
     if isinstance(query, str) and index.query_needs_vector(query):
         await anyio.to_thread.run_sync(index.embed_query, query)
-    return call_tool_search(index, arguments)
+    return call_tool_search(index, arguments, servers=servers)

@@ -14,11 +14,17 @@ that sent a request, and ``ToolsListChanged`` (``PromptsListChanged``,
   one after the other, an upstream server adding tools one by one).
 
 A session whose search activated new tools is told the same way, alone (`Changes.tell_one`).
+
+A change is news of its servers: a client is told only if its principal may see one of
+them (`mcpmount.serve._access`). Handshake-era sessions are chosen by `Sessions.listeners`;
+on the listen bus the event is a `ListChanged` naming its servers, which `VisibleEvents`
+lets through to the streams that may see one of them.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import anyio
@@ -35,7 +41,15 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.serve._sessions import Sessions
 
-__all__ = ["Changes", "Kind"]
+__all__ = [
+    "EVENTS",
+    "Changes",
+    "Kind",
+    "ListChanged",
+    "PromptsChanged",
+    "ResourcesChanged",
+    "ToolsChanged",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +64,35 @@ MAX_DELAY: Final = 2.0
 
 Kind = Literal["tools", "prompts", "resources"]
 
-_EVENTS: Final = {
-    "tools": ToolsListChanged,
-    "prompts": PromptsListChanged,
-    "resources": ResourcesListChanged,
+
+@dataclass(frozen=True)
+class ToolsChanged(ToolsListChanged):
+    """The tools list changed, in these servers."""
+
+    servers: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class PromptsChanged(PromptsListChanged):
+    """The prompts list changed, in these servers."""
+
+    servers: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ResourcesChanged(ResourcesListChanged):
+    """The resources list changed, in these servers."""
+
+    servers: frozenset[str] = frozenset()
+
+
+ListChanged = ToolsChanged | PromptsChanged | ResourcesChanged
+"""A list change on the bus, naming the servers whose list it was."""
+
+EVENTS: Final[dict[Kind, type[ListChanged]]] = {
+    "tools": ToolsChanged,
+    "prompts": PromptsChanged,
+    "resources": ResourcesChanged,
 }
 
 
@@ -81,13 +120,14 @@ class Changes:
         self._bus = bus
         self._answering = answering
         self._dirty = anyio.Event()
-        self._kinds: set[Kind] = set()
+        self._kinds: dict[Kind, set[str]] = {}
+        """Each list kind changed since the last notice, and the servers it changed in."""
         self._last_change = 0.0
 
     def _on_change(self, change: RegistryChange) -> None:
         if self._answering is not None and not self._answering.is_set():
             return  # no list was answered yet: each one answered from now on holds it
-        self._kinds.add(change.kind)
+        self._kinds.setdefault(change.kind, set()).add(change.server)
         self._last_change = anyio.current_time()
         self._dirty.set()
 
@@ -99,9 +139,9 @@ class Changes:
                 await self._dirty.wait()
                 await self._settle()
                 self._dirty = anyio.Event()
-                kinds, self._kinds = sorted(self._kinds), set()
-                for kind in kinds:
-                    await self._tell_all(kind)
+                kinds, self._kinds = self._kinds, {}
+                for kind in sorted(kinds):
+                    await self._tell_all(kind, frozenset(kinds[kind]))
         finally:
             unsubscribe()
 
@@ -114,21 +154,22 @@ class Changes:
                 return
             await anyio.sleep(min(quiet_at, latest) - now)
 
-    async def _tell_all(self, kind: Kind) -> None:
-        await self._bus.publish(_EVENTS[kind]())
-        await self.tell_sessions(kind)
+    async def _tell_all(self, kind: Kind, servers: frozenset[str]) -> None:
+        await self._bus.publish(EVENTS[kind](servers))
+        await self.tell_sessions(kind, servers)
 
-    async def tell_sessions(self, kind: Kind) -> None:
-        """Tell every handshake-era session (only) that the ``kind`` list changed."""
+    async def tell_sessions(self, kind: Kind, servers: frozenset[str] | None) -> None:
+        """Tell the handshake-era sessions (only) that may see one of ``servers`` (None: of
+        no server in particular: every one) that the ``kind`` list changed."""
         async with anyio.create_task_group() as tg:
-            for key, session in self._sessions.listeners():
+            for key, session in self._sessions.listeners(servers):
                 tg.start_soon(self._notify, key, session, kind)
 
-    async def tell_one(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        """Tell the calling session (only) that its list grew."""
+    async def tell_one(self, ctx: ServerRequestContext[Any, Any], servers: frozenset[str]) -> None:
+        """Tell the calling session (only) that its list grew by tools of ``servers``."""
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             # Only a pipe keeps a view at this era, and a pipe has one peer.
-            await self._bus.publish(ToolsListChanged())
+            await self._bus.publish(ToolsChanged(servers))
         else:
             await self._notify(Sessions.key(ctx) or "", ctx.session, "tools")
 

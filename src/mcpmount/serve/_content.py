@@ -10,6 +10,10 @@ What an upstream server asks while answering ``prompts/get`` or ``resources/read
 relayed to the downstream client of that request exactly as during ``tools/call``
 (`mcpmount.serve._relay`), the 2026-07-28 era's ``InputRequiredResult`` rounds included.
 
+Results go back as the upstream sent them, less its ``_meta`` ``serverInfo`` stamp
+(`without_server_info`: downstream, the server is us). An unknown prompt's "did you mean"
+names only prompts the principal may see (`mcpmount.serve._access`).
+
 Errors are JSON-RPC errors (these methods have no ``isError``):
 
 ==============================  ============================================================
@@ -24,11 +28,12 @@ any other ``RegistryError``     ``-32603`` (internal error) whose message names 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import mcp_types
 from mcp import MCPError
 from mcp.server import ServerRequestContext
+from mcp_types import SERVER_INFO_META_KEY
 
 from mcpmount.errors import (
     RegistryError,
@@ -37,15 +42,14 @@ from mcpmount.errors import (
     UpstreamError,
 )
 from mcpmount.registry import Registry
+from mcpmount.serve._access import RESOURCE_NOT_FOUND, Door, principal_of
 from mcpmount.serve._relay import Relay
 from mcpmount.serve._rounds import Downstream
 
-__all__ = ["Content", "raise_for"]
-
-RESOURCE_NOT_FOUND: Final = -32002
-"""The MCP spec's error code for a resource that does not exist."""
+__all__ = ["Content", "raise_for", "without_server_info"]
 
 _Result = TypeVar("_Result")
+_Stamped = TypeVar("_Stamped", bound=mcp_types.Result)
 
 
 class Content:
@@ -53,6 +57,7 @@ class Content:
 
     Args:
         registry: The served registry.
+        door: What each principal may see.
         mounted: Waits for the initial mounts (the first list must hold them).
         relay: The relay whose handlers the registry was given, if any.
     """
@@ -60,10 +65,12 @@ class Content:
     def __init__(
         self,
         registry: Registry,
+        door: Door,
         mounted: Callable[[], Awaitable[None]],
         relay: Relay | None = None,
     ) -> None:
         self._registry = registry
+        self._door = door
         self._mounted = mounted
         self._relay = relay
 
@@ -94,7 +101,7 @@ class Content:
                 params.name, params.arguments, context=downstream
             )
 
-        return await self._answer(lambda: self._relayed(ctx, params, params.name, run))
+        return await self._answer(ctx, lambda: self._relayed(ctx, params, params.name, run))
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.ReadResourceRequestParams
@@ -102,14 +109,14 @@ class Content:
         async def run(downstream: Downstream) -> mcp_types.ReadResourceResult:
             return await self._registry.read_resource(params.uri, context=downstream)
 
-        return await self._answer(lambda: self._relayed(ctx, params, params.uri, run))
+        return await self._answer(ctx, lambda: self._relayed(ctx, params, params.uri, run))
 
     async def complete(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CompleteRequestParams
     ) -> mcp_types.CompleteResult:
         argument = {"name": params.argument.name, "value": params.argument.value}
         given = params.context.arguments if params.context is not None else None
-        return await self._answer(lambda: self._registry.complete(params.ref, argument, given))
+        return await self._answer(ctx, lambda: self._registry.complete(params.ref, argument, given))
 
     async def _relayed(
         self,
@@ -123,13 +130,30 @@ class Content:
             return await run(Downstream(ctx, self._registry.settings.call_timeout))
         return await self._relay.rounds.call(ctx, params, name, run)
 
-    async def _answer(self, request: Callable[[], Awaitable[_Result]]) -> _Result:
-        """Once mounted, send ``request`` to the registry; its errors become JSON-RPC ones."""
+    async def _answer(
+        self, ctx: ServerRequestContext[Any, Any], request: Callable[[], Awaitable[_Result]]
+    ) -> _Result:
+        """Once mounted, send ``request`` to the registry; its errors become JSON-RPC ones,
+        an unknown prompt's suggestions limited to what the principal may see."""
         await self._mounted()
         try:
-            return await request()
+            result = await request()
+        except UnknownPromptError as exc:
+            raise_for(self._door.answer_unknown(principal_of(ctx), exc))
         except RegistryError as exc:
             raise_for(exc)
+        if isinstance(result, mcp_types.GetPromptResult | mcp_types.ReadResourceResult):
+            return without_server_info(result)
+        return result
+
+
+def without_server_info(result: _Stamped) -> _Stamped:
+    """``result`` without the upstream's ``serverInfo`` stamp: the SDK keeps a handler's own,
+    and downstream the server is us. Every other ``_meta`` key passes through."""
+    if not result.meta or SERVER_INFO_META_KEY not in result.meta:
+        return result
+    meta = {k: v for k, v in result.meta.items() if k != SERVER_INFO_META_KEY}
+    return result.model_copy(update={"meta": meta or None})
 
 
 def raise_for(exc: RegistryError) -> NoReturn:

@@ -47,7 +47,6 @@ from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
-from mcp_types import SERVER_INFO_META_KEY
 from starlette.applications import Starlette
 
 from mcpmount.catalog import Pins
@@ -55,12 +54,13 @@ from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
+from mcpmount.serve._access import Door, current_principal
 from mcpmount.serve._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve._auth import HttpSecurity, app_security
-from mcpmount.serve._auth_visibility import NamespaceFilter
 from mcpmount.serve._call_tool import CALL_TOOL_NAME, unwrap
 from mcpmount.serve._changes import Changes, Kind
-from mcpmount.serve._content import Content
+from mcpmount.serve._content import Content, without_server_info
+from mcpmount.serve._gate import Gate
 from mcpmount.serve._health import Readiness, health_routes, mounts_done, required_servers_up
 from mcpmount.serve._hosting import run_http, run_stdio
 from mcpmount.serve._lists import ToolLists
@@ -114,8 +114,10 @@ class RegistryServer:
         `Startup.answering`."""
         self.bus: SubscriptionBus = bus if bus is not None else InMemorySubscriptionBus()
         """The 2026-07-28 ``subscriptions/listen`` fan-out."""
-        self._subscriptions = Subscriptions(registry, self.bus)
-        content = Content(registry, self._wait_mounted, relay)
+        self.door = Door(registry)
+        """What each principal may see: every answer, notice and search asks it."""
+        self._subscriptions = Subscriptions(registry, self.bus, self.door)
+        content = Content(registry, self.door, self._wait_mounted, relay)
         self.server: Server[Any] = _FrontServer(
             name,
             version=version("mcpmount"),
@@ -133,7 +135,7 @@ class RegistryServer:
             on_subscriptions_listen=self._subscriptions.listen,
         )
         self.server.middleware.append(self._track_session)
-        self.server.middleware.append(NamespaceFilter(registry))  # what a token may see
+        self.server.middleware.append(Gate(self.door))  # what a token may see
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
         # (deprecated in 2026-07-28).
@@ -170,6 +172,10 @@ class RegistryServer:
     # -- handlers -------------------------------------------------------------------------
 
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """A tool's input schema, for the SDK's ``Mcp-Param`` header check: none for a tool
+        the request's principal may not see (the call is then refused as unknown)."""
+        if not self.door.sees(current_principal(), "tool", name):
+            return None
         try:
             return self.registry.get(name).definition.input_schema
         except UnknownToolError:
@@ -199,8 +205,6 @@ class RegistryServer:
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         await self._wait_mounted()
         caller = self.lists.caller(ctx)
-        if (level := self.logs.opt_in(ctx)) is not None:
-            await self.registry.set_log_level(level)
         name, arguments = params.name, params.arguments
         if name == CALL_TOOL_NAME:
             call = unwrap(arguments)
@@ -210,10 +214,12 @@ class RegistryServer:
         if name == TOOL_SEARCH_NAME:
             search = await self.lists.search(caller, arguments)
             if search.grew and caller.session:
-                await self._changes.tell_one(ctx)
+                await self._changes.tell_one(ctx, search.servers)
             return search.result
         if self._server_of(name) is None and self.startup is not None:
             await self.startup.mounted.wait()  # its server may be one still mounting
+        for server, level in self.logs.opt_in(ctx, self._server_of(name)):
+            await self.registry.set_log_level(level, server=server)
 
         async def run(downstream: Downstream) -> mcp_types.CallToolResult:
             return await self.registry.call(
@@ -227,7 +233,8 @@ class RegistryServer:
                 else:
                     result = await self.relay.rounds.call(ctx, params, name, run)
         except UnknownToolError as exc:
-            raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
+            unknown = self.door.answer_unknown(caller.principal, exc)
+            raise MCPError(mcp_types.INVALID_PARAMS, str(unknown)) from None
         except UpstreamError as exc:
             data = {"server": exc.server, "tool": exc.tool}
             raise MCPError(exc.code, exc.upstream_message, data) from None
@@ -238,7 +245,7 @@ class RegistryServer:
             )
         if isinstance(result, mcp_types.InputRequiredResult):
             return result
-        return _hop(result)
+        return without_server_info(result)
 
     def _server_of(self, name: str) -> str | None:
         try:
@@ -249,9 +256,10 @@ class RegistryServer:
     async def _set_level(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.SetLevelRequestParams
     ) -> mcp_types.EmptyResult:
-        """A session's log level: upstream messages below it are not sent to it, and every
-        server is asked for the most verbose level any client wants."""
-        await self.registry.set_log_level(self.logs.set_level(ctx, params.level))
+        """A session's log level: upstream messages below it are not sent to it, and each
+        server is asked for the most verbose level of the clients that may see it."""
+        for server, level in self.logs.set_level(ctx, params.level):
+            await self.registry.set_log_level(level, server=server)
         return mcp_types.EmptyResult()
 
     async def _roots_changed(
@@ -260,10 +268,11 @@ class RegistryServer:
         """A client's roots changed: every server that may ask for them is told."""
         await self.registry.roots_changed()
 
-    async def tell_sessions(self, kind: Kind) -> None:
-        """Tell the handshake-era sessions that a list changed that this registry did not
-        (another replica's, through `SharedState`); listen streams have the bus."""
-        await self._changes.tell_sessions(kind)
+    async def tell_sessions(self, kind: Kind, servers: frozenset[str] | None) -> None:
+        """Tell the handshake-era sessions that may see one of ``servers`` (None: every one)
+        that a list changed that this registry did not (another replica's, through
+        `SharedState`); listen streams have the bus."""
+        await self._changes.tell_sessions(kind, servers)
 
     async def propagate_changes(self) -> None:
         """Tell every client each time the registry changes, and each subscriber of a
@@ -396,12 +405,3 @@ class _Unreadable(mcp_types.RequestParams):
     method: str
     """The method the unreadable request named."""
     problem: str
-
-
-def _hop(result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
-    """Drop the upstream's ``serverInfo`` stamp: the SDK keeps a handler's own, and
-    downstream the server is us. Every other ``_meta`` key passes through."""
-    if not result.meta or SERVER_INFO_META_KEY not in result.meta:
-        return result
-    meta = {k: v for k, v in result.meta.items() if k != SERVER_INFO_META_KEY}
-    return result.model_copy(update={"meta": meta or None})

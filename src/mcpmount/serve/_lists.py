@@ -32,6 +32,7 @@ from mcp.server import ServerRequestContext
 
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
+from mcpmount.serve._access import Principal, principal_of
 from mcpmount.serve._activations import ActivationStore
 from mcpmount.serve._call_tool import (
     call_tool_definition,
@@ -49,6 +50,8 @@ logger = logging.getLogger(__name__)
 class Caller:
     """Who a tools request comes from, as far as lists are concerned."""
 
+    principal: Principal
+    """Who it is, and what it may see: its searches find only that."""
     key: str | None
     """Where its activations are kept; None: it has none (its list is the manifest)."""
     session: bool
@@ -79,7 +82,7 @@ class ToolLists:
             key = self._sessions.conversation(ctx)
         except BadConversationError as exc:
             raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
-        return Caller(key, session=Sessions.key(ctx) is not None)
+        return Caller(principal_of(ctx), key, session=Sessions.key(ctx) is not None)
 
     async def tools(self, ctx: ServerRequestContext[Any, Any]) -> list[mcp_types.Tool]:
         """Return the tools list of ``ctx``'s caller (see the module docstring).
@@ -98,18 +101,21 @@ class ToolLists:
         return _sessionless(tools)
 
     async def search(self, caller: Caller, arguments: Mapping[str, Any] | None) -> Search:
-        """Run ``tool_search`` for ``caller``: what it found joins its list, if it has a key."""
-        outcome = self._registry.tool_search(arguments)
-        grew = False
+        """Run ``tool_search`` for ``caller`` over the tools it may see: what it found joins
+        its list, if it has a key."""
+        outcome = self._registry.tool_search(arguments, servers=caller.principal.namespaces)
+        new: frozenset[str] = frozenset()
         if caller.key is not None and outcome.names:
-            before = await self._load(caller.key)
-            grew = any(name not in before for name in outcome.names)
-            if grew:
+            before = set(await self._load(caller.key))
+            new = frozenset(name for name in outcome.names if name not in before)
+            if new:
                 await self._add(caller.key, outcome.names)
         result = outcome.result
         if not caller.session:
             result = sessionless_search_result(result, conversation=caller.key is not None)
-        return Search(result, grew)
+        hits = outcome.found.hits if outcome.found is not None else ()
+        servers = frozenset(hit.tool.server for hit in hits if hit.tool.name in new)
+        return Search(result, servers)
 
     async def _load(self, key: str) -> list[str]:
         try:
@@ -133,8 +139,13 @@ class Search:
 
     result: mcp_types.CallToolResult
     """What the model sees."""
-    grew: bool
-    """Whether the caller's list grew (a session is then told)."""
+    servers: frozenset[str]
+    """The servers of the tools the caller's list grew by (a session is then told)."""
+
+    @property
+    def grew(self) -> bool:
+        """Whether the caller's list grew."""
+        return bool(self.servers)
 
 
 def _sessionless(tools: list[mcp_types.Tool]) -> list[mcp_types.Tool]:

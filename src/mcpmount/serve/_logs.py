@@ -1,13 +1,17 @@
 """Log messages in both directions between downstream clients and upstream servers.
 
-- Downstream ``logging/setLevel`` (handshake era) sets that session's level, and the
-  registry asks its servers for the most verbose level any session wants.
-- An upstream log message goes to every handshake-era session as
-  ``notifications/message`` whose logger is the server's namespace, at or above the
-  level that session set (every level the server sends, until it sets one).
+- Downstream ``logging/setLevel`` (handshake era) sets that session's level: what it
+  receives, and nothing else. Each server is asked for the most verbose level wanted by
+  the sessions whose principal may see it (`Logs.set_level`), so a client limited to some
+  namespaces changes what is asked of those only.
+- An upstream log message goes to every handshake-era session whose principal may see its
+  server (`Sessions.audience`) as ``notifications/message`` whose logger is the server's
+  namespace, at or above the level that session set (every level the server sends, until
+  it sets one).
 - The 2026-07-28 era has no ``logging/setLevel``: a log message may only ride the
   response of a request that opted in (its ``_meta`` log level). An upstream message
-  goes to that server's tool calls in flight, at or above the level each opted in to.
+  goes to that server's tool calls in flight, at or above the level each opted in to, and
+  the server called is asked for that level.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from mcp.server.connection import allowed_log_levels
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcpmount.serve._access import principal_of
 from mcpmount.serve._sessions import MAX_SESSIONS, Sessions
 
 __all__ = ["LEVELS", "Logs"]
@@ -49,43 +54,71 @@ class Logs:
         self.sessions = sessions
         self._levels: OrderedDict[str, mcp_types.LoggingLevel] = OrderedDict()
         self._calls: dict[str, list[ServerRequestContext[Any, Any]]] = {}
-        self._opted_in: mcp_types.LoggingLevel | None = None
-        """The most verbose level a 2026-era request opted in to (kept: such a client
-        opts in again with every request)."""
+        self._asked: dict[str | None, mcp_types.LoggingLevel] = {}
+        """What each server was asked for (None: every server without a level of its own).
+        A 2026-era opt-in is kept: such a client opts in again with every request."""
 
     def set_level(
         self, ctx: ServerRequestContext[Any, Any], level: mcp_types.LoggingLevel
-    ) -> mcp_types.LoggingLevel:
-        """Remember the level of ``ctx``'s session; return the level to ask servers for:
-        the most verbose one any client wants."""
+    ) -> list[tuple[str | None, mcp_types.LoggingLevel]]:
+        """Remember the level of ``ctx``'s session; return what to ask of servers now:
+        (server, level) pairs, the server None for every server without a level of its
+        own. A server is asked for the most verbose level of the sessions that may see it."""
         key = Sessions.key(ctx)
         if key is not None:
             self._levels[key] = level
             self._levels.move_to_end(key)
             while len(self._levels) > MAX_SESSIONS:
                 self._levels.popitem(last=False)
-        live = {key for key, _ in self.sessions.peers()}
+        live = set(self.sessions.keys())
         for gone in [key for key in self._levels if key not in live]:
             del self._levels[gone]  # a session dropped since: its level no longer counts
-        wanted: list[mcp_types.LoggingLevel] = [level, *self._levels.values()]
-        if self._opted_in is not None:
-            wanted.append(self._opted_in)
-        return min(wanted, key=LEVELS.index)
+        wanted: dict[str | None, mcp_types.LoggingLevel] = {}
+        limited: list[tuple[frozenset[str], mcp_types.LoggingLevel]] = []
+        principal = principal_of(ctx)
+        chosen: list[tuple[frozenset[str] | None, mcp_types.LoggingLevel]] = [
+            (principal.namespaces, level)
+        ]
+        for key, each in self._levels.items():
+            of = self.sessions.principal(key)
+            if of is not None:
+                chosen.append((of.namespaces, each))
+        for namespaces, each in chosen:
+            if namespaces is None:
+                _keep_most_verbose(wanted, None, each)
+            else:
+                limited.append((namespaces, each))
+        for namespaces, each in limited:
+            for server in namespaces:
+                _keep_most_verbose(wanted, server, wanted.get(None, each))
+                _keep_most_verbose(wanted, server, each)
+        return self._ask(wanted)
 
-    def opt_in(self, ctx: ServerRequestContext[Any, Any]) -> mcp_types.LoggingLevel | None:
-        """Note a 2026-era request's log opt-in; return the level to ask servers for, if it
-        is more verbose than any asked so far."""
+    def opt_in(
+        self, ctx: ServerRequestContext[Any, Any], server: str | None
+    ) -> list[tuple[str | None, mcp_types.LoggingLevel]]:
+        """Note a 2026-era request's log opt-in for its ``server``; return what to ask of
+        servers now (as `set_level`): that server, if the level is more verbose than any
+        asked of it so far."""
         asked = (ctx.meta or {}).get(mcp_types.LOG_LEVEL_META_KEY)
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            return None
+        if server is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return []
         level: mcp_types.LoggingLevel | None = next((k for k in LEVELS if k == asked), None)
         if level is None:
-            return None
-        current = [self._opted_in, *self._levels.values()]
-        if any(c is not None and LEVELS.index(c) <= LEVELS.index(level) for c in current):
-            return None
-        self._opted_in = level
-        return level
+            return []
+        return self._ask({server: level})
+
+    def _ask(
+        self, wanted: dict[str | None, mcp_types.LoggingLevel]
+    ) -> list[tuple[str | None, mcp_types.LoggingLevel]]:
+        """Of ``wanted``, what is more verbose than what was asked of each server so far."""
+        asks: list[tuple[str | None, mcp_types.LoggingLevel]] = []
+        for server, level in wanted.items():
+            current = self._asked.get(server, self._asked.get(None))
+            if current is None or LEVELS.index(level) < LEVELS.index(current):
+                self._asked[server] = level
+                asks.append((server, level))
+        return asks
 
     @contextlib.contextmanager
     def during(self, server: str | None, ctx: ServerRequestContext[Any, Any]) -> Generator[None]:
@@ -113,7 +146,7 @@ class Logs:
         )
         rank = LEVELS.index(params.level)
         async with anyio.create_task_group() as tg:
-            for key, session in self.sessions.peers():
+            for key, session, _ in self.sessions.audience((server,)):
                 wanted = self._levels.get(key, LEVELS[0])
                 if rank >= LEVELS.index(wanted):
                     tg.start_soon(self._send, key, session, notice)
@@ -139,3 +172,13 @@ class Logs:
                 await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
         except Exception as exc:  # the request just ended: the message has nowhere to go
             logger.debug("a log message for request %r was dropped: %r", ctx.request_id, exc)
+
+
+def _keep_most_verbose(
+    wanted: dict[str | None, mcp_types.LoggingLevel],
+    server: str | None,
+    level: mcp_types.LoggingLevel,
+) -> None:
+    current = wanted.get(server)
+    if current is None or LEVELS.index(level) < LEVELS.index(current):
+        wanted[server] = level

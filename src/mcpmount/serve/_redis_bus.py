@@ -21,7 +21,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import anyio
 import anyio.abc
@@ -33,6 +33,8 @@ from mcp.server.subscriptions import (
     ServerEvent,
     ToolsListChanged,
 )
+
+from mcpmount.serve._changes import EVENTS, ListChanged
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -58,11 +60,15 @@ _MAX_UNSENT: Final = 1000
 
 
 def encode(event: ServerEvent, replica: str) -> str:
-    """The channel message for ``event`` sent by ``replica``."""
+    """The channel message for ``event`` sent by ``replica`` (a list change with the servers
+    it names, `mcpmount.serve._changes.ListChanged`)."""
     if isinstance(event, ResourceUpdated):
         return json.dumps({"replica": replica, "kind": "resource", "uri": event.uri})
-    kind = next(k for k, v in _KINDS.items() if v == event)
-    return json.dumps({"replica": replica, "kind": kind})
+    kind = next(k for k, v in _KINDS.items() if isinstance(event, type(v)))
+    message: dict[str, object] = {"replica": replica, "kind": kind}
+    if isinstance(event, ListChanged):
+        message["servers"] = sorted(event.servers)
+    return json.dumps(message)
 
 
 def decode(data: bytes | str) -> tuple[str, ServerEvent]:
@@ -76,10 +82,15 @@ def decode(data: bytes | str) -> tuple[str, ServerEvent]:
         raise ValueError(f"not an object: {data!r:.200}")
     fields: dict[str, Any] = message  # pyright: ignore[reportUnknownVariableType]
     replica, kind, uri = fields.get("replica"), fields.get("kind"), fields.get("uri")
+    servers: object = fields.get("servers")
     if not isinstance(replica, str):
         raise ValueError(f"no replica id: {data!r:.200}")
     if kind == "resource" and isinstance(uri, str):
         return replica, ResourceUpdated(uri)
+    if kind in EVENTS and isinstance(servers, list):
+        names = cast("list[object]", servers)
+        if all(isinstance(name, str) for name in names):
+            return replica, EVENTS[kind](frozenset(cast("list[str]", names)))
     if isinstance(kind, str) and kind in _KINDS:
         return replica, _KINDS[kind]
     raise ValueError(f"unknown event: {data!r:.200}")

@@ -16,6 +16,10 @@ client:
   calls again with ``inputResponses`` and the ``requestState`` (a one-time random key of
   the waiting call), which resumes that call. A client that never comes back: the waiting
   call is cancelled after `Rounds.round_timeout` seconds, and its key forgotten.
+
+  A key is bound to what started the call: the principal (`mcpmount.serve._access`), the
+  method and the name. A retry that differs in any of them is answered as an unknown or
+  expired key, and the key stays its owner's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import contextlib
 import itertools
 import secrets
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast
 
 import anyio
@@ -34,6 +39,8 @@ from mcp.server import ServerRequestContext
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcpmount.serve._access import Principal, principal_of
+
 __all__ = ["MAX_WAITING", "Answer", "Downstream", "Rounds", "error", "result_type"]
 
 MAX_WAITING: Final = 1000
@@ -41,6 +48,15 @@ MAX_WAITING: Final = 1000
 
 Answer = mcp_types.InputResponse | mcp_types.ErrorData
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Owner:
+    """What started a 2026-era call: only the same may resume it."""
+
+    principal: Principal
+    method: str
+    name: str
 
 
 class Downstream:
@@ -162,7 +178,7 @@ class Rounds:
 
     def __init__(self, round_timeout: float) -> None:
         self.round_timeout = round_timeout
-        self._waiting: dict[str, _RoundTrips] = {}
+        self._waiting: dict[str, tuple[_RoundTrips, _Owner]] = {}
         self._tg: TaskGroup | None = None
 
     @contextlib.asynccontextmanager
@@ -194,7 +210,8 @@ class Rounds:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return await run(Downstream(ctx, self.round_timeout))
         waiting = params.request_state
-        trip = self._resume(ctx, params, name) if waiting else self._start(ctx, run)
+        owner = _Owner(principal_of(ctx), ctx.method, name)
+        trip = self._resume(ctx, params, owner) if waiting else self._start(ctx, run)
         try:
             await trip.wait_for_news()
         except anyio.get_cancelled_exc_class():
@@ -206,7 +223,7 @@ class Rounds:
             return cast("T", trip.result)  # what run returned
         questions = trip.take_questions()
         key = secrets.token_urlsafe(16)
-        self._waiting[key] = trip
+        self._waiting[key] = (trip, owner)
         trip.scope.deadline = anyio.current_time() + self.round_timeout
         return mcp_types.InputRequiredResult(input_requests=questions, request_state=key)
 
@@ -226,12 +243,17 @@ class Rounds:
         self,
         ctx: ServerRequestContext[Any, Any],
         params: mcp_types.InputResponseRequestParams,
-        name: str,
+        owner: _Owner,
     ) -> _RoundTrips:
-        trip = self._waiting.pop(params.request_state or "", None)
-        if trip is None:
-            message = f"{name}: the request state is unknown or expired; send the request again"
+        key = params.request_state or ""
+        waiting = self._waiting.get(key)
+        if waiting is None or waiting[1] != owner:
+            message = (
+                f"{owner.name}: the request state is unknown or expired; send the request again"
+            )
             raise MCPError(mcp_types.INVALID_PARAMS, message)
+        del self._waiting[key]
+        trip = waiting[0]
         trip.ctx = ctx
         trip.scope.deadline = float("inf")
         trip.give_answers(params.input_responses or {})
@@ -248,7 +270,7 @@ class Rounds:
             trip.error = exc
         finally:
             trip.finish()
-            for key in [k for k, waiting in self._waiting.items() if waiting is trip]:
+            for key in [k for k, (waiting, _) in self._waiting.items() if waiting is trip]:
                 del self._waiting[key]
 
 

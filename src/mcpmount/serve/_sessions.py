@@ -5,8 +5,10 @@ what the transport says: a stdio (or in-memory) pipe carries one peer, and a sta
 session has its ``Mcp-Session-Id`` header. The 2026-07-28 era over HTTP, and ``--stateless``
 HTTP, have no session; such a request may name its conversation with the
 ``Mcp-Conversation-Id`` header (`CONVERSATION_HEADER`), which keys what its searches found
-(`mcpmount.serve._activations`). Handshake-era sessions are remembered to be told of list
-changes, but only once they have listed the tools (`Sessions.listed`). At most
+(`mcpmount.serve._activations`), within the principal's own space (two tokens naming the
+same conversation never share it). Handshake-era sessions are remembered with the principal
+that opened them, to be sent what that principal may see (`Sessions.audience`); they are
+told of list changes only once they have listed the tools (`Sessions.listeners`). At most
 `MAX_SESSIONS` sessions are kept, least recently used first out.
 """
 
@@ -15,12 +17,14 @@ from __future__ import annotations
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, cast
 
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmount.serve._access import Principal, principal_of
 
 __all__ = ["CONVERSATION_HEADER", "MAX_SESSIONS", "BadConversationError", "Sessions"]
 
@@ -55,7 +59,7 @@ class Sessions:
     """
 
     def __init__(self) -> None:
-        self._peers: OrderedDict[str, ServerSession] = OrderedDict()
+        self._peers: OrderedDict[str, tuple[ServerSession, Principal]] = OrderedDict()
         self._listed: set[str] = set()
         """Keys of peers that have listed the tools: only they are told of changes."""
         self._pipe = f"pipe:{secrets.token_hex(8)}"
@@ -75,7 +79,8 @@ class Sessions:
         """Return the key that ``ctx``'s activations are kept under, or None if it has none.
 
         A session's key (a stateful HTTP session's, or this front's pipe), else
-        ``"conv:<id>"`` from the `CONVERSATION_HEADER` of a sessionless request.
+        ``"conv:<id>"`` from the `CONVERSATION_HEADER` of a sessionless request, within its
+        principal's space (`Principal.scoped`).
 
         Raises:
             BadConversationError: The header is there but is not a valid id.
@@ -90,13 +95,13 @@ class Sessions:
             return None
         if _CONVERSATION_ID.fullmatch(value) is None:
             raise BadConversationError(value)
-        return f"conv:{value}"
+        return f"conv:{principal_of(ctx).scoped(value)}"
 
     def track(self, ctx: ServerRequestContext[Any, Any]) -> None:
         """Remember the session of a handshake-era request (for log messages and changes)."""
         key = self.key(ctx)
         if key is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._peers[key] = ctx.session
+            self._peers[key] = (ctx.session, principal_of(ctx))
             self._peers.move_to_end(key)
             while len(self._peers) > MAX_SESSIONS:
                 gone, _ = self._peers.popitem(last=False)
@@ -109,17 +114,37 @@ class Sessions:
         if key is not None and key in self._peers:
             self._listed.add(key)
 
-    def peers(self) -> list[tuple[str, ServerSession]]:
-        """Return every remembered handshake-era session with its key."""
-        return list(self._peers.items())
+    def keys(self) -> list[str]:
+        """Return the key of every remembered handshake-era session."""
+        return list(self._peers)
 
-    def listeners(self) -> list[tuple[str, ServerSession]]:
-        """Return the remembered handshake-era sessions that have listed the tools."""
-        return [(key, session) for key, session in self._peers.items() if key in self._listed]
+    def principal(self, key: str) -> Principal | None:
+        """Return the principal of the session ``key``, or None if it is not remembered."""
+        peer = self._peers.get(key)
+        return peer[1] if peer is not None else None
+
+    def audience(
+        self, namespaces: Iterable[str] | None
+    ) -> list[tuple[str, ServerSession, Principal]]:
+        """Return the remembered handshake-era sessions whose principal may see something of
+        ``namespaces``: the only ones anything about them may be sent to (None: news of no
+        server in particular, for every session)."""
+        wanted = None if namespaces is None else tuple(namespaces)
+        return [
+            (key, session, principal)
+            for key, (session, principal) in self._peers.items()
+            if wanted is None or principal.sees_any(wanted)
+        ]
+
+    def listeners(self, namespaces: Iterable[str] | None) -> list[tuple[str, ServerSession]]:
+        """Return the sessions of `audience` that have listed the tools (to be told of a
+        change of ``namespaces``' lists)."""
+        return [(k, s) for k, s, _ in self.audience(namespaces) if k in self._listed]
 
     def drop(self, key: str, session: ServerSession) -> None:
         """Forget a gone session, unless ``key`` now names another session."""
-        if self._peers.get(key) is session:
+        peer = self._peers.get(key)
+        if peer is not None and peer[0] is session:
             del self._peers[key]
             self._listed.discard(key)
 

@@ -33,7 +33,7 @@ from mcp.server.subscriptions import (
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
 from mcpmount.registry import redacted_url
-from mcpmount.serve._changes import Kind
+from mcpmount.serve._changes import Kind, ListChanged
 from mcpmount.serve._redis_activations import RedisActivationStore
 from mcpmount.serve._redis_bus import RedisSubscriptionBus
 
@@ -163,26 +163,33 @@ def shared_namespace(config: RegistryConfig) -> str:
 
 
 async def tell_of_remote_changes(
-    bus: RedisSubscriptionBus, tell: Callable[[Kind], Awaitable[None]]
+    bus: RedisSubscriptionBus, tell: Callable[[Kind, frozenset[str] | None], Awaitable[None]]
 ) -> None:
-    """Call ``tell`` with each list kind other replicas changed, coalesced; runs until
-    cancelled. ``serve`` tells its handshake-era sessions so (listen streams have the bus)."""
-    kinds: set[Kind] = set()
+    """Call ``tell`` with each list kind other replicas changed and the servers it changed
+    in (None: not said), coalesced; runs until cancelled. ``serve`` tells its handshake-era
+    sessions so (listen streams have the bus)."""
+    kinds: dict[Kind, set[str] | None] = {}
     dirty = anyio.Event()
 
     def on_event(event: ServerEvent) -> None:
-        if (kind := _KINDS.get(type(event))) is not None:
-            kinds.add(kind)
-            dirty.set()
+        kind: Kind | None = next((k for t, k in _KINDS.items() if isinstance(event, t)), None)
+        if kind is None:
+            return
+        servers = event.servers if isinstance(event, ListChanged) else None
+        known = kinds.get(kind, set())
+        # News of no server in particular (None) is told to every session.
+        kinds[kind] = None if servers is None or known is None else known | servers
+        dirty.set()
 
     unsubscribe = bus.subscribe_remote(on_event)
     try:
         while True:
             await dirty.wait()
             dirty = anyio.Event()
-            told, kinds = sorted(kinds), set[Kind]()
-            for kind in told:
-                await tell(kind)
+            told, kinds = kinds, {}
+            for kind in sorted(told):
+                servers = told[kind]
+                await tell(kind, None if servers is None else frozenset(servers))
     finally:
         unsubscribe()
 

@@ -7,12 +7,18 @@ unsubscribes when the last one lets go (``resources/unsubscribe``, a listen stre
 ends). Each update the server sends reaches the clients subscribed to its URI:
 ``notifications/resources/updated`` to handshake-era sessions, ``ResourceUpdated`` on
 the listen bus (which delivers it only to streams that named the URI).
+
+A listen stream's events pass `VisibleEvents`: a stream opened by a principal limited to
+some namespaces gets no list change of servers it may not see, and no update of their
+resources (`mcpmount.serve._access`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, Final
 
 import anyio
@@ -20,14 +26,16 @@ import mcp_types
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
+from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent, SubscriptionBus
 
 from mcpmount.errors import RegistryError, UnknownResourceError
 from mcpmount.registry import Registry
+from mcpmount.serve._access import EVERYONE, Door, Principal, principal_of
+from mcpmount.serve._changes import PromptsChanged, ResourcesChanged, ToolsChanged
 from mcpmount.serve._content import raise_for
 from mcpmount.serve._sessions import Sessions
 
-__all__ = ["Subscriptions"]
+__all__ = ["Subscriptions", "VisibleEvents"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +45,45 @@ _NOTIFY_TIMEOUT: Final = 2.0
 _BACKLOG: Final = 1000
 """Updates waiting to be sent; past it the oldest are dropped (each says only "read again")."""
 
+_listening: ContextVar[Principal] = ContextVar("mcpmount_listening", default=EVERYONE)
+"""The principal of the listen stream being opened (the SDK's handler subscribes to the bus
+within the request's own task, before its first wait)."""
+
+
+class VisibleEvents:
+    """A view of a `SubscriptionBus` for listen streams: a listener subscribed while a limited
+    principal's stream opens gets only the events that principal may see.
+
+    Args:
+        bus: The bus events are published on.
+        door: What a principal may see.
+    """
+
+    def __init__(self, bus: SubscriptionBus, door: Door) -> None:
+        self._bus = bus
+        self._door = door
+
+    async def publish(self, event: ServerEvent) -> None:
+        await self._bus.publish(event)
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        principal = _listening.get()
+        if not principal.limited:
+            return self._bus.subscribe(listener)
+
+        def deliver(event: ServerEvent) -> None:
+            if self._visible(principal, event):
+                listener(event)
+
+        return self._bus.subscribe(deliver)
+
+    def _visible(self, principal: Principal, event: ServerEvent) -> bool:
+        if isinstance(event, ResourceUpdated):
+            return principal.sees(self._door.owner("resource", event.uri))
+        if isinstance(event, ToolsChanged | PromptsChanged | ResourcesChanged):
+            return principal.sees_any(event.servers)
+        return True  # "every list changed" (a resynchronization): news of no server
+
 
 class Subscriptions:
     """Who wants which resource's updates, and their delivery.
@@ -44,12 +91,13 @@ class Subscriptions:
     Args:
         registry: The served registry; it subscribes upstream.
         bus: The 2026-07-28 listen fan-out.
+        door: What each listen stream's principal may see.
     """
 
-    def __init__(self, registry: Registry, bus: SubscriptionBus) -> None:
+    def __init__(self, registry: Registry, bus: SubscriptionBus, door: Door) -> None:
         self._registry = registry
         self._bus = bus
-        self._listen = ListenHandler(bus)
+        self._listen = ListenHandler(VisibleEvents(bus, door))
         self._wanted: Counter[str] = Counter()
         self._sessions: dict[str, dict[str, ServerSession]] = {}
         """URI -> session key -> session (handshake era)."""
@@ -93,6 +141,7 @@ class Subscriptions:
         """Serve one 2026-era listen stream, subscribed upstream to the URIs it names."""
         uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
         held: list[str] = []
+        principal = _listening.set(principal_of(ctx))
         try:
             for uri in uris:
                 try:
@@ -103,6 +152,7 @@ class Subscriptions:
                     held.append(uri)
             return await self._listen(ctx, params)
         finally:
+            _listening.reset(principal)
             with anyio.CancelScope(shield=True):
                 for uri in held:
                     await self._release(uri)

@@ -1,0 +1,184 @@
+"""Who a request comes from, and what it may see: the one door everything leaving serve passes.
+
+A `Principal` is a client as access sees it: the identity of its token (none without
+authentication, over stdio) and the namespaces that token may see (``None``: all). Every
+request has one (`principal_of`, from the SDK's authenticated user; `current_principal`
+where only the request's context is at hand), and every handshake-era session remembers
+the principal that opened it (`mcpmount.serve._sessions`), so that what is sent to it
+later (log messages, list changes, resource updates) is sent only if it may see it.
+
+`Door` answers, for a principal, every question of the form "may it see this?" over the
+served registry:
+
+- whose a tool, prompt or resource URI is (`Door.owner`): the registry's table for
+  tools, the name or URI itself for prompts (``<namespace>__<prompt>``) and resources
+  (``mcpmount://<namespace>/...``), since a namespace never holds ``__``;
+- which names it sees (`Door.visible_names`), and the error an unknown name gets
+  (`Door.unknown`): the registry's own unknown-name error, its "did you mean" drawn only
+  from the visible names. A hidden name is answered with exactly that error, as if it
+  did not exist.
+
+A principal that sees every namespace is answered as the registry answers: the door costs
+it one attribute test per question.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from mcp.server import ServerRequestContext
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from starlette.requests import HTTPConnection
+
+from mcpmount.catalog import split_uri
+from mcpmount.errors import (
+    UnknownNameError,
+    UnknownPromptError,
+    UnknownResourceError,
+    UnknownToolError,
+)
+from mcpmount.registry import Registry
+from mcpmount.serve._auth_tokens import Grant
+
+__all__ = [
+    "EVERYONE",
+    "RESOURCE_NOT_FOUND",
+    "Door",
+    "Kind",
+    "Principal",
+    "current_principal",
+    "principal_of",
+]
+
+RESOURCE_NOT_FOUND: Final = -32002
+"""The MCP spec's error code for a resource that does not exist."""
+
+Kind = Literal["tool", "prompt", "resource"]
+"""What a name names: a tool's or prompt's public name, or a registry URI (or template)."""
+
+_SUGGESTIONS: Final = 3
+"""How many close names an unknown-name error suggests (as the registry does)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """A client as access sees it: who it is, and which namespaces it may see."""
+
+    identity: str
+    """Its token's identity (``""``: no token, as over stdio or without authentication).
+    Conversations are kept apart by it (`scoped`)."""
+
+    namespaces: frozenset[str] | None
+    """The namespaces it may see; None: every one."""
+
+    @property
+    def limited(self) -> bool:
+        """Whether some namespace may be hidden from it."""
+        return self.namespaces is not None
+
+    def sees(self, namespace: str | None) -> bool:
+        """Whether it may see what belongs to ``namespace`` (None: to no mounted server)."""
+        return self.namespaces is None or (namespace is not None and namespace in self.namespaces)
+
+    def sees_any(self, namespaces: Iterable[str]) -> bool:
+        """Whether it may see what belongs to at least one of ``namespaces``."""
+        return self.namespaces is None or not self.namespaces.isdisjoint(namespaces)
+
+    def scoped(self, key: str) -> str:
+        """``key`` (a conversation id the client chose) in this principal's own space: two
+        tokens naming the same conversation never share it."""
+        if not self.identity:
+            return key
+        digest = hashlib.sha256(self.identity.encode()).hexdigest()[:16]
+        return f"{digest}:{key}"
+
+
+EVERYONE: Final = Principal("", None)
+"""A client without a token: over stdio, or HTTP without authentication. It sees all."""
+
+
+def principal_of(ctx: ServerRequestContext[Any, Any]) -> Principal:
+    """The principal of a request (from the user the SDK's bearer middleware put in the
+    HTTP scope); `EVERYONE` without a token."""
+    request = ctx.request
+    if not isinstance(request, HTTPConnection):
+        return EVERYONE
+    user = request.scope.get("user")
+    return _of_token(user.access_token if isinstance(user, AuthenticatedUser) else None)
+
+
+def current_principal() -> Principal:
+    """The principal of the HTTP request being handled, where no request context is at hand
+    (the SDK's ``Mcp-Param`` header check asks only for a tool's schema); `EVERYONE`
+    outside an authenticated request."""
+    return _of_token(get_access_token())
+
+
+def _of_token(token: AccessToken | None) -> Principal:
+    if not isinstance(token, Grant):
+        return EVERYONE
+    identity = token.client_id if token.subject is None else f"{token.client_id}/{token.subject}"
+    return Principal(identity or "?", token.namespaces)
+
+
+class Door:
+    """What a principal may see of a served registry (see the module docstring).
+
+    Args:
+        registry: The served registry.
+    """
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+
+    def owner(self, kind: Kind, name: str) -> str | None:
+        """The namespace ``name`` belongs to; None when it names nothing mounted."""
+        if kind == "tool":
+            try:
+                return self._registry.get(name).server
+            except UnknownToolError:
+                return None
+        if kind == "prompt":
+            namespace, sep, _ = name.partition("__")
+            return namespace if sep else None
+        try:
+            return split_uri(name)[0]
+        except UnknownResourceError:
+            return None
+
+    def sees(self, principal: Principal, kind: Kind, name: str) -> bool:
+        """Whether ``principal`` may see ``name`` (also True for a name of no server, to a
+        principal that sees all: the registry then says it is unknown)."""
+        return not principal.limited or principal.sees(self.owner(kind, name))
+
+    def visible_names(self, principal: Principal, kind: Literal["tool", "prompt"]) -> list[str]:
+        """The public names of the tools (or prompts) ``principal`` may see."""
+        if kind == "tool":
+            names = [tool.name for tool in self._registry.mounted_tools()]
+        else:
+            names = [prompt.name for prompt in self._registry.prompts()]
+        if not principal.limited:
+            return names
+        return [name for name in names if principal.sees(self.owner(kind, name))]
+
+    def unknown(
+        self, principal: Principal, kind: Literal["tool", "prompt"], name: str
+    ) -> UnknownNameError:
+        """The error an unknown (or hidden) ``name`` gets: the registry's, suggesting close
+        names among the visible ones only."""
+        close = difflib.get_close_matches(name, self.visible_names(principal, kind), n=_SUGGESTIONS)
+        return UnknownToolError(name, close) if kind == "tool" else UnknownPromptError(name, close)
+
+    def answer_unknown(self, principal: Principal, error: UnknownNameError) -> UnknownNameError:
+        """``error`` as ``principal`` may read it: its suggestions limited to what it sees."""
+        if not principal.limited:
+            return error
+        if isinstance(error, UnknownPromptError):
+            return self.unknown(principal, "prompt", error.name)
+        return self.unknown(principal, "tool", error.name)
