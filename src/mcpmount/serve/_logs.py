@@ -73,25 +73,20 @@ class Logs:
         live = set(self.sessions.keys())
         for gone in [key for key in self._levels if key not in live]:
             del self._levels[gone]  # a session dropped since: its level no longer counts
-        wanted: dict[str | None, mcp_types.LoggingLevel] = {}
-        limited: list[tuple[frozenset[str], mcp_types.LoggingLevel]] = []
         principal = principal_of(ctx)
         chosen: list[tuple[frozenset[str] | None, mcp_types.LoggingLevel]] = [
             (principal.namespaces, level)
         ]
         for key, each in self._levels.items():
-            of = self.sessions.principal(key)
-            if of is not None:
+            if (of := self.sessions.principal(key)) is not None:
                 chosen.append((of.namespaces, each))
-        for namespaces, each in chosen:
-            if namespaces is None:
-                _keep_most_verbose(wanted, None, each)
-            else:
-                limited.append((namespaces, each))
-        for namespaces, each in limited:
-            for server in namespaces:
-                _keep_most_verbose(wanted, server, wanted.get(None, each))
+        wanted: dict[str | None, mcp_types.LoggingLevel] = {}
+        for namespaces, each in chosen:  # None: every server without a level of its own
+            for server in (None,) if namespaces is None else namespaces:
                 _keep_most_verbose(wanted, server, each)
+        if (everyone := wanted.get(None)) is not None:
+            for server in wanted:  # what every server is asked for holds for these too
+                _keep_most_verbose(wanted, server, everyone)
         return self._ask(wanted)
 
     def opt_in(
