@@ -5,7 +5,8 @@ lives with its kind: ``check``, ``status`` and ``lock`` mount every server (``_m
 ``tools``, ``search`` and ``call`` query the mounted tools (``_query``); ``prompts``,
 ``resources``, ``read`` and ``prompt`` what servers offer besides tools (``_content``);
 ``serve`` hands the config to `mcpmount.serve` (``_serve``). ``_app`` parses, dispatches
-and maps errors to exit codes.
+and maps errors to exit codes. Whatever a server wrote is printed through ``_shown``:
+never as markup, never as control codes a terminal would obey.
 """
 
 from __future__ import annotations

@@ -14,8 +14,6 @@ from functools import partial
 
 import anyio
 from rich.console import Console
-from rich.logging import RichHandler
-from rich.text import Text
 
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
@@ -23,6 +21,7 @@ from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._query import run_call, run_search, run_tools
 from mcpmount.cli._serve import add_serve_auth_flags, run_serve
+from mcpmount.cli._shown import ShownLogHandler, shown
 from mcpmount.cli._signals import until_signalled
 from mcpmount.config import load_config
 from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
@@ -49,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config(args.config or DEFAULT_CONFIG)
     except ConfigError as exc:
-        err.print(Text(str(exc), style="red"))
+        err.print(shown(str(exc), "red", lines=True))
         return EXIT_USAGE
     try:
         match args.command:
@@ -84,16 +83,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error(f"unknown command {args.command!r}")
         return anyio.run(until_signalled, command)
     except ConfigError as exc:  # e.g. an unreadable lock file
-        err.print(Text(str(exc), style="red"))
+        err.print(shown(str(exc), "red", lines=True))
         return EXIT_USAGE
     except ArgumentsError as exc:  # arguments JSON cannot carry: the caller's mistake
-        err.print(Text(str(exc), style="red"))
+        err.print(shown(str(exc), "red", lines=True))
         return EXIT_USAGE
     except RegistryError as exc:  # MountError included: one line per failed server
-        err.print(Text(str(exc), style="red"))
+        err.print(shown(str(exc), "red", lines=True))
         return EXIT_FAILED
     except OSError as exc:  # e.g. serve cannot bind its address, lock cannot write its file
-        err.print(Text(f"{args.command}: {exc}", style="red"))
+        err.print(shown(f"{args.command}: {exc}", "red", lines=True))
         return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -208,7 +207,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _configure_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    handler = RichHandler(console=Console(stderr=True), show_path=False, markup=False)
+    handler = ShownLogHandler(console=Console(stderr=True), show_path=False, markup=False)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     if verbosity < 2:
         # The SDK logs every unparseable server line with a traceback; we report it ourselves.

@@ -1,7 +1,8 @@
 """What servers offer besides tools: ``prompts``, ``resources``, ``read`` and ``prompt``.
 
 Resources are shown under their registry URIs (``mcpmount://<namespace>/<uri>``), which
-``read`` takes back. Server text is printed as `rich.text.Text`, never parsed as markup.
+``read`` takes back. Server text is printed through `shown` and `print_json`: never as
+markup, and with its control characters visible.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_OK, EXIT_USAGE
 from mcpmount.cli._query import json_object
+from mcpmount.cli._shown import print_json, shown, widest
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import open_registry
 
@@ -36,17 +38,15 @@ async def run_prompts(config: RegistryConfig, args: argparse.Namespace, out: Con
     async with open_registry(config) as registry:
         prompts = registry.prompts()
     if args.json:
-        out.print_json(json.dumps(_wire(list(prompts))))
+        print_json(out, json.dumps(_wire(list(prompts))))
         return EXIT_OK
     table = Table(title=Text(f"{len(prompts)} prompts"))
-    table.add_column(
-        "name", no_wrap=True, min_width=len(max((p.name for p in prompts), default=""))
-    )
+    table.add_column("name", no_wrap=True, min_width=widest(p.name for p in prompts))
     table.add_column("arguments (* required)", no_wrap=True)
     table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
     for prompt in prompts:
         arguments = ", ".join(a.name + ("*" if a.required else "") for a in prompt.arguments or [])
-        table.add_row(Text(prompt.name), Text(arguments), Text(_first_line(prompt.description)))
+        table.add_row(shown(prompt.name), shown(arguments), shown(_first_line(prompt.description)))
     out.print(table)
     return EXIT_OK
 
@@ -57,20 +57,18 @@ async def run_resources(config: RegistryConfig, args: argparse.Namespace, out: C
         templates = registry.resource_templates()
     if args.json:
         body = {"resources": _wire(list(resources)), "templates": _wire(list(templates))}
-        out.print_json(json.dumps(body))
+        print_json(out, json.dumps(body))
         return EXIT_OK
     rows = [(r.uri, r.name, r.mime_type, r.description) for r in resources]
     rows += [(t.uri_template, t.name, t.mime_type, t.description) for t in templates]
     title = f"{len(resources)} resources, {len(templates)} templates"
     table = Table(title=Text(title))
-    table.add_column(
-        "URI (template)", no_wrap=True, min_width=len(max((r[0] for r in rows), default=""))
-    )
+    table.add_column("URI (template)", no_wrap=True, min_width=widest(r[0] for r in rows))
     table.add_column("name", no_wrap=True)
     table.add_column("type", no_wrap=True)
     table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
     for uri, name, mime, description in rows:
-        table.add_row(Text(uri), Text(name), Text(mime or ""), Text(_first_line(description)))
+        table.add_row(shown(uri), shown(name), shown(mime or ""), shown(_first_line(description)))
     out.print(table)
     return EXIT_OK
 
@@ -79,15 +77,15 @@ async def run_read(config: RegistryConfig, args: argparse.Namespace, out: Consol
     async with open_registry(config) as registry:
         result = await registry.read_resource(args.uri, timeout=args.timeout)
     if args.json:
-        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+        print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))
         return EXIT_OK
     for item in result.contents:
         match item:
             case mcp_types.TextResourceContents():
-                out.print(Text(item.text))
+                out.print(shown(item.text, lines=True))
             case mcp_types.BlobResourceContents():
                 mime = item.mime_type or "unknown type"
-                out.print(Text(f"[blob: {mime}, {len(item.blob)} base64 chars, {item.uri}]"))
+                out.print(shown(f"[blob: {mime}, {len(item.blob)} base64 chars, {item.uri}]"))
     return EXIT_OK
 
 
@@ -104,13 +102,13 @@ async def run_prompt(
     async with open_registry(config) as registry:
         result = await registry.get_prompt(args.name, strings, timeout=args.timeout)
     if args.json:
-        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+        print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))
         return EXIT_OK
     for message in result.messages:
         block = message.content
         if isinstance(block, mcp_types.TextContent):
-            out.print(Text(f"{message.role}: {block.text}"))
+            out.print(shown(f"{message.role}: {block.text}", lines=True))
         else:
             out.print(Text(f"{message.role}:"))
-            out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
+            print_json(out, block.model_dump_json(by_alias=True, exclude_none=True))
     return EXIT_OK

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from mcpmount.auth import LoginFailed, TokenStore, login, logout
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpmount.cli._shown import shown
 from mcpmount.config import HttpServer, RegistryConfig
 
 __all__ = ["run_login", "run_logout"]
@@ -38,12 +39,12 @@ async def run_login(
     store = TokenStore.of(config.settings)
 
     def show(line: str) -> None:
-        err.print(Text(line), soft_wrap=True)  # a URL must stay whole to be copied
+        err.print(shown(line), soft_wrap=True)  # a URL must stay whole to be copied
 
     try:
         await login(spec, args.namespace, store, show=show, open_browser=not args.no_browser)
-    except LoginFailed as exc:
-        err.print(Text(str(exc), style="red"))
+    except LoginFailed as exc:  # it may quote the authorization server's words
+        err.print(shown(str(exc), "red", lines=True))
         return EXIT_FAILED
     out.print(Text(f"Logged in to {args.namespace} ({spec.display_url()})."))
     return EXIT_OK

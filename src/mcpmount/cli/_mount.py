@@ -1,7 +1,7 @@
 """The commands that mount every server and report on each: ``check``, ``status``, ``lock``.
 
-Server-provided text (names, errors) goes into tables as `rich.text.Text`, never as a
-plain string, which rich would parse as markup: an error holding ``[/bold]`` would raise.
+Server-provided text (errors, notes, a server's stderr quoted in them) is printed through
+`shown` and `print_json`: never as markup, and with its control characters visible.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from rich.text import Text
 
 from mcpmount.catalog import lock_path
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
+from mcpmount.cli._shown import print_json, shown
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
 from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
@@ -84,7 +85,7 @@ async def run_check(
                 for row in rows
             ],
         }
-        out.print_json(json.dumps(report))
+        print_json(out, json.dumps(report))
     else:
         table = Table(title=Text(f"{config.path or 'config'}: {len(rows)} servers"))
         for column in ("server", "transport", "state", "tools", "startup"):
@@ -101,12 +102,12 @@ async def run_check(
                 state,
                 tools,
                 f"{row.seconds * 1000:.0f} ms",
-                Text(row.error.detail if row.error else ""),
+                shown(row.error.detail if row.error else "", lines=True),
             )
         out.print(table)
         for row in rows:
             for note in row.notes:
-                err.print(Text(f"{row.server}: {note}", style="yellow"))
+                err.print(shown(f"{row.server}: {note}", "yellow", lines=True))
         total = sum(row.tools for row in rows)
         summary = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
         err.print(Text(summary + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
@@ -123,7 +124,7 @@ async def run_status(
         outcomes = await _mount_each(registry, config, err)
         failed = {row.server: row for row in outcomes if row.error is not None}
         if args.json:
-            out.print_json(json.dumps(_status_json(registry, failed)))
+            print_json(out, json.dumps(_status_json(registry, failed)))
         elif args.watch is None:
             out.print(_status_table(registry, failed))
         else:
@@ -165,13 +166,21 @@ def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Tab
             str(row.restarts),
             str(row.calls),
             f"{row.p50_ms:.1f} ms" if row.p50_ms is not None else "",
-            Text(row.error or ""),
+            shown(row.error or "", lines=True),
         )
     for outcome in failed.values():
         error = outcome.error.detail if outcome.error else ""
         state = Text("failed", style="red" if outcome.spec.required else "yellow")
         table.add_row(
-            Text(outcome.server), outcome.spec.transport, state, "", "", "", "", "", Text(error)
+            Text(outcome.server),
+            outcome.spec.transport,
+            state,
+            "",
+            "",
+            "",
+            "",
+            "",
+            shown(error, lines=True),
         )
     return table
 

@@ -1,8 +1,7 @@
 """The commands that query the mounted tools: ``tools``, ``search`` and ``call``.
 
-Server-provided text (names, descriptions, results) is printed as `rich.text.Text`, never
-as a plain string, which rich would parse as markup: a description holding ``[/bold]``
-would raise.
+Server-provided text (names, descriptions, results) is printed through `shown` and
+`print_json`: never as markup, and with its control characters visible.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpmount.cli._shown import print_json, shown, widest
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import needs_approval, open_registry
 
@@ -37,14 +37,12 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
                 | {"approval": t.name in gated, "description": t.definition.description}
                 for t in tools
             ]
-            out.print_json(json.dumps(rows))
+            print_json(out, json.dumps(rows))
             return EXIT_OK
         raws = [t.raw_name for t in tools if t.renamed]
         table = Table(title=Text(f"{len(tools)} tools"))
-        table.add_column(
-            "name", no_wrap=True, min_width=len(max((t.name for t in tools), default=""))
-        )
-        table.add_column("raw name", no_wrap=True, min_width=len(max(raws, default="")))
+        table.add_column("name", no_wrap=True, min_width=widest(t.name for t in tools))
+        table.add_column("raw name", no_wrap=True, min_width=widest(raws))
         table.add_column("deferred", no_wrap=True, min_width=8)
         if gated:  # calls that wait for an approver
             table.add_column("approval", no_wrap=True, min_width=8)
@@ -54,11 +52,11 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
         for tool in tools:
             approval = ["needed" if tool.name in gated else ""] if gated else []
             table.add_row(
-                Text(tool.name),
-                Text(tool.raw_name if tool.renamed else ""),
+                shown(tool.name),
+                shown(tool.raw_name if tool.renamed else ""),
                 "deferred" if tool.deferred else "",
                 *approval,
-                Text(_first_line(tool.definition.description)),
+                shown(_first_line(tool.definition.description)),
             )
         out.print(table)
     return EXIT_OK
@@ -72,26 +70,26 @@ async def run_search(config: RegistryConfig, args: argparse.Namespace, out: Cons
         found = registry.search(args.query, args.limit)
     if args.json:
         hits = [{"name": h.tool.name, "score": round(h.score, 4)} for h in found.hits]
-        out.print_json(json.dumps({"hits": hits, "hint": found.hint}))
+        print_json(out, json.dumps({"hits": hits, "hint": found.hint}))
         return EXIT_OK
-    table = Table(title=Text(f"search: {args.query}"))
+    table = Table(title=shown(f"search: {args.query}"))
     names = [hit.tool.name for hit in found.hits]
     table.add_column("#", justify="right", no_wrap=True, min_width=2)
-    table.add_column("name", no_wrap=True, min_width=len(max(names, default="")))
+    table.add_column("name", no_wrap=True, min_width=widest(names))
     table.add_column("score", justify="right", no_wrap=True, min_width=6)
     table.add_column("deferred", no_wrap=True, min_width=8)
     table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
     for rank, hit in enumerate(found.hits, 1):
         table.add_row(
             str(rank),
-            Text(hit.tool.name),
+            shown(hit.tool.name),
             f"{hit.score:.3f}",
             "deferred" if hit.tool.deferred else "",
-            Text(_first_line(hit.tool.definition.description)),
+            shown(_first_line(hit.tool.definition.description)),
         )
     out.print(table)
     if found.hint:
-        out.print(Text(found.hint, style="yellow"))
+        out.print(shown(found.hint, "yellow"))
     return EXIT_OK
 
 
@@ -111,11 +109,11 @@ async def run_call(
     async with open_registry(config) as registry:
         result = await registry.call(args.name, arguments, timeout=args.timeout)
     if args.json:
-        out.print_json(result.model_dump_json(by_alias=True, exclude_none=True))
+        print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))
     else:
         _print_result(result, out)
     if result.is_error:
-        err.print(Text(f"{args.name} reported an error", style="red"))
+        err.print(shown(f"{args.name} reported an error", "red"))
         return EXIT_FAILED
     return EXIT_OK
 
@@ -124,15 +122,15 @@ def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
     for block in result.content:
         match block:
             case mcp_types.TextContent():
-                out.print(Text(block.text))
+                out.print(shown(block.text, lines=True))
             case mcp_types.ImageContent() | mcp_types.AudioContent():
                 out.print(
-                    Text(f"[{block.type}: {block.mime_type}, {len(block.data)} base64 chars]")
+                    shown(f"[{block.type}: {block.mime_type}, {len(block.data)} base64 chars]")
                 )
             case _:
-                out.print_json(block.model_dump_json(by_alias=True, exclude_none=True))
+                print_json(out, block.model_dump_json(by_alias=True, exclude_none=True))
     if result.structured_content is not None and not result.content:
-        out.print_json(json.dumps(result.structured_content))
+        print_json(out, json.dumps(result.structured_content))
 
 
 def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | None:
