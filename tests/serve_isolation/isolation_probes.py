@@ -19,6 +19,7 @@ from isolation_support import (
     BEHAVIOUR,
     HIDDEN,
     ITEMS,
+    MODERN,
     PRIVATE,
     PUB,
     Principal,
@@ -29,8 +30,6 @@ from mcp import Client
 from pydantic import BaseModel
 
 Send = Callable[[Client, str], Awaitable[BaseModel]]
-
-MODERN = "2026-07-28"
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,23 +183,29 @@ async def listening(who: Principal, *resources: str) -> AsyncGenerator[None]:
 async def exercise_hidden(full: Principal, *, notified: bool) -> None:
     """Use everything of the hidden server as the full client; when it can be ``notified``
     (a session, or a listen stream), wait until it was told of the hidden server's log
-    message, tool list change and resource update (so a limited client would have been too).
+    message, tool list change and resource update (so a limited client would have been
+    too), and of everything else it is told, so that it has no notice still on its way.
     """
     client = full.client
-    handshake = client.protocol_version != MODERN
+    session = notified and client.protocol_version != MODERN
+    changed = mcp_types.ToolListChangedNotification
     with anyio.fail_after(BEHAVIOUR):
-        if handshake and notified:
-            await _subscribe(client, uri(HIDDEN))
+        await client.list_tools()  # a session is told of list changes once it listed
+        if session:
+            await full.subscribe(uri(HIDDEN))
+        await client.call_tool(f"{HIDDEN}__grow", {"name": "vault_grown"})
+        if notified:
+            await full.wait_told(changed)
+        await client.call_tool(f"{HIDDEN}__touch", {"uri": "memo://one"})
+        if notified:
+            await full.wait_told(mcp_types.ResourceUpdatedNotification)
+        await client.call_tool(f"{HIDDEN}__log", {"text": "private log"})
+        if notified or client.protocol_version == MODERN:  # 2026: it rides the response
+            await full.wait_for_log(PRIVATE)
+        await client.call_tool("tool_search", {"query": f"select:{HIDDEN}__quokka_census"})
+        if session:  # its own find is told to it
+            await full.wait_told(changed, 2)
         await client.call_tool(f"{HIDDEN}__echo", {"text": "private words"})
         await client.call_tool(f"{HIDDEN}__elicit", {"question": "private question?"})
-        await client.call_tool("tool_search", {"query": f"select:{HIDDEN}__quokka_census"})
         await client.get_prompt(f"{HIDDEN}__vault_admin_secret_prompt", {})
         await client.read_resource(uri(HIDDEN))
-        await client.call_tool(f"{HIDDEN}__log", {"text": "private log"})
-        await client.call_tool(f"{HIDDEN}__grow", {"name": "vault_grown"})
-        await client.call_tool(f"{HIDDEN}__touch", {"uri": "memo://one"})
-        if notified or not handshake:  # a 2026-07-28 message rides the call's response
-            await full.wait_for_log(PRIVATE)
-        if notified:
-            await full.wait_told(mcp_types.ToolListChangedNotification)
-            await full.wait_told(mcp_types.ResourceUpdatedNotification)

@@ -24,10 +24,11 @@ from typing import Any, Final
 import anyio
 import httpx2
 import mcp_types
+import pytest
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from mcpmount.serve import CONVERSATION_HEADER
 from serve.serve_support import BEHAVIOUR, connected, served_http, wait_for_tool
@@ -45,6 +46,9 @@ HIDDEN: Final = "vault"
 NOWHERE: Final = "qzxjw"
 """Not mounted; as long as `HIDDEN`, sharing no letter with it or with `PUB`."""
 
+MODERN: Final = "2026-07-28"
+"""The protocol version of the era without a handshake."""
+
 PRIVATE: Final = "VAULT-CANARY-7f3a"
 """Planted in every text the hidden server writes."""
 
@@ -53,6 +57,18 @@ HIDDEN_ONLY: Final = ("vault_admin_secret", "quokka_census", "vault_admin_secret
 
 SECRETS: Final = (HIDDEN, PRIVATE, "quokka", *HIDDEN_ONLY)
 """What must never reach the limited client, in any case (checked case-insensitively)."""
+
+ERAS: Final = [
+    pytest.param("legacy", (), id="handshake-session"),
+    pytest.param("auto", (), id="2026"),
+    pytest.param("legacy", ("--stateless",), id="handshake-stateless"),
+    pytest.param("auto", ("--stateless",), id="2026-stateless"),
+]
+"""(Client mode, serve flags): the handshake era (2025-11-25) with a session, the
+2026-07-28 era (no session over HTTP), and both with ``--stateless``."""
+
+SESSIONLESS: Final = [pytest.param((), id="2026"), pytest.param(("--stateless",), id="stateless")]
+"""The serve flags of the 2026-07-28 era's two ways to serve."""
 
 MEMO: Final = "memo://one"
 ITEMS: Final = "memo://items/{item}"
@@ -189,6 +205,19 @@ class Principal:
         while self.told(kind) < count:
             await anyio.sleep(0.02)
 
+    async def set_level(self, level: mcp_types.LoggingLevel) -> None:
+        """Send ``logging/setLevel`` (the handshake era's)."""
+        # Not Client.set_logging_level: it warns of the 2026-07-28 deprecation.
+        params = mcp_types.SetLevelRequestParams(level=level)
+        request = mcp_types.SetLevelRequest(params=params)
+        await self.client.session.send_request(request, mcp_types.EmptyResult)
+
+    async def subscribe(self, resource: str) -> None:
+        """Send ``resources/subscribe`` (the handshake era's)."""
+        # Not Client.subscribe_resource: it warns of the 2026-07-28 deprecation.
+        request = mcp_types.SubscribeRequest(params=mcp_types.SubscribeRequestParams(uri=resource))
+        await self.client.session.send_request(request, mcp_types.EmptyResult)
+
     async def wait_for_log(self, text: str) -> None:
         """Wait until a log message holding ``text`` came (the caller bounds it)."""
         while not any(text in str(entry.data) for entry in self.logs):
@@ -238,13 +267,47 @@ async def principal(
             yield state[0]
 
 
+async def rpc(
+    url: str, token: str, method: str, params: dict[str, Any], **headers: str
+) -> dict[str, Any]:
+    """POST one raw 2026-07-28 request as a client would (``headers`` added, ``_`` for
+    ``-``); return the JSON-RPC response, ``{"status": ..., "result" or "error": ...}``."""
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": envelope}}
+    sent = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+        **{key.replace("_", "-"): value for key, value in headers.items()},
+    }
+    name = params.get("name", params.get("uri"))
+    if isinstance(name, str):
+        sent["Mcp-Name"] = name
+    with anyio.fail_after(BEHAVIOUR):
+        async with httpx2.AsyncClient() as http:
+            response = await http.post(url, headers=sent, content=json.dumps(body).encode())
+    reply = response.json()
+    reply.pop("jsonrpc")
+    reply.pop("id")
+    return {"status": response.status_code, **reply}
+
+
 async def answer(request: Awaitable[BaseModel]) -> dict[str, Any]:
-    """What a request was answered, as wire JSON: ``{"result": ...}`` or ``{"error": ...}``."""
+    """What a request was answered, as wire JSON: ``{"result": ...}`` or ``{"error": ...}``
+    (or ``{"unreadable": ...}``: a result that is not of the method's type)."""
     try:
         with anyio.fail_after(BEHAVIOUR):
             result = await request
     except MCPError as exc:
         return {"error": exc.error.model_dump(mode="json", by_alias=True, exclude_none=True)}
+    except ValidationError as exc:
+        return {"unreadable": str(exc)}
     return {"result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
 
 

@@ -13,12 +13,14 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from isolation_probes import MODERN, exercise_hidden, listening, probes
+from isolation_probes import exercise_hidden, listening, probes
 from isolation_support import (
     BEHAVIOUR,
+    ERAS,
     FULL,
     HIDDEN,
     LIMITED,
+    MODERN,
     PUB,
     PUB_TOOLS,
     Principal,
@@ -38,13 +40,6 @@ pytestmark = [
     pytest.mark.timeout(180),  # three servers and a hundred requests, on a loaded machine
 ]
 
-ERAS = [
-    pytest.param("legacy", (), id="handshake-session"),
-    pytest.param("auto", (), id="2026"),
-    pytest.param("legacy", ("--stateless",), id="handshake-stateless"),
-    pytest.param("auto", ("--stateless",), id="2026-stateless"),
-]
-
 
 async def _list_everything(who: Principal) -> list[str]:
     """Every name and URI the lists show ``who``."""
@@ -54,12 +49,6 @@ async def _list_everything(who: Principal) -> list[str]:
     shown += [r.uri for r in (await client.list_resources()).resources]
     templates = (await client.list_resource_templates()).resource_templates
     return shown + [t.uri_template for t in templates]
-
-
-async def _set_level(who: Principal) -> None:
-    # Not Client.set_logging_level: it warns of the 2026-07-28 deprecation.
-    request = mcp_types.SetLevelRequest(params=mcp_types.SetLevelRequestParams(level="debug"))
-    await who.client.session.send_request(request, mcp_types.EmptyResult)
 
 
 async def _what_it_may_see_reaches_it(full: Principal, limited: Principal, notified: bool) -> None:
@@ -105,12 +94,9 @@ async def test_a_hidden_name_is_answered_as_a_missing_one_and_nothing_hidden_is_
         with anyio.fail_after(BEHAVIOUR):
             before = await _list_everything(limited)
             if not modern:
-                await _set_level(limited)
+                await limited.set_level("debug")
             if session:
-                subscribe = mcp_types.SubscribeRequestParams(uri=uri(PUB))
-                await limited.client.session.send_request(
-                    mcp_types.SubscribeRequest(params=subscribe), mcp_types.EmptyResult
-                )
+                await limited.subscribe(uri(PUB))
             # Its own finds first (a session is told once): the probes then grow nothing.
             own = f"select:{PUB}__archive_lookup,{PUB}__ledger_export"
             await limited.client.call_tool("tool_search", {"query": own})
