@@ -52,9 +52,11 @@ def base_of(url: str) -> str:
     return url.removesuffix("/mcp")
 
 
-async def scrape(base: str) -> Samples:
-    """GET ``/metrics`` and parse it with prometheus_client's own text parser."""
-    async with httpx2.AsyncClient() as http:
+async def scrape(base: str, *, token: str | None = None) -> Samples:
+    """GET ``/metrics`` (with ``Authorization: Bearer TOKEN``) and parse it with
+    prometheus_client's own text parser."""
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with httpx2.AsyncClient(headers=headers) as http:
         response = await http.get(f"{base}/metrics")
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/plain")

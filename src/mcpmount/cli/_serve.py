@@ -17,7 +17,8 @@ __all__ = ["add_serve_auth_flags", "run_serve"]
 
 
 def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
-    """The flags of who may use HTTP ``serve`` (each joins or replaces the ``[serve]`` table)."""
+    """The flags of who may use HTTP ``serve`` and read its metrics (each joins or replaces
+    the ``[serve]`` table)."""
     serve.add_argument(
         "--token-env",
         action="append",
@@ -52,6 +53,24 @@ def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="HTTP: serve beyond loopback without any authentication",
     )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        help="HTTP: serve /metrics on a listener of its own at this port (0: the OS picks), "
+        "and not on the MCP port",
+    )
+    serve.add_argument(
+        "--metrics-host", metavar="HOST", help="HTTP: the metrics listener's address (127.0.0.1)"
+    )
+    serve.add_argument(
+        "--metrics-portfile", help="HTTP: write the metrics listener's port to this file"
+    )
+    serve.add_argument(
+        "--metrics-token-env",
+        metavar="VAR",
+        help="HTTP: /metrics answers only the bearer token in this environment variable",
+    )
 
 
 async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Console) -> int:
@@ -61,6 +80,11 @@ async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Conso
         err.print(Text(f"mcpmount: serving MCP at {url}"))
         if args.portfile:
             write_portfile(args.portfile, url)
+
+    def metrics_ready(url: str) -> None:
+        err.print(Text(f"mcpmount: serving metrics at {url}"))
+        if args.metrics_portfile:
+            write_portfile(args.metrics_portfile, url)
 
     await serve(
         config,
@@ -76,6 +100,10 @@ async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Conso
         oauth=_oauth(args),
         allowed_hosts=args.allowed_host,
         allow_unauthenticated=args.allow_unauthenticated,
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
+        metrics_token=_env_value("--metrics-token-env", args.metrics_token_env),
+        on_metrics_ready=metrics_ready,
     )
     return EXIT_OK
 
@@ -96,6 +124,20 @@ def _env_tokens(names: list[str]) -> dict[str, ServeToken]:
     if problems:
         raise ConfigError("serve", problems)
     return tokens
+
+
+def _env_value(flag: str, name: str | None) -> str | None:
+    """The value of the environment variable ``flag`` names; None without the flag.
+
+    Raises:
+        ConfigError: The variable is not set.
+    """
+    if name is None:
+        return None
+    value = os.environ.get(name)
+    if not value:
+        raise ConfigError("serve", [f"{flag} {name}: the variable is not set"])
+    return value
 
 
 def _oauth(args: argparse.Namespace) -> ServeOAuth | None:

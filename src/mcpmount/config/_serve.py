@@ -1,10 +1,12 @@
-"""Who may use HTTP ``mcpmount serve``: the ``[serve]`` table, `ServeSettings`.
+"""Who may use HTTP ``mcpmount serve`` and read its metrics: the ``[serve]`` table.
 
 ::
 
     [serve]
     allowed_hosts = ["mcp.example.com"]     # Host names clients may use (DNS-rebinding check)
     tokens_file = "serve-tokens.txt"        # one token a line: TOKEN [ns1,ns2]
+    metrics_port = 9100                     # /metrics on a listener of its own (metrics_host)
+    metrics_token = "${METRICS_TOKEN}"      # /metrics, and /readyz's reasons, to this token
 
     [serve.tokens.ci]                       # the key names the token in logs, never its value
     token = "${CI_MCP_TOKEN}"
@@ -25,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Self, cast
 
-from pydantic import AfterValidator, BaseModel, PrivateAttr, SecretStr, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, SecretStr, ValidationError
 from pydantic_core import PydanticCustomError
 
 from mcpmount.config._expand import expand
@@ -48,12 +50,16 @@ def _long_enough(value: SecretStr) -> SecretStr:
     return value
 
 
+Token = Annotated[EnvValue, AfterValidator(_long_enough)]
+"""A static bearer token: a secret of `MIN_TOKEN_LENGTH` characters or more."""
+
+
 class ServeToken(BaseModel):
     """One static bearer token clients of HTTP ``serve`` may present."""
 
     model_config = STRICT_DATA
 
-    token: Annotated[EnvValue, AfterValidator(_long_enough)]
+    token: Token
     """The token itself (usually ``"${VAR}"``); a secret."""
 
     namespaces: list[Text] | None = None
@@ -81,7 +87,8 @@ class ServeOAuth(BaseModel):
 
 
 class ServeSettings(BaseModel):
-    """Inbound authentication and allowed hosts of HTTP ``serve`` (the ``[serve]`` table)."""
+    """Inbound authentication, allowed hosts and the metrics' listener and token of HTTP
+    ``serve`` (the ``[serve]`` table)."""
 
     model_config = STRICT_DATA
 
@@ -102,6 +109,17 @@ class ServeSettings(BaseModel):
     allow_unauthenticated: bool = False
     """Serve HTTP on an address other than loopback without any authentication."""
 
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
+    """Serve ``/metrics`` on a listener of its own at this port (0: the OS chooses), and not
+    on the MCP port; None: no such listener."""
+
+    metrics_host: Text = "127.0.0.1"
+    """The address the metrics listener binds."""
+
+    metrics_token: Token | None = None
+    """The bearer token ``/metrics`` answers (on every listener that serves it), which also
+    reads the reasons ``/readyz`` gives; it is no token for ``/mcp``. A secret."""
+
     _expanded: tuple[str, ...] = PrivateAttr(default=())
 
     def with_expanded(self, values: Iterable[str]) -> Self:
@@ -116,7 +134,10 @@ class ServeSettings(BaseModel):
 
     def redact(self, text: str) -> str:
         """Replace every token and every value expanded from the environment with ``***``."""
-        secrets = {*self._expanded, *(t.token.get_secret_value() for t in self.tokens.values())}
+        tokens = [t.token for t in self.tokens.values()]
+        if self.metrics_token is not None:
+            tokens.append(self.metrics_token)
+        secrets = {*self._expanded, *(t.get_secret_value() for t in tokens)}
         for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
             text = text.replace(secret, "***")
         return text

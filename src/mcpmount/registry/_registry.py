@@ -153,7 +153,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             on_tools=self._relisted,
             handlers=self.handlers,
             on_updated=self._updated,
-            log_level=self._log_levels[server] if server in self._log_levels else self._log_level,
+            log_level=self._log_levels.get(server) or self._log_level,
             reaper=self._reaper,
             schemas=self._schemas,
         )

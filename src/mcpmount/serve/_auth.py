@@ -14,6 +14,7 @@ into the SDK's own HTTP protections, passed to ``Server.streamable_http_app``
 - allowed hosts: the SDK's DNS-rebinding check (Host and Origin), loopback names always
   allowed; without allowed hosts the SDK's default stands (on for a loopback bind).
 - exposure: `check_exposure` refuses a bind beyond loopback without authentication.
+- the metrics' port and token: merged here, used by `mcpmount.serve._ops`.
 """
 
 from __future__ import annotations
@@ -74,15 +75,20 @@ class HttpSecurity:
         oauth: ServeOAuth | None = None,
         allowed_hosts: Sequence[str] = (),
         allow_unauthenticated: bool = False,
+        metrics_port: int | None = None,
+        metrics_host: str | None = None,
+        metrics_token: str | None = None,
     ) -> HttpSecurity:
         """Merge ``settings`` (the ``[serve]`` table) with what the caller gives, and read
         the tokens file.
 
-        Given tokens join the table's, a given tokens file or OAuth replaces its own, given
-        hosts join its hosts, and ``allow_unauthenticated`` holds if either says so.
+        Given tokens join the table's, a given tokens file, OAuth or metrics setting
+        replaces its own, given hosts join its hosts, and ``allow_unauthenticated`` holds if
+        either says so.
 
         Raises:
-            ConfigError: The tokens file cannot be read or has a malformed line.
+            ConfigError: The tokens file cannot be read or has a malformed line; a given
+                metrics setting is invalid (a port beyond 65535, a token too short).
         """
         merged = settings.model_copy(
             update={
@@ -91,6 +97,7 @@ class HttpSecurity:
                 "oauth": oauth or settings.oauth,
                 "allowed_hosts": [*settings.allowed_hosts, *allowed_hosts],
                 "allow_unauthenticated": settings.allow_unauthenticated or allow_unauthenticated,
+                **_given_metrics(metrics_port, metrics_host, metrics_token),
             }
         )
         every = dict(merged.tokens)
@@ -172,6 +179,21 @@ class _Verifier:
         if self._jwt is not None:
             return await self._jwt.verify_token(token)
         return None
+
+
+def _given_metrics(port: int | None, host: str | None, token: str | None) -> dict[str, object]:
+    """The metrics settings given (not None), checked as the ``[serve]`` table's are.
+
+    Raises:
+        ConfigError: One is invalid; the problem names the setting, never the token.
+    """
+    given = {"metrics_port": port, "metrics_host": host, "metrics_token": token}
+    try:
+        checked = ServeSettings.model_validate({k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        problems = [f"{error['loc'][0]}: {error['msg']}" for error in exc.errors()]
+        raise ConfigError("serve", problems) from None
+    return {key: getattr(checked, key) for key in checked.model_fields_set}
 
 
 def _has_port(name: str) -> bool:

@@ -61,11 +61,12 @@ from mcpmount.serve._call_tool import CALL_TOOL_NAME, unwrap
 from mcpmount.serve._changes import Changes, Kind
 from mcpmount.serve._content import Content, without_server_info
 from mcpmount.serve._gate import Gate
-from mcpmount.serve._health import Readiness, health_routes, mounts_done, required_servers_up
+from mcpmount.serve._health import Readiness, mounts_done, required_servers_up
 from mcpmount.serve._hosting import run_http, run_stdio
 from mcpmount.serve._lists import ToolLists
 from mcpmount.serve._logs import Logs
 from mcpmount.serve._metrics import Metrics
+from mcpmount.serve._ops import Ops
 from mcpmount.serve._relay import Relay
 from mcpmount.serve._rounds import Downstream
 from mcpmount.serve._screen import UNREADABLE_METHOD
@@ -298,13 +299,14 @@ class RegistryServer:
 
         On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
         and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
-        ``security`` adds bearer tokens on ``/mcp`` and allowed hosts (`mcpmount.serve._auth`).
+        ``security`` adds bearer tokens on ``/mcp`` and allowed hosts (`mcpmount.serve._auth`),
+        and says who reads ``/metrics`` (served here or not) and ``/readyz``'s reasons
+        (`mcpmount.serve._ops`).
         """
-        ops = [*health_routes(self.readiness), self.metrics.route()]
         return self.server.streamable_http_app(
             host=host,
             stateless_http=stateless,
-            custom_starlette_routes=ops,
+            custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
             **app_security(security, host),
         )
 
@@ -317,8 +319,12 @@ class RegistryServer:
         stateless: bool = False,
         on_ready: Callable[[str], None] | None = None,
         security: HttpSecurity | None = None,
+        on_metrics_ready: Callable[[str], None] | None = None,
     ) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
+
+        With ``security``'s metrics port, ``/metrics`` is also served on a listener of its
+        own (nothing else is there), opened and closed with the main one.
 
         Args:
             stop: Set it to shut down gracefully (bounded by a short grace period).
@@ -326,19 +332,24 @@ class RegistryServer:
             port: The port to bind; 0 lets the OS choose.
             stateless: A fresh transport per request, no session (for load balancers).
             on_ready: Called with the URL once the socket is bound and serving.
-            security: Bearer tokens and allowed hosts (see `http_app`).
+            security: Bearer tokens and allowed hosts, and the metrics' port and token
+                (see `http_app`).
+            on_metrics_ready: Called with the metrics listener's URL once it serves,
+                before ``on_ready``.
 
         Raises:
-            OSError: The address cannot be bound.
+            OSError: An address cannot be bound.
         """
+        ops = Ops(self.readiness, self.metrics, security)
         await run_http(
             self.http_app(host=host, stateless=stateless, security=security),
             stop,
             host=host,
             port=port,
-            on_ready=on_ready,
+            on_ready=ops.announcing(on_ready),
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self._subscriptions.close_streams,
+            beside=ops.listeners(on_metrics_ready),
         )
 
 

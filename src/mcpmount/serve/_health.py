@@ -19,6 +19,11 @@ own). The front adds two required checks (`RegistryServer.readiness`):
 - ``servers``: every mounted server with ``required = true`` is up: ready, or ``lazy``
   or ``idle`` (started on its next call). One starting, restarting or failed is not.
 
+A reason may name servers and tools that some who probe may not see. Who may read the
+reasons is the caller's to say (`health_routes`); the others read, for each failing check,
+what it says to anyone: a `Reason`'s ``public`` text (``servers``: how many are down), or
+`WITHHELD` for a plain string. Status codes are the same for everyone.
+
 A check runs on every probe, on the event loop: it must read state, never wait (a check
 of a network dependency reports what its owner's last attempt saw).
 """
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -39,9 +44,11 @@ from mcpmount.registry import Registry
 from mcpmount.upstream import ServerState
 
 __all__ = [
+    "WITHHELD",
     "Check",
     "Readiness",
     "ReadinessReport",
+    "Reason",
     "health_routes",
     "mounts_done",
     "required_servers_up",
@@ -49,8 +56,23 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-Check = Callable[[], str | None]
-"""A readiness check: None when fine, else why not (a short sentence)."""
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a check fails, said twice: in full, and to anyone who probes."""
+
+    detail: str
+    """The full reason (it may name servers and tools)."""
+    public: str
+    """What anyone may read: nothing a limited token may not see."""
+
+
+Check = Callable[[], str | Reason | None]
+"""A readiness check: None when fine, else why not: a short sentence shown in full only to
+those who may read the reasons, or a `Reason`."""
+
+WITHHELD = "the reason is shown to an operator's token only"
+"""What a plain string reason says to those who may not read it."""
 
 UP_STATES = frozenset({ServerState.READY, ServerState.LAZY, ServerState.IDLE})
 """The states in which a required server counts as up."""
@@ -60,17 +82,21 @@ UP_STATES = frozenset({ServerState.READY, ServerState.LAZY, ServerState.IDLE})
 class ReadinessReport:
     """What the checks said, one probe."""
 
-    failing: dict[str, str] = field(default_factory=dict[str, str])
+    failing: dict[str, Reason] = field(default_factory=dict[str, Reason])
     """Required checks that failed, with their reasons."""
-    degraded: dict[str, str] = field(default_factory=dict[str, str])
+    degraded: dict[str, Reason] = field(default_factory=dict[str, Reason])
     """Optional checks that failed, with their reasons."""
 
     @property
     def ready(self) -> bool:
         return not self.failing
 
-    def body(self) -> dict[str, object]:
-        """The ``/readyz`` JSON body."""
+    def body(self, *, detailed: bool = True) -> dict[str, object]:
+        """The ``/readyz`` JSON body: with each reason in full, or as anyone may read it."""
+
+        def said(reasons: dict[str, Reason]) -> dict[str, str]:
+            return {n: r.detail if detailed else r.public for n, r in reasons.items()}
+
         if self.failing:
             status = "not ready"
         elif self.degraded:
@@ -79,9 +105,9 @@ class ReadinessReport:
             status = "ready"
         body: dict[str, object] = {"status": status}
         if self.failing:
-            body["failing"] = self.failing
+            body["failing"] = said(self.failing)
         if self.degraded:
-            body["degraded"] = self.degraded
+            body["degraded"] = said(self.degraded)
         return body
 
 
@@ -114,47 +140,63 @@ class Readiness:
             except Exception as exc:
                 logger.exception("the readiness check %r failed", name)
                 reason = f"the check failed: {type(exc).__name__}: {exc}"
+            if isinstance(reason, str):
+                reason = Reason(reason, WITHHELD)
             if reason is not None:
                 (report.failing if required else report.degraded)[name] = reason
         return report
 
 
+_MOUNTING = "the initial mounts are under way"
+
+
 def mounts_done(mounted: anyio.Event | None) -> Check:
     """A check: the initial mounts are done (``mounted`` is set; None: nothing to wait for)."""
 
-    def check() -> str | None:
+    def check() -> Reason | None:
         if mounted is None or mounted.is_set():
             return None
-        return "the initial mounts are under way"
+        return Reason(_MOUNTING, _MOUNTING)
 
     return check
 
 
 def required_servers_up(registry: Registry) -> Check:
-    """A check: every mounted server with ``required = true`` is up (see `UP_STATES`)."""
+    """A check: every mounted server with ``required = true`` is up (see `UP_STATES`); to
+    anyone it says how many are not, never which."""
 
-    def check() -> str | None:
+    def check() -> Reason | None:
         down = [row for row in registry.status() if row.required and row.state not in UP_STATES]
         if not down:
             return None
-        return "; ".join(
+        detail = "; ".join(
             f"required server {row.server!r} is {row.state}"
             + (f": {row.error}" if row.error else "")
             for row in down
         )
+        count = "1 required server is" if len(down) == 1 else f"{len(down)} required servers are"
+        return Reason(detail, f"{count} not up")
 
     return check
 
 
-def health_routes(readiness: Readiness) -> list[Route]:
-    """The ``/healthz`` and ``/readyz`` routes (GET and HEAD)."""
+def health_routes(
+    readiness: Readiness, may_read_reasons: Callable[[Request], Awaitable[bool]] | None = None
+) -> list[Route]:
+    """The ``/healthz`` and ``/readyz`` routes (GET and HEAD).
+
+    Args:
+        readiness: What ``/readyz`` checks.
+        may_read_reasons: Whether a request may read the reasons in full; None: every one.
+    """
 
     async def healthz(request: Request) -> Response:
         return _json(200, {"status": "alive"})
 
     async def readyz(request: Request) -> Response:
         report = readiness.report()
-        return _json(200 if report.ready else 503, report.body())
+        detailed = may_read_reasons is None or await may_read_reasons(request)
+        return _json(200 if report.ready else 503, report.body(detailed=detailed))
 
     return [
         Route("/healthz", healthz, methods=["GET", "HEAD"]),

@@ -1,10 +1,10 @@
 """Hosting an MCP server in this process: stdio fed by a stdin thread, or uvicorn on our socket.
 
 Nothing here knows the registry: `run_stdio` takes the SDK's low-level ``Server`` and
-`run_http` an ASGI app. While serving stdio, the SDK's ``stdio_server`` diverts fd 1 to
-stderr (we hand it only stdin), so nothing but protocol messages can reach stdout. The
-process's signals are not handled here: uvicorn runs without its own handlers, and the caller
-decides when to stop.
+`run_http` an ASGI app (and apps to serve beside it on other ports, each a `Listener`).
+While serving stdio, the SDK's ``stdio_server`` diverts fd 1 to stderr (we hand it only
+stdin), so nothing but protocol messages can reach stdout. The process's signals are not
+handled here: uvicorn runs without its own handlers, and the caller decides when to stop.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import os
 import socket
 import sys
 import threading
-from collections.abc import AsyncGenerator, Callable, Generator
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import anyio
@@ -27,7 +28,7 @@ from starlette.applications import Starlette
 
 from mcpmount.serve._screen import screen
 
-__all__ = ["run_http", "run_stdio", "write_portfile"]
+__all__ = ["Listener", "run_http", "run_stdio", "write_portfile"]
 
 _HTTP_SHUTDOWN_GRACE: Final = 2
 """Seconds uvicorn waits for open requests and streams before cutting them."""
@@ -42,6 +43,21 @@ async def run_stdio(server: Server[Any], options: InitializationOptions) -> None
         await server.run(read, write, options)
 
 
+@dataclass(frozen=True, slots=True)
+class Listener:
+    """An app served on an address of its own, beside the main one and for as long."""
+
+    app: Starlette
+    host: str
+    """The address to bind."""
+    port: int
+    """The port to bind; 0 lets the OS choose."""
+    path: str
+    """The path the announced URL names (``/metrics``)."""
+    on_ready: Callable[[str], None] | None = None
+    """Called with the URL once every listener is bound and serving."""
+
+
 async def run_http(
     app: Starlette,
     stop: anyio.Event,
@@ -50,49 +66,73 @@ async def run_http(
     port: int,
     on_ready: Callable[[str], None] | None,
     before_shutdown: Callable[[], None],
+    beside: Sequence[Listener] = (),
 ) -> None:
-    """Serve ``app`` at ``http://HOST:PORT/mcp`` until ``stop`` is set.
+    """Serve ``app`` at ``http://HOST:PORT/mcp``, and each of ``beside``, until ``stop`` is set.
+
+    Every address is bound before anything is served; the listeners stop together (when one
+    ends, the others do).
 
     Args:
         app: The streamable HTTP app.
         stop: Set it to shut down gracefully (bounded by a short grace period).
         host: The address to bind.
         port: The port to bind; 0 lets the OS choose.
-        on_ready: Called with the URL once the socket is bound and serving.
+        on_ready: Called with the URL once every socket is bound and serving, after the
+            ``on_ready`` of each of ``beside`` (a script that waits for it finds theirs done).
         before_shutdown: Called once ``stop`` is set, before the graceful shutdown begins.
+        beside: More apps to serve on addresses of their own, in this process and loop.
 
     Raises:
-        OSError: The address cannot be bound.
+        OSError: An address cannot be bound.
     """
-    sock = _bind(host, port)
-    config = uvicorn.Config(
+    listeners = [*beside, Listener(app, host, port, "/mcp", on_ready)]
+    with contextlib.ExitStack() as sockets:
+        bound = [sockets.enter_context(_bind(each.host, each.port)) for each in listeners]
+        servers = [_UvicornServer(_uvicorn_config(each.app)) for each in listeners]
+
+        def stop_all() -> None:
+            for server in servers:
+                server.should_exit = True
+
+        async with anyio.create_task_group() as tg:
+
+            async def announce_then_stop() -> None:
+                while not all(server.started for server in servers):
+                    await anyio.sleep(0.01)
+                for each, sock in zip(listeners, bound, strict=True):
+                    if each.on_ready is not None:
+                        each.on_ready(_url(each.host, sock, each.path))
+                await stop.wait()
+                before_shutdown()
+                stop_all()
+
+            async def serve(server: _UvicornServer, sock: socket.socket) -> None:
+                try:
+                    await server.serve(sockets=[sock])
+                finally:
+                    stop_all()  # one listener ended (stopped, or its startup failed)
+
+            tg.start_soon(announce_then_stop)
+            async with anyio.create_task_group() as serving:
+                for server, sock in zip(servers, bound, strict=True):
+                    serving.start_soon(serve, server, sock)
+            tg.cancel_scope.cancel()
+
+
+def _uvicorn_config(app: Starlette) -> uvicorn.Config:
+    return uvicorn.Config(
         app,
         log_config=None,  # the application configures logging
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=_HTTP_SHUTDOWN_GRACE,
     )
-    server = _UvicornServer(config)
-    bound_port: int = sock.getsockname()[1]
+
+
+def _url(host: str, sock: socket.socket, path: str) -> str:
     shown_host = f"[{host}]" if ":" in host else host
-    url = f"http://{shown_host}:{bound_port}/mcp"
-    async with anyio.create_task_group() as tg:
-
-        async def announce_then_stop() -> None:
-            while not server.started:
-                await anyio.sleep(0.01)
-            if on_ready is not None:
-                on_ready(url)
-            await stop.wait()
-            before_shutdown()
-            server.should_exit = True
-
-        tg.start_soon(announce_then_stop)
-        try:
-            await server.serve(sockets=[sock])
-        finally:
-            sock.close()
-            tg.cancel_scope.cancel()
+    return f"http://{shown_host}:{sock.getsockname()[1]}{path}"
 
 
 def write_portfile(path: str | os.PathLike[str], url: str) -> None:
@@ -113,22 +153,20 @@ class _UvicornServer(uvicorn.Server):
         yield
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    """Bind a listening socket ourselves: uvicorn calls sys.exit on a bind failure."""
+@contextlib.contextmanager
+def _bind(host: str, port: int) -> Generator[socket.socket]:
+    """Bind a listening socket ourselves (uvicorn calls sys.exit on a bind failure); closed
+    on leaving."""
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
-    try:
+    with socket.socket(family, kind, proto) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # Inherited by every accepted connection. Without it a response written in pieces
         # meets the client's delayed ACK: each call took 44 ms instead of under 2 ms.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(False)  # upstream servers spawned later must not hold it
-    return sock
+        sock.set_inheritable(False)  # upstream servers spawned later must not hold it
+        yield sock
 
 
 _STDIN_CHUNK = 65536

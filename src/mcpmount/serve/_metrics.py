@@ -1,5 +1,8 @@
 """Prometheus metrics of a served registry, at ``/metrics``.
 
+The labels name every server and tool, so who may read them is the caller's to say
+(`Metrics.route`; `mcpmount.serve._auth.OpsAccess`): a request refused is answered 401.
+
 Every metric lives in the front's own ``CollectorRegistry`` (never prometheus_client's
 process-wide default one), so serving changes nothing outside the front and two fronts in
 one process do not share counts.
@@ -27,7 +30,7 @@ scrape; an optional server that failed to mount is in state ``failed``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -97,10 +100,18 @@ class Metrics:
         """The metrics in Prometheus' text format."""
         return generate_latest(self.collectors)
 
-    def route(self) -> Route:
-        """The ``/metrics`` route."""
+    def route(self, may_read: Callable[[Request], Awaitable[bool]] | None = None) -> Route:
+        """The ``/metrics`` route; a request ``may_read`` refuses is answered 401 (None: every
+        request may read)."""
 
         async def metrics(request: Request) -> Response:
+            if may_read is not None and not await may_read(request):
+                return Response(
+                    "a bearer token for the metrics is needed\n",
+                    status_code=401,
+                    media_type="text/plain",
+                    headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
+                )
             return Response(self.exposition(), media_type=CONTENT_TYPE_LATEST)
 
         return Route("/metrics", metrics, methods=["GET"])

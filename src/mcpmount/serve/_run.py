@@ -59,6 +59,10 @@ async def serve(
     oauth: ServeOAuth | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    metrics_port: int | None = None,
+    metrics_host: str | None = None,
+    metrics_token: str | None = None,
+    on_metrics_ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
@@ -94,12 +98,21 @@ async def serve(
         allowed_hosts: HTTP only: Host names clients may use, besides the config's
             ``allowed_hosts`` and loopback names.
         allow_unauthenticated: HTTP only: serve beyond loopback with no authentication.
+        metrics_port: HTTP only: serve ``/metrics`` on a listener of its own at this port
+            (0: the OS chooses), instead of the config's ``metrics_port``; then not on the
+            MCP port (see `mcpmount.serve._ops`).
+        metrics_host: HTTP only: the address the metrics listener binds, instead of the
+            config's ``metrics_host`` (127.0.0.1).
+        metrics_token: HTTP only: the bearer token ``/metrics`` answers, instead of the
+            config's ``metrics_token``; it also reads ``/readyz``'s reasons.
+        on_metrics_ready: HTTP only: called with the metrics listener's URL once serving.
 
     Raises:
         MountError: A required server failed to mount; everything was closed first.
         ConfigError: HTTP beyond loopback without authentication, not allowed (nothing was
-            mounted or bound); or the tokens file cannot be read.
-        OSError: The HTTP address cannot be bound.
+            mounted or bound); the tokens file cannot be read; or a metrics setting is
+            invalid.
+        OSError: The HTTP address (or the metrics one) cannot be bound.
         ConfigError: ``shared_state`` is not a Redis URL, or the redis package is missing.
     """
     security = None
@@ -111,6 +124,9 @@ async def serve(
             oauth=oauth,
             allowed_hosts=allowed_hosts,
             allow_unauthenticated=allow_unauthenticated,
+            metrics_port=metrics_port,
+            metrics_host=metrics_host,
+            metrics_token=metrics_token,
         )
         check_exposure(host, security)
     failure: MountError | None = None
@@ -178,6 +194,7 @@ async def serve(
                     stateless=stateless,
                     on_ready=on_ready,
                     security=security,
+                    on_metrics_ready=on_metrics_ready,
                 )
             tg.cancel_scope.cancel()
     if failure is not None:
