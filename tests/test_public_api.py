@@ -29,7 +29,7 @@ FLOORS = {
     "serve": 5,
     "cli": 6,
 }
-"""Each room's floor: a room imports only from its own floor or below (README "Layout")."""
+"""Each room's floor: a room imports only from its own floor or below (docs/development.md)."""
 
 MODULES = sorted(f"mcpmount.{room}" for room in FLOORS)
 
@@ -54,7 +54,7 @@ SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if _room(p) is not None)
 
 
 def test_every_room_has_a_floor() -> None:
-    """A new package or module must be placed on a floor (and in the README's layout)."""
+    """A new package or module must be placed on a floor (and in docs/development.md)."""
     rooms = {p.stem for p in PACKAGE.glob("*.py")} | {
         p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()
     }

@@ -70,15 +70,28 @@ class ServerBase(BaseModel):
     """The MCP handshake: ``auto`` probes ``server/discover`` first, ``legacy`` does not."""
 
     max_tools: Limit = None
-    """This server's ``max_tools``; None uses the registry's (so do the keys below)."""
+    """This server's ``max_tools``; None uses the registry's."""
 
     max_prompts: Limit = None
+    """This server's ``max_prompts``; None uses the registry's."""
+
     max_resources: Limit = None
+    """This server's ``max_resources``; None uses the registry's."""
+
     max_pages: Limit = None
+    """This server's ``max_pages``; None uses the registry's."""
+
     max_description_bytes: Limit = None
+    """This server's ``max_description_bytes``; None uses the registry's."""
+
     max_schema_depth: Limit = None
+    """This server's ``max_schema_depth``; None uses the registry's."""
+
     max_result_bytes: Limit = None
+    """This server's ``max_result_bytes``; None uses the registry's."""
+
     max_message_bytes: Limit = None
+    """This server's ``max_message_bytes``; None uses the registry's."""
 
     def limits(self, settings: RegistrySettings) -> RegistrySettings:
         """Return ``settings`` with this server's limit overrides applied."""
