@@ -1,7 +1,7 @@
 """What is read back from a store anyone may write (the manifest cache on disk or in Redis,
-the event channel of ``--shared-state``) may be planted: an entry that cannot be decoded,
-for any reason, is skipped with one warning. It never takes down a command or ``serve``,
-and never makes a Redis that answers look unreachable.
+the activations and the event channel of ``--shared-state``) may be planted: an entry that
+cannot be decoded, for any reason, is skipped with one warning. It never takes down a
+command or ``serve``, and never makes a Redis that answers look unreachable.
 
 Each test plants its entries in a real Redis (tests/redis_support.py) or cache directory
 and runs a real ``mcpmount`` process.
@@ -28,9 +28,13 @@ from redis_support import RedisServer, running_redis
 from serve.serve_support import (
     BEHAVIOUR,
     connected,
+    fixture_server,
+    names,
     served_http,
     wait_for_tool,
 )
+from serve.serve_support import write_config as write_serve_config
+from serve_lists.lists_support import client_of, payload
 from serve_ops.ops_support import base_of, probe
 from support import text_of
 
@@ -135,3 +139,50 @@ async def test_serve_keeps_serving_over_a_deep_manifest_entry_and_a_deep_event(
     assert text.count("itscachedmanifest") == 1, text
     assert "reconnecting" not in text
     assert "Traceback" not in text
+
+
+async def test_a_bad_activation_entry_is_replaced_and_redis_stays_ready(tmp_path: Path) -> None:
+    """A key of the wrong type (WRONGTYPE) or a name that is not UTF-8 is replaced or
+    dropped with one warning each; ``/readyz`` stays ready and the conversation keeps
+    what it found."""
+    config = write_serve_config(
+        tmp_path, fixture_server("hidden", extra="defer = true"), fixture_server("shown")
+    )
+    async with (
+        running_redis() as redis_server,
+        redis_client(redis_server) as client,
+        served_http(config, tmp_path, "--shared-state", redis_server.url) as (url, _),
+        client_of(url, conversation="c1") as mcp_client,
+    ):
+        await wait_for_tool(mcp_client, "shown__echo")
+
+        async def search(query: str) -> list[str]:
+            found = payload(await mcp_client.call_tool("tool_search", {"query": query}))
+            return [tool["name"] for tool in found["tools"]]
+
+        async def ready() -> bool:
+            status, body = await probe(base_of(url), "/readyz")
+            return (status, body["status"]) == (200, "ready")
+
+        with anyio.fail_after(BEHAVIOUR):
+            assert await search("select:hidden__add") == ["hidden__add"]
+            (key,) = await client.keys("mcpmount:serve:activations:*")
+            await client.delete(key)
+            await client.set(key, b"not a sorted set")
+            assert "hidden__add" in names(await mcp_client.list_tools())
+            assert await ready()
+            assert await client.type(key) == b"zset"
+            assert await client.zrange(key, 0, -1) == [b"hidden__add"]
+
+            await client.zadd(key, {b"\xff\xfe": 10})
+            assert "hidden__add" in names(await mcp_client.list_tools())
+            assert await ready()
+            assert await client.zrange(key, 0, -1) == [b"hidden__add"]
+
+            assert await search("select:hidden__echo") == ["hidden__echo"]
+            listed = names(await mcp_client.list_tools())
+            assert {"hidden__add", "hidden__echo"} <= set(listed)
+            assert await ready()
+        log = unwrapped((tmp_path / "serve.log").read_text())
+    assert log.count("badactivationentry") == 2, log
+    assert "servingactivationsfromthisreplica" not in log
