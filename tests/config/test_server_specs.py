@@ -204,12 +204,13 @@ def test_a_url_that_is_not_http_is_an_error(write: Write, url: str, problem: str
     assert problems_of(path) == (f"servers.api.url: {problem}",)
 
 
-def test_display_url_drops_userinfo_query_and_fragment() -> None:
-    """``display_url`` keeps scheme, host, port and path: safe to put in a message."""
-    server = HttpServer(url="https://user:pw@api.example.com:8443/v1/mcp?token=abc#top")
-    assert server.display_url() == "https://api.example.com:8443/v1/mcp"
+def test_display_url_hides_the_userinfo_and_query_values_and_drops_the_fragment() -> None:
+    """``display_url`` keeps scheme, host, port, path and the query's keys: safe to put
+    in a message, and the reader can tell which key."""
+    server = HttpServer(url="https://user:pw@api.example.com:8443/v1/mcp?token=abc&v=2&x=long#top")
+    assert server.display_url() == "https://***:***@api.example.com:8443/v1/mcp?token=***&v=2&x=***"
     assert "pw" not in repr(server)
-    assert "token" not in str(server)
+    assert "abc" not in str(server)
 
 
 @pytest.mark.parametrize("name", ["Bad Name", "X:Y", ""])

@@ -20,21 +20,25 @@ This package never imports ``mcp`` and never starts anything, so ``mcpmount chec
 validate a config without spawning a server. Every problem is reported at once, one line
 each, naming the key; no line ever contains a value, because values may be secrets.
 
-Its modules, from the bottom up: ``_problems`` (problem lines), ``_fields`` (checked field
-types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_override`` (per-tool
-overrides), ``_server`` (what every server declares), ``_oauth`` (a url server's OAuth),
-``_http`` (the url kind), ``_spec`` (the stdio kind and the union of kinds), ``_expand``
-(``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables to data), ``_hostfile`` (the
-``mcpServers`` dialect), ``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`).
+Its modules, from the bottom up: ``_problems`` (problem lines), ``_urls`` (`redacted_url`:
+every URL a message shows), ``_json`` (`load_json`: JSON read back, its size and nesting
+bounded first), ``_fields`` (checked field types), ``_settings`` (`RegistrySettings` and
+``MCPMOUNT_*``), ``_override`` (per-tool overrides), ``_server`` (what every server
+declares), ``_oauth`` (a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the
+stdio kind and the union of kinds), ``_expand`` (``${VAR}``), ``_read`` (files to
+tables), ``_tables`` (tables to data), ``_hostfile`` (the ``mcpServers`` dialect),
+``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
+from mcpmount.config._json import load_json
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
+from mcpmount.config._urls import redacted_url
 
 __all__ = [
     "LIMIT_KEYS",
@@ -53,4 +57,6 @@ __all__ = [
     "StdioServer",
     "ToolOverride",
     "load_config",
+    "load_json",
+    "redacted_url",
 ]

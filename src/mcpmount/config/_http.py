@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from typing import Literal, LiteralString
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -13,6 +13,7 @@ from pydantic_core import PydanticCustomError
 from mcpmount.config._fields import Arg, HeaderName, HeaderValue
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._server import ServerBase
+from mcpmount.config._urls import redacted_url
 
 
 def _is_loopback(host: str) -> bool:
@@ -132,10 +133,9 @@ class HttpServer(ServerBase):
         return values + super().secret_values()
 
     def display_url(self) -> str:
-        """Return the URL without userinfo, query string, fragment or secret, for messages."""
-        parts = urlsplit(self.url)
-        host = parts.netloc.rpartition("@")[2]
-        return self.redact(urlunsplit((parts.scheme, host, parts.path, "", "")))
+        """Return the URL for messages: `redacted_url` shows it, and every secret value of
+        this server (the userinfo's, the query's, an expanded ``${VAR}``) is ``***``."""
+        return self.redact(redacted_url(self.url))
 
     def __repr_args__(self) -> Iterable[tuple[str | None, object]]:
         # The URL may carry a token in its userinfo or query: show the display form only;

@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import TypeAlias, cast
 
+from mcpmount.config._json import load_json
 from mcpmount.config._problems import Loc, format_loc
 
 Table: TypeAlias = dict[str, object]
@@ -40,9 +41,12 @@ def read_document(file: Path, problems: list[str], *, json_file: bool) -> Table 
             problems.append(f"invalid TOML: {exc}")
             return None
     try:
-        document = _unpack_json(json.loads(text, object_pairs_hook=_JsonObject), (), problems)
+        document = _unpack_json(load_json(text, object_pairs_hook=_JsonObject), (), problems)
     except json.JSONDecodeError as exc:
         problems.append(f"invalid JSON: {exc.msg} (at line {exc.lineno}, column {exc.colno})")
+        return None
+    except ValueError as exc:  # nested too deeply to parse
+        problems.append(f"invalid JSON: {exc}")
         return None
     if not isinstance(document, dict):
         problems.append("must hold a JSON object")

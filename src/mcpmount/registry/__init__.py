@@ -5,7 +5,6 @@ from mcpmount.registry._approval import needs_approval
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._observers import CallEvent, Observers, SearchEvent
 from mcpmount.registry._open import open_registry, read_pins
-from mcpmount.registry._redis_store import redacted_url
 from mcpmount.registry._registry import Registry
 from mcpmount.registry._reload import ReloadResult
 from mcpmount.registry._status import MountOutcome, ServerStatus
@@ -25,5 +24,4 @@ __all__ = [
     "needs_approval",
     "open_registry",
     "read_pins",
-    "redacted_url",
 ]

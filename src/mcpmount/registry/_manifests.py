@@ -6,10 +6,12 @@ what decides which program answers and what it lists (command, arguments, cwd, u
 transport, the names of its variables and headers, each variable's value hashed, its
 tool filters), so a changed spec misses the cache and no secret is stored in clear.
 
-An entry is data read back from disk: it is decoded (`decode_entry`) and then checked
-again like a live list, by the caller, and held against the lock file's pins. One that is
-unreadable, written for another key, of another format or older than its time to live is
-ignored with a warning, and the server mounts from its live list.
+An entry is data read back from disk or a shared Redis, which someone else may have
+written: it is decoded (`decode_entry`, its size and nesting bounded before it is parsed)
+and then checked again like a live list, by the caller, and held against the lock file's
+pins. One that cannot be decoded for any reason (too large or deep, not JSON, written for
+another key, of another format, older than its time to live) is ignored with one
+warning, and the server mounts from its live list.
 
 The store is a small protocol (`ManifestStore`): bytes in and out under a key. `FileStore`
 keeps one file per entry; `RedisStore` (``cache = "redis://..."``) shares them.
@@ -26,18 +28,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Final, Protocol, cast
 
 import mcp_types
 import platformdirs
 import pydantic
 import xxhash
 
-from mcpmount.config import RegistrySettings, ServerSpec, StdioServer
+from mcpmount.config import RegistrySettings, ServerSpec, StdioServer, load_json
 from mcpmount.registry._redis_store import RedisStore
 from mcpmount.upstream import ServerContent
 
 __all__ = [
+    "MAX_ENTRY_BYTES",
     "CachedManifest",
     "FileStore",
     "ManifestStore",
@@ -51,6 +54,9 @@ logger = logging.getLogger(__name__)
 
 FORMAT = 1
 """The version of an entry's layout; an entry of another one is ignored."""
+
+MAX_ENTRY_BYTES: Final = 64 * 1024 * 1024
+"""The largest entry read back (or written): a larger one is ignored unparsed."""
 
 
 class ManifestStore(Protocol):
@@ -169,23 +175,36 @@ def encode_entry(
 def decode_entry(
     server: str, key: str, data: bytes, ttl: float, *, now: float | None = None
 ) -> CachedManifest | None:
-    """Return the manifest in ``data``, or None (with a warning) if it cannot be used.
+    """Return the manifest in ``data``, or None (with one warning) if it cannot be used.
 
-    It cannot be used when it is not valid JSON of this `FORMAT`, was written under
-    another key (a foreign or moved entry), is older than ``ttl`` seconds (or from the
-    future), or a definition in it is invalid.
+    It cannot be used when it is larger than `MAX_ENTRY_BYTES`, nested deeper than JSON
+    read back may be (`load_json`), not JSON of this `FORMAT`, written under another key
+    (a foreign or moved entry), older than ``ttl`` seconds (or from the future), or a
+    definition in it is invalid. Whoever can write the store may have planted it, so any
+    other failure to decode it is such a warning too, never an error.
     """
-    now = time.time() if now is None else now
     try:
-        raw: object = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return _unusable(server, key, f"it is not JSON ({exc})")
+        found = _decoded(key, data, ttl, time.time() if now is None else now)
+    except Exception as exc:  # a planted entry's last resort: ignored like any bad one
+        found = f"it cannot be decoded ({type(exc).__name__})"
+    if isinstance(found, str):
+        logger.warning("server %r: its cached manifest (%s) is ignored: %s", server, key, found)
+        return None
+    return found
+
+
+def _decoded(key: str, data: bytes, ttl: float, now: float) -> CachedManifest | str:
+    """The manifest in ``data``, or why it cannot be used."""
+    try:
+        raw = load_json(data, max_bytes=MAX_ENTRY_BYTES)
+    except ValueError as exc:
+        return f"it is not JSON that can be read ({exc})"
     body = cast("dict[str, object]", raw) if isinstance(raw, dict) else {}
     if body.get("format") != FORMAT or body.get("key") != key:
-        return _unusable(server, key, "it is of another format or written for another spec")
+        return "it is of another format or written for another spec"
     written = body.get("written")
     if not isinstance(written, int | float) or not 0 <= now - written <= ttl:
-        return _unusable(server, key, f"it is older than manifest_ttl ({ttl:g} s)")
+        return f"it is older than manifest_ttl ({ttl:g} s)"
     try:
         tools = _TOOLS.validate_python(body.get("tools"))
         content = ServerContent(
@@ -195,7 +214,7 @@ def decode_entry(
             subscribe=body.get("subscribe") is True,
         )
     except pydantic.ValidationError as exc:
-        return _unusable(server, key, f"a definition in it is invalid ({exc.error_count()} errors)")
+        return f"a definition in it is invalid ({exc.error_count()} errors)"
     return CachedManifest(tools, content, float(written))
 
 
@@ -203,8 +222,3 @@ _TOOLS = pydantic.TypeAdapter(list[mcp_types.Tool])
 _PROMPTS = pydantic.TypeAdapter(list[mcp_types.Prompt])
 _RESOURCES = pydantic.TypeAdapter(list[mcp_types.Resource])
 _TEMPLATES = pydantic.TypeAdapter(list[mcp_types.ResourceTemplate])
-
-
-def _unusable(server: str, key: str, why: str) -> None:
-    logger.warning("server %r: its cached manifest (%s) is ignored: %s", server, key, why)
-    return None

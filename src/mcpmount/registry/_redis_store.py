@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING, Final, Protocol, cast
-from urllib.parse import urlsplit, urlunsplit
+
+from mcpmount.config import redacted_url
 
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["RedisStore", "redacted_url"]
+__all__ = ["RedisStore"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,22 +37,11 @@ _MIN_EXPIRY: Final = 86400
 """Entries live at least this long in Redis (seconds), whatever ``manifest_ttl`` says."""
 
 
-def redacted_url(url: str) -> str:
-    """Return ``url`` without its password (``redis://user:***@host``), for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 class RedisStore:
     """Manifest entries in the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
 
     Args:
-        url: The Redis to use; a password in it is never logged.
+        url: The Redis to use; it is logged as `redacted_url` shows it.
         expire: Seconds an entry lives after its last write (at least a day).
         prefix: Put before each spec key.
         retry_after: Seconds an unreachable Redis is left alone before it is asked again.

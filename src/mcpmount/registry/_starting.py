@@ -25,6 +25,7 @@ import anyio
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import RegistryError, ServerStartError
 from mcpmount.registry._manifests import (
+    MAX_ENTRY_BYTES,
     FileStore,
     ManifestStore,
     decode_entry,
@@ -147,7 +148,11 @@ class Starter:
         if start_policy(spec, self.settings) == "eager" and not self.refresh:
             return
         key = spec_key(spec)
-        await self.store.put(key, encode_entry(key, connection.tools, connection.content))
+        data = encode_entry(key, connection.tools, connection.content)
+        if len(data) > MAX_ENTRY_BYTES:  # it would be ignored when read back
+            logger.info("server %r: its lists are too large to cache", connection.server)
+            return
+        await self.store.put(key, data)
 
     def wake(self, supervisor: Supervisor) -> None:
         """Start a dormant server behind its published list (once, however many ask)."""

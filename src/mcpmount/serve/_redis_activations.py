@@ -13,6 +13,11 @@ Redis fails or does not answer within ``timeout`` seconds, `load` answers from t
 ``retry_after`` seconds. Once Redis answers again, what was written meanwhile is written
 through, and a `load` that finds Redis missing names the mirror holds (a restarted, empty
 Redis) writes them back: activations only grow, so the union is right.
+
+Anyone who can write the Redis may have planted a key, so a bad one is the key's problem,
+not an outage: a key of another type (Redis answers WRONGTYPE) is replaced, a name that is
+not UTF-8 dropped, each with one warning, and at most ``max_names`` names are read. Only
+a Redis that fails (connection, timeout, or an error of its own) degrades `health`.
 """
 
 from __future__ import annotations
@@ -51,6 +56,14 @@ if count > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count
 """
 """KEYS[1]: the sorted set; ARGV: expiry (ms), most names, then the names in order."""
+
+_READ: Final = """
+local names = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return names
+"""
+"""KEYS[1]: the sorted set; ARGV: expiry (ms), most names. At most that many are read, so
+a set planted with more costs no more than a full one."""
 
 
 class _Mirror:
@@ -120,6 +133,7 @@ class RedisActivationStore:
         self._retry_after = retry_after
         self._mirror = _Mirror(ttl=ttl, max_names=max_names, max_keys=max_keys)
         self._script = client.register_script(_ADD)
+        self._reader = client.register_script(_READ)
         self._problem: str | None = None
         self._failed_at = 0.0
         self._unwritten: set[str] = set()
@@ -147,15 +161,45 @@ class RedisActivationStore:
             self._unwritten.add(key)
 
     async def _read(self, key: str) -> list[str]:
-        async with self._client.pipeline(transaction=True) as pipe:
-            pipe.zrange(self._key(key), 0, -1)
-            pipe.pexpire(self._key(key), self._ttl_ms)
-            names, _ = await pipe.execute()
-        return [name.decode() if isinstance(name, bytes) else str(name) for name in names]
+        try:
+            found: list[Any] = await self._reader(
+                keys=[self._key(key)], args=[self._ttl_ms, self._max_names]
+            )
+        except Exception as exc:
+            if not _wrong_type(exc):
+                raise
+            await self._replace(key)
+            return []
+        names: list[str] = []
+        bad: list[bytes] = []
+        for member in found:
+            try:
+                names.append(member.decode() if isinstance(member, bytes) else str(member))
+            except UnicodeDecodeError:
+                bad.append(member)
+        if bad:
+            self._skipped(key, f"{len(bad)} of its names are not UTF-8; they are dropped")
+            await self._client.zrem(self._key(key), *bad)
+        return names
 
     async def _write(self, key: str, names: Sequence[str]) -> object:
         args: list[Any] = [self._ttl_ms, self._max_names, *names]
+        try:
+            return await self._script(keys=[self._key(key)], args=args)
+        except Exception as exc:
+            if not _wrong_type(exc):
+                raise
+        await self._replace(key)
         return await self._script(keys=[self._key(key)], args=args)
+
+    async def _replace(self, key: str) -> None:
+        """Delete ``key``, which holds something else than a sorted set, to write it anew."""
+        self._skipped(key, "it is not a sorted set; it is replaced")
+        await self._client.delete(self._key(key))
+
+    def _skipped(self, key: str, why: str) -> None:
+        # A bad entry is the key's, not Redis's: Redis answers, and health stays as it is.
+        logger.warning("%s: skipped a bad activation entry %r: %s", self.prefix, key, why)
 
     def _key(self, key: str) -> str:
         return f"{self.prefix}:{key}"
@@ -201,3 +245,11 @@ class RedisActivationStore:
             if names and await self._attempt(partial(self._write, key, names)) is None:
                 self._unwritten.update(unwritten[done:])
                 return
+
+
+def _wrong_type(exc: Exception) -> bool:
+    """Whether Redis refused an operation for the type of value under its key (WRONGTYPE):
+    a bad entry, where any other error is Redis failing (connection, timeout, memory)."""
+    from redis.exceptions import ResponseError  # installed: a client made the store
+
+    return type(exc) is ResponseError and str(exc).startswith("WRONGTYPE ")

@@ -34,6 +34,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
+from mcpmount.config import load_json
 from mcpmount.serve._changes import EVENTS, ListChanged
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ _RESYNC: Final = tuple(_KINDS.values())
 _FIRST_BACKOFF: Final = 0.05
 """Seconds before the first reconnection attempt; each failed one doubles it."""
 
+_MAX_MESSAGE_BYTES: Final = 1024 * 1024
+"""The largest channel message read; one `encode` writes is a resource URI long at most."""
+
 _MAX_UNSENT: Final = 1000
 """Events kept to send on reconnection; past it, further resource updates are dropped."""
 
@@ -75,9 +79,10 @@ def decode(data: bytes | str) -> tuple[str, ServerEvent]:
     """The replica and event a channel message holds.
 
     Raises:
-        ValueError: The message is not one `encode` writes.
+        ValueError: The message is not one `encode` writes (whatever is wrong with it:
+            anyone who can publish on the channel may have sent it).
     """
-    message: Any = json.loads(data)
+    message: Any = load_json(data, max_bytes=_MAX_MESSAGE_BYTES)
     if not isinstance(message, dict):
         raise ValueError(f"not an object: {data!r:.200}")
     fields: dict[str, Any] = message  # pyright: ignore[reportUnknownVariableType]

@@ -30,9 +30,8 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
-from mcpmount.config import RegistryConfig
+from mcpmount.config import RegistryConfig, redacted_url
 from mcpmount.errors import ConfigError
-from mcpmount.registry import redacted_url
 from mcpmount.serve._changes import Kind, ListChanged
 from mcpmount.serve._redis_activations import RedisActivationStore
 from mcpmount.serve._redis_bus import RedisSubscriptionBus
@@ -105,7 +104,7 @@ class SharedState:
         ttl: float = 24 * 3600.0,
     ) -> None:
         self.url = redacted_url(url)
-        """The Redis URL, without its password."""
+        """The Redis URL as messages show it (`redacted_url`: no password)."""
         self._timeout = timeout
         self._client = _client(url, timeout)
         self.bus = RedisSubscriptionBus(self._client, f"{namespace}:events", timeout=timeout)
