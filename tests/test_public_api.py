@@ -140,3 +140,33 @@ def test_config_does_not_import_the_sdk(path: Path) -> None:
             imported.add(node.module.split(".")[0])
     assert "mcp" not in imported
     assert "mcp_types" not in imported
+
+
+SERVE = PACKAGE / "serve"
+
+SERVE_ROOMS = {"access": 0, "front": 1, "replicas": 2, "hosting": 3}
+"""The rooms of ``serve`` in the order a request passes them, bottom up: access (who is
+asking, what it may see), the front (MCP), replica state (on the front's events), hosting
+(transports, health, metrics, the lifecycle). A room imports only rooms below it."""
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in SERVE.rglob("*.py") if p.parent != SERVE),
+    ids=lambda p: str(p.relative_to(SERVE)),
+)
+def test_serve_rooms_import_only_rooms_below_and_never_their_private_modules(path: Path) -> None:
+    """transport → access → front → registry, readable from the tree."""
+    room = path.relative_to(SERVE).parts[0]
+    assert room in SERVE_ROOMS, f"serve/{room} is a room without a place in SERVE_ROOMS"
+    for name in _imports(path):
+        parts = name.split(".")
+        if parts[:2] != ["mcpmount", "serve"] or len(parts) < 3 or parts[2] not in SERVE_ROOMS:
+            continue
+        other = parts[2]
+        if other == room:
+            continue
+        assert SERVE_ROOMS[other] < SERVE_ROOMS[room], f"serve/{room} imports {name}"
+        assert not any(part.startswith("_") for part in parts[3:4]), (
+            f"serve/{room} reaches into {name}; import it from mcpmount.serve.{other}"
+        )

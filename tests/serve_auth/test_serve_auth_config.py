@@ -10,7 +10,7 @@ from auth_support import OTHER_TOKEN, TOKEN
 
 from mcpmount.config import ServeOAuth, ServeSettings, load_config
 from mcpmount.errors import ConfigError
-from mcpmount.serve._auth import HttpSecurity, check_exposure  # pyright: ignore[reportPrivateUsage]
+from mcpmount.serve.access import HttpSecurity, check_exposure
 
 _SERVER = '[servers.fs]\ncommand = "true"\n'
 

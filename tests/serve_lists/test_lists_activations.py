@@ -16,8 +16,8 @@ import pytest
 from lists_support import client_of
 
 from mcpmount.config import RegistrySettings
-from mcpmount.serve import ActivationStore, InMemoryActivations
-from mcpmount.serve._front import open_front
+from mcpmount.serve import ActivationStore, Host, InMemoryActivations
+from mcpmount.serve.front import open_front
 from serve.serve_support import BEHAVIOUR, STARTUP, names
 from support import fixture
 
@@ -90,7 +90,7 @@ async def front_url(store: ActivationStore) -> AsyncGenerator[str]:
         async with anyio.create_task_group() as tg:
 
             async def run(*, task_status: anyio.abc.TaskStatus[str]) -> None:
-                await front.run_http(stop, on_ready=task_status.started)
+                await Host(front).run_http(stop, on_ready=task_status.started)
 
             with anyio.fail_after(STARTUP):
                 url = await tg.start(run)

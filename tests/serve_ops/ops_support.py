@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.registry import Registry
-from mcpmount.serve import RegistryServer
+from mcpmount.serve import Host, RegistryServer
 from serve.serve_support import STARTUP
 from support import record_pids
 
@@ -27,22 +27,22 @@ Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 @asynccontextmanager
 async def front_over_http(
     servers: Mapping[str, ServerSpec],
-) -> AsyncGenerator[tuple[RegistryServer, str]]:
-    """A front in this process with ``servers`` mounted, serving HTTP; yields it and its
+) -> AsyncGenerator[tuple[Host, str]]:
+    """A front in this process with ``servers`` mounted, serving HTTP; yields its host and
     base URL (``http://127.0.0.1:PORT``)."""
     settings = RegistrySettings(startup_timeout=15)
     async with Registry(settings) as registry, anyio.create_task_group() as tg:
         await registry.mount_all(servers)
         record_pids(registry)
-        front = RegistryServer(registry)
+        host = Host(RegistryServer(registry))
         stop = anyio.Event()
         urls: list[str] = []
-        tg.start_soon(partial(front.run_http, stop, on_ready=urls.append))
+        tg.start_soon(partial(host.run_http, stop, on_ready=urls.append))
         try:
             with anyio.fail_after(STARTUP):
                 while not urls:
                     await anyio.sleep(0.01)
-            yield front, urls[0].removesuffix("/mcp")
+            yield host, urls[0].removesuffix("/mcp")
         finally:
             stop.set()
 

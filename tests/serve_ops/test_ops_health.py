@@ -74,8 +74,8 @@ async def test_a_check_added_by_another_part_fails_readiness_or_only_reports() -
     """A required check fails ``/readyz``; an optional one says ``degraded`` with 200; a
     check that raises fails with its error."""
     shared: list[str | None] = [None]
-    async with front_over_http({"meta": stdio_spec(META)}) as (front, base):
-        front.readiness.add("shared state", lambda: shared[0], required=False)
+    async with front_over_http({"meta": stdio_spec(META)}) as (host, base):
+        host.readiness.add("shared state", lambda: shared[0], required=False)
         assert await probe(base, "/readyz") == (200, {"status": "ready"})
         shared[0] = "redis is unreachable; serving from local state"
         degraded = {"status": "degraded", "degraded": {"shared state": shared[0]}}
@@ -84,7 +84,7 @@ async def test_a_check_added_by_another_part_fails_readiness_or_only_reports() -
         def broken() -> str | None:
             raise RuntimeError("the check has a bug")
 
-        front.readiness.add("broken", broken)
+        host.readiness.add("broken", broken)
         status, body = await probe(base, "/readyz")
         assert status == 503
         assert body == {
@@ -92,11 +92,11 @@ async def test_a_check_added_by_another_part_fails_readiness_or_only_reports() -
             "failing": {"broken": "the check failed: RuntimeError: the check has a bug"},
             "degraded": {"shared state": shared[0]},
         }
-        front.readiness.remove("broken")
+        host.readiness.remove("broken")
         shared[0] = None
         assert await probe(base, "/readyz") == (200, {"status": "ready"})
         with pytest.raises(ValueError, match="shared state"):
-            front.readiness.add("shared state", lambda: None)
+            host.readiness.add("shared state", lambda: None)
 
 
 async def test_the_probes_answer_any_host_name_a_deployment_uses() -> None:

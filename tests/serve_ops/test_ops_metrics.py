@@ -15,7 +15,7 @@ from ops_support import META, Samples, base_of, front_over_http, scrape, series_
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import CallTimeoutError
 from mcpmount.registry import CallEvent, Registry, SearchEvent
-from mcpmount.serve import RegistryServer
+from mcpmount.serve import Host, RegistryServer
 from mcpmount.upstream import ServerState
 from serve.serve_support import (
     BEHAVIOUR,
@@ -93,11 +93,11 @@ async def test_a_restart_and_a_failed_optional_server_show_in_the_server_metrics
 async def test_the_metrics_live_in_the_front_s_own_collector_registry() -> None:
     """Nothing goes to prometheus_client's process-wide registry, and each front counts
     only what it observed."""
-    async with front_over_http({"meta": stdio_spec(META)}) as (front, base):
-        await front.registry.call("meta__meta", {})
+    async with front_over_http({"meta": stdio_spec(META)}) as (host, base):
+        await host.front.registry.call("meta__meta", {})
         samples = await scrape(base)
-        other = RegistryServer(front.registry)
-        await front.registry.call("meta__meta", {})
+        other = Host(RegistryServer(host.front.registry))
+        await host.front.registry.call("meta__meta", {})
         assert value(await scrape(base), "mcpmount_tool_calls_total", **_META) == 2
         second = other.metrics.exposition().decode()
     assert value(samples, "mcpmount_tool_calls_total", **_META) == 1

@@ -7,8 +7,8 @@
   both protocol eras, and log messages both ways.
 - `serve` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,
   mounting the servers in the background.
-- Over HTTP, ``/healthz``, ``/readyz`` (`Readiness`: named checks) and ``/metrics``
-  (Prometheus) beside ``/mcp``.
+- `Host` puts a front on stdio or streamable HTTP, with ``/healthz``, ``/readyz``
+  (`Readiness`: named checks) and ``/metrics`` (Prometheus) beside ``/mcp``.
 - `SharedState` is what replicas of one config share on Redis (``serve(shared_state=URL)``):
   the ``subscriptions/listen`` bus (`RedisSubscriptionBus`) and the tools searches activated
   (`RedisActivationStore`).
@@ -20,26 +20,33 @@
 - Over HTTP, `serve` can require bearer tokens (static ones, or an OAuth issuer's JWTs), limit
   each token to some namespaces, and allow Host names; without authentication it binds
   loopback only unless told otherwise (the ``[serve]`` table, `mcpmount.config.ServeSettings`).
+
+Four rooms, in the order a request passes them: ``hosting`` (the transport, health,
+metrics, the lifecycle), ``access`` (tokens; the principal and the door that decides what
+it may see), ``front`` (the MCP handlers, notices and relay) and, beside them, ``replicas``
+(state shared on Redis). Each imports only the rooms before it (``replicas`` the front's
+events), never back.
 """
 
 from __future__ import annotations
 
-from mcpmount.serve._activations import ActivationStore, InMemoryActivations
-from mcpmount.serve._call_tool import CALL_TOOL_NAME
-from mcpmount.serve._front import RegistryServer
-from mcpmount.serve._health import Readiness
-from mcpmount.serve._hosting import write_portfile
-from mcpmount.serve._redis_activations import RedisActivationStore
-from mcpmount.serve._redis_bus import RedisSubscriptionBus
-from mcpmount.serve._run import Transport, serve
-from mcpmount.serve._sessions import CONVERSATION_HEADER, MAX_SESSIONS
-from mcpmount.serve._shared import SharedState
+from mcpmount.serve.front import (
+    CALL_TOOL_NAME,
+    CONVERSATION_HEADER,
+    MAX_SESSIONS,
+    ActivationStore,
+    InMemoryActivations,
+    RegistryServer,
+)
+from mcpmount.serve.hosting import Host, Readiness, Transport, serve, write_portfile
+from mcpmount.serve.replicas import RedisActivationStore, RedisSubscriptionBus, SharedState
 
 __all__ = [
     "CALL_TOOL_NAME",
     "CONVERSATION_HEADER",
     "MAX_SESSIONS",
     "ActivationStore",
+    "Host",
     "InMemoryActivations",
     "Readiness",
     "RedisActivationStore",

@@ -14,8 +14,8 @@ no key (2026-07-28 over HTTP, the manifest, plus ``call_tool``: nothing a search
 ``call_tool`` is listed only beside ``tool_search`` (when the registry defers tools), and
 only to callers without a session: a session's list grows by itself, and its list stays
 small. A sessionless caller's ``tool_search`` result says to call what it found through
-``call_tool`` (`mcpmount.serve._call_tool`). Found names are kept in an `ActivationStore`
-(`mcpmount.serve._activations`); a store that fails is logged, and the caller sees the
+``call_tool`` (`mcpmount.serve.front._call_tool`). Found names are kept in an `ActivationStore`
+(`mcpmount.serve.front._activations`); a store that fails is logged, and the caller sees the
 manifest meanwhile.
 """
 
@@ -32,14 +32,14 @@ from mcp.server import ServerRequestContext
 
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve._access import Principal, principal_of
-from mcpmount.serve._activations import ActivationStore
-from mcpmount.serve._call_tool import (
+from mcpmount.serve.access import Principal, principal_of
+from mcpmount.serve.front._activations import ActivationStore
+from mcpmount.serve.front._call_tool import (
     call_tool_definition,
     sessionless_search_result,
     sessionless_tool_search,
 )
-from mcpmount.serve._sessions import BadConversationError, Sessions
+from mcpmount.serve.front._sessions import BadConversationError, Sessions
 
 __all__ = ["Caller", "ToolLists"]
 

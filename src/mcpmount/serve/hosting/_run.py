@@ -3,9 +3,9 @@
 `serve` owns the registry: it answers the handshake at once and mounts the config's
 servers in the background, but the front holds ``tools/list`` and ``tools/call`` until the
 required servers are mounted and the others are too or had ``first_list_wait`` seconds
-(`mcpmount.serve._startup`): many clients list once and never again, and give up soon.
+(`mcpmount.serve.front._startup`): many clients list once and never again, and give up soon.
 SIGINT, SIGTERM or stdin EOF stops the transport and closes every upstream server. SIGHUP,
-or a change of the config file, reloads it (`mcpmount.serve._reloading`). A required
+or a change of the config file, reloads it (`mcpmount.serve.hosting._reloading`). A required
 server that fails to mount stops the serving and raises `MountError`; once serving, a
 reload's failure is only reported. Logs go to stderr.
 """
@@ -24,17 +24,16 @@ from anyio.abc import TaskGroup
 from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins
-from mcpmount.serve._activations import ActivationStore
-from mcpmount.serve._auth import HttpSecurity, check_exposure
-from mcpmount.serve._front import open_front
-from mcpmount.serve._reloading import Reloads
-from mcpmount.serve._shared import (
+from mcpmount.serve.access import HttpSecurity, check_exposure
+from mcpmount.serve.front import ActivationStore, Startup, mount_initial, open_front
+from mcpmount.serve.hosting._host import Host
+from mcpmount.serve.hosting._reloading import Reloads
+from mcpmount.serve.replicas import (
     SharedState,
     open_shared_state,
     shared_namespace,
     tell_of_remote_changes,
 )
-from mcpmount.serve._startup import Startup, mount_initial
 
 __all__ = ["Transport", "serve"]
 
@@ -85,7 +84,7 @@ async def serve(
         watch: Reload when the config file changes (a config built in code has no file:
             SIGHUP then only says so).
         activations: Where each conversation's found tools are kept (see
-            `mcpmount.serve._activations`); default: this process's memory, or
+            `mcpmount.serve.front._activations`); default: this process's memory, or
             the shared state's (``shared_state``).
         shared_state: A Redis URL: list changes reach the clients of every replica
             that names it (`SharedState`); None: this process alone.
@@ -100,7 +99,7 @@ async def serve(
         allow_unauthenticated: HTTP only: serve beyond loopback with no authentication.
         metrics_port: HTTP only: serve ``/metrics`` on a listener of its own at this port
             (0: the OS chooses), instead of the config's ``metrics_port``; then not on the
-            MCP port (see `mcpmount.serve._ops`).
+            MCP port (see `mcpmount.serve.hosting._ops`).
         metrics_host: HTTP only: the address the metrics listener binds, instead of the
             config's ``metrics_host`` (127.0.0.1).
         metrics_token: HTTP only: the bearer token ``/metrics`` answers, instead of the
@@ -144,8 +143,9 @@ async def serve(
         ) as served,
     ):
         registry = served.registry
+        hosted = Host(served)
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
-            served.readiness.add("redis", shared.health, required=False)
+            hosted.readiness.add("redis", shared.health, required=False)
         async with anyio.create_task_group() as tg:
 
             async def mount() -> None:
@@ -184,10 +184,10 @@ async def serve(
                         stdio.cancel_scope.cancel()
 
                     stdio.start_soon(cancel_on_stop)
-                    await served.run_stdio()
+                    await hosted.run_stdio()
                     stdio.cancel_scope.cancel()
             else:
-                await served.run_http(
+                await hosted.run_http(
                     stop,
                     host=host,
                     port=port,

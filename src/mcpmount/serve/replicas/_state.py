@@ -32,9 +32,9 @@ from mcp.server.subscriptions import (
 
 from mcpmount.config import RegistryConfig, redacted_url
 from mcpmount.errors import ConfigError
-from mcpmount.serve._changes import Kind, ListChanged
-from mcpmount.serve._redis_activations import RedisActivationStore
-from mcpmount.serve._redis_bus import RedisSubscriptionBus
+from mcpmount.serve.front import Kind, ListChanged
+from mcpmount.serve.replicas._activations import RedisActivationStore
+from mcpmount.serve.replicas._bus import RedisSubscriptionBus
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -35,7 +35,7 @@ from mcp.server.subscriptions import (
 )
 
 from mcpmount.config import load_json
-from mcpmount.serve._changes import EVENTS, ListChanged
+from mcpmount.serve.front import EVENTS, ListChanged
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -65,7 +65,7 @@ _MAX_UNSENT: Final = 1000
 
 def encode(event: ServerEvent, replica: str) -> str:
     """The channel message for ``event`` sent by ``replica`` (a list change with the servers
-    it names, `mcpmount.serve._changes.ListChanged`)."""
+    it names, `mcpmount.serve.front._changes.ListChanged`)."""
     if isinstance(event, ResourceUpdated):
         return json.dumps({"replica": replica, "kind": "resource", "uri": event.uri})
     kind = next(k for k, v in _KINDS.items() if isinstance(event, type(v)))

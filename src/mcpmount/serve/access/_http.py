@@ -4,7 +4,7 @@
 into the SDK's own HTTP protections, passed to ``Server.streamable_http_app``
 (mcp/server/lowlevel/server.py):
 
-- tokens: the SDK's bearer middleware with our verifier (`mcpmount.serve._auth_tokens`).
+- tokens: the SDK's bearer middleware with our verifier (`mcpmount.serve.access._tokens`).
   ``/mcp`` without a valid token is answered 401 with ``WWW-Authenticate: Bearer
   error="invalid_token"`` (plus ``resource_metadata`` with OAuth) before any MCP message
   is read, so no upstream server is reached; a token lacking a required scope gets 403.
@@ -14,7 +14,7 @@ into the SDK's own HTTP protections, passed to ``Server.streamable_http_app``
 - allowed hosts: the SDK's DNS-rebinding check (Host and Origin), loopback names always
   allowed; without allowed hosts the SDK's default stands (on for a loopback bind).
 - exposure: `check_exposure` refuses a bind beyond loopback without authentication.
-- the metrics' port and token: merged here, used by `mcpmount.serve._ops`.
+- the metrics' port and token: merged here, used by `mcpmount.serve.hosting._ops`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from mcpmount.config import ServeOAuth, ServeSettings, ServeToken
 from mcpmount.errors import ConfigError
-from mcpmount.serve._auth_tokens import Grant, JwtTokens, StaticTokens, read_tokens_file
+from mcpmount.serve.access._tokens import Grant, JwtTokens, StaticTokens, read_tokens_file
 
 __all__ = ["AppSecurity", "HttpSecurity", "app_security", "check_exposure"]
 

@@ -13,7 +13,7 @@ so with authentication on they are for the operator (`OpsAccess`):
 - ``/readyz`` answers everyone with the same status; its reasons in full go to a token that
   sees every namespace (accepted by the same verifier as ``/mcp``, with OAuth's required
   scopes) or to the metrics token, and the others read what each check says to anyone
-  (`mcpmount.serve._health.Reason`).
+  (`mcpmount.serve.hosting._health.Reason`).
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from mcpmount.config import ServeSettings, ServeToken
-from mcpmount.serve._auth import HttpSecurity
-from mcpmount.serve._auth_tokens import Grant, StaticTokens
-from mcpmount.serve._health import Readiness, health_routes
-from mcpmount.serve._hosting import Listener
-from mcpmount.serve._metrics import Metrics
+from mcpmount.serve.access import Grant, HttpSecurity, StaticTokens
+from mcpmount.serve.hosting._health import Readiness, health_routes
+from mcpmount.serve.hosting._metrics import Metrics
+from mcpmount.serve.hosting._runners import Listener
 
 __all__ = ["Ops", "OpsAccess"]
 

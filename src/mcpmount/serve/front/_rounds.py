@@ -17,7 +17,7 @@ client:
   the waiting call), which resumes that call. A client that never comes back: the waiting
   call is cancelled after `Rounds.round_timeout` seconds, and its key forgotten.
 
-  A key is bound to what started the call: the principal (`mcpmount.serve._access`), the
+  A key is bound to what started the call: the principal (`mcpmount.serve.access`), the
   method and the name. A retry that differs in any of them is answered as an unknown or
   expired key, and the key stays its owner's.
 """
@@ -39,7 +39,7 @@ from mcp.server import ServerRequestContext
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmount.serve._access import Principal, principal_of
+from mcpmount.serve.access import Principal, principal_of
 
 __all__ = ["MAX_WAITING", "Answer", "Downstream", "Rounds", "error", "result_type"]
 

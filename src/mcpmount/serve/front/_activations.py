@@ -2,7 +2,7 @@
 
 A found deferred tool joins the tools list of the conversation that searched for it, from
 its next ``tools/list`` on. The front keys a conversation by what the transport says (see
-`mcpmount.serve._lists`): ``"http:<Mcp-Session-Id>"`` for a stateful HTTP session,
+`mcpmount.serve.front._lists`): ``"http:<Mcp-Session-Id>"`` for a stateful HTTP session,
 ``"conv:<Mcp-Conversation-Id>"`` for a sessionless request that names its conversation,
 ``"pipe:<random>"`` for a stdio peer. The store only keeps names; which of them are still
 mounted is the registry's to say at listing time.

@@ -29,8 +29,8 @@ from mcp.server.connection import allowed_log_levels
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmount.serve._access import principal_of
-from mcpmount.serve._sessions import MAX_SESSIONS, Sessions
+from mcpmount.serve.access import principal_of
+from mcpmount.serve.front._sessions import MAX_SESSIONS, Sessions
 
 __all__ = ["LEVELS", "Logs"]
 

@@ -5,7 +5,7 @@ what the transport says: a stdio (or in-memory) pipe carries one peer, and a sta
 session has its ``Mcp-Session-Id`` header. The 2026-07-28 era over HTTP, and ``--stateless``
 HTTP, have no session; such a request may name its conversation with the
 ``Mcp-Conversation-Id`` header (`CONVERSATION_HEADER`), which keys what its searches found
-(`mcpmount.serve._activations`), within the principal's own space (two tokens naming the
+(`mcpmount.serve.front._activations`), within the principal's own space (two tokens naming the
 same conversation never share it). Handshake-era sessions are remembered with the principal
 that opened them, to be sent what that principal may see (`Sessions.audience`); they are
 told of list changes only once they have listed the tools (`Sessions.listeners`). At most
@@ -24,7 +24,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmount.serve._access import Principal, principal_of
+from mcpmount.serve.access import Principal, principal_of
 
 __all__ = ["CONVERSATION_HEADER", "MAX_SESSIONS", "BadConversationError", "Sessions"]
 

@@ -5,7 +5,7 @@
 - ``tools/list`` is the manifest (visible tools, plus ``tool_search`` when any tool is
   deferred), in one page. The tools a session's ``tool_search`` found join *its* list, and
   it is told so; a request without a session sees ``call_tool`` too, and a conversation
-  header keys its finds (`ToolLists`, `mcpmount.serve._lists`).
+  header keys its finds (`ToolLists`, `mcpmount.serve.front._lists`).
 - ``tools/call`` routes every registered name, deferred ones included, and ``call_tool``.
   The upstream result goes back as it came: every content block type, structured
   content, ``_meta`` (less the upstream's ``serverInfo`` stamp) and ``isError``.
@@ -29,15 +29,15 @@
 - Prompts, resources, templates and completions are the registry's (`Content`); resource
   subscriptions are shared upstream and their updates forwarded (`Subscriptions`).
 
-Change propagation is `Changes`' (`mcpmount.serve._changes`); the first answers wait for
-the required servers and a short bound (`Startup`, `mcpmount.serve._startup`).
+Change propagation is `Changes`' (`mcpmount.serve.front._changes`); the first answers wait for
+the required servers and a short bound (`Startup`, `mcpmount.serve.front._startup`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from importlib.metadata import version
 from typing import Any
 
@@ -47,32 +47,26 @@ from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
-from starlette.applications import Starlette
 
 from mcpmount.catalog import Pins
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve._access import Door, current_principal
-from mcpmount.serve._activations import ActivationStore, InMemoryActivations
-from mcpmount.serve._auth import HttpSecurity, app_security
-from mcpmount.serve._call_tool import CALL_TOOL_NAME, unwrap
-from mcpmount.serve._changes import Changes, Kind
-from mcpmount.serve._content import Content, without_server_info
-from mcpmount.serve._gate import Gate
-from mcpmount.serve._health import Readiness, mounts_done, required_servers_up
-from mcpmount.serve._hosting import run_http, run_stdio
-from mcpmount.serve._lists import ToolLists
-from mcpmount.serve._logs import Logs
-from mcpmount.serve._metrics import Metrics
-from mcpmount.serve._ops import Ops
-from mcpmount.serve._relay import Relay
-from mcpmount.serve._rounds import Downstream
-from mcpmount.serve._screen import UNREADABLE_METHOD
-from mcpmount.serve._sessions import Sessions
-from mcpmount.serve._startup import Startup
-from mcpmount.serve._subscriptions import Subscriptions
+from mcpmount.serve.access import Door, current_principal
+from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
+from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, unwrap
+from mcpmount.serve.front._changes import Changes, Kind
+from mcpmount.serve.front._content import Content, without_server_info
+from mcpmount.serve.front._gate import Gate
+from mcpmount.serve.front._lists import ToolLists
+from mcpmount.serve.front._logs import Logs
+from mcpmount.serve.front._relay import Relay
+from mcpmount.serve.front._rounds import Downstream
+from mcpmount.serve.front._screen import UNREADABLE_METHOD
+from mcpmount.serve.front._sessions import Sessions
+from mcpmount.serve.front._startup import Startup
+from mcpmount.serve.front._subscriptions import Subscriptions
 
 __all__ = ["RegistryServer", "open_front"]
 
@@ -152,12 +146,6 @@ class RegistryServer:
         store = activations if activations is not None else InMemoryActivations()
         self.lists = ToolLists(registry, self._sessions, store)
         """Each caller's tools list and searches; ``lists.store`` keeps their finds."""
-        self.readiness = Readiness()
-        """What ``/readyz`` checks (`mcpmount.serve._health`); more with ``readiness.add``."""
-        self.readiness.add("mounts", mounts_done(startup.mounted if startup is not None else None))
-        self.readiness.add("servers", required_servers_up(registry))
-        self.metrics = Metrics(registry)
-        """What ``/metrics`` serves (`mcpmount.serve._metrics`)."""
 
     def initialization_options(self) -> InitializationOptions:
         """Return the handshake options: every list with ``listChanged``."""
@@ -197,7 +185,7 @@ class RegistryServer:
     async def _unreadable(
         self, ctx: ServerRequestContext[Any, Any], params: _Unreadable
     ) -> mcp_types.EmptyResult:
-        """Answer a request the SDK could not parse (see `mcpmount.serve._screen`)."""
+        """Answer a request the SDK could not parse (see `mcpmount.serve.front._screen`)."""
         message = f"{params.method}: the request cannot be read: {params.problem}; nothing was sent"
         raise MCPError(mcp_types.INVALID_PARAMS, message)
 
@@ -282,75 +270,10 @@ class RegistryServer:
             tg.start_soon(self._changes.propagate)
             tg.start_soon(self._subscriptions.deliver)
 
-    # -- transports -----------------------------------------------------------------------
-
-    async def run_stdio(self) -> None:
-        """Serve one client over this process's stdin and stdout until stdin ends."""
-        await run_stdio(self.server, self.initialization_options())
-
-    def http_app(
-        self,
-        *,
-        host: str = "127.0.0.1",
-        stateless: bool = False,
-        security: HttpSecurity | None = None,
-    ) -> Starlette:
-        """Return the streamable HTTP app (path ``/mcp``; ``/healthz``, ``/readyz``, ``/metrics``).
-
-        On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
-        and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
-        ``security`` adds bearer tokens on ``/mcp`` and allowed hosts (`mcpmount.serve._auth`),
-        and says who reads ``/metrics`` (served here or not) and ``/readyz``'s reasons
-        (`mcpmount.serve._ops`).
-        """
-        return self.server.streamable_http_app(
-            host=host,
-            stateless_http=stateless,
-            custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
-            **app_security(security, host),
-        )
-
-    async def run_http(
-        self,
-        stop: anyio.Event,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        stateless: bool = False,
-        on_ready: Callable[[str], None] | None = None,
-        security: HttpSecurity | None = None,
-        on_metrics_ready: Callable[[str], None] | None = None,
-    ) -> None:
-        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
-
-        With ``security``'s metrics port, ``/metrics`` is also served on a listener of its
-        own (nothing else is there), opened and closed with the main one.
-
-        Args:
-            stop: Set it to shut down gracefully (bounded by a short grace period).
-            host: The address to bind; 127.0.0.1 by default.
-            port: The port to bind; 0 lets the OS choose.
-            stateless: A fresh transport per request, no session (for load balancers).
-            on_ready: Called with the URL once the socket is bound and serving.
-            security: Bearer tokens and allowed hosts, and the metrics' port and token
-                (see `http_app`).
-            on_metrics_ready: Called with the metrics listener's URL once it serves,
-                before ``on_ready``.
-
-        Raises:
-            OSError: An address cannot be bound.
-        """
-        ops = Ops(self.readiness, self.metrics, security)
-        await run_http(
-            self.http_app(host=host, stateless=stateless, security=security),
-            stop,
-            host=host,
-            port=port,
-            on_ready=ops.announcing(on_ready),
-            # Open listen streams would hold the graceful shutdown: end them first.
-            before_shutdown=self._subscriptions.close_streams,
-            beside=ops.listeners(on_metrics_ready),
-        )
+    def close_streams(self) -> None:
+        """End every open ``subscriptions/listen`` stream gracefully (before a shutdown:
+        open streams would hold it)."""
+        self._subscriptions.close_streams()
 
 
 @contextlib.asynccontextmanager

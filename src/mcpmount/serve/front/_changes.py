@@ -7,7 +7,7 @@ that sent a request, and ``ToolsListChanged`` (``PromptsListChanged``,
 ``ResourcesListChanged``) on the ``subscriptions/listen`` bus for 2026-07-28 clients.
 
 - Nothing is told before the front answers its first lists (``answering``, see
-  `mcpmount.serve._startup`): every list answered after that holds the change. A
+  `mcpmount.serve.front._startup`): every list answered after that holds the change. A
   handshake-era session is told only once it has listed the tools (`Sessions.listed`).
 - Bursts coalesce into one notice per list: a change is told once no other came for
   `QUIET` seconds, and at most `MAX_DELAY` seconds after the first (three servers mounting
@@ -16,7 +16,7 @@ that sent a request, and ``ToolsListChanged`` (``PromptsListChanged``,
 A session whose search activated new tools is told the same way, alone (`Changes.tell_one`).
 
 A change is news of its servers: a client is told only if its principal may see one of
-them (`mcpmount.serve._access`). Handshake-era sessions are chosen by `Sessions.listeners`;
+them (`mcpmount.serve.access`). Handshake-era sessions are chosen by `Sessions.listeners`;
 on the listen bus the event is a `ListChanged` naming its servers, which `VisibleEvents`
 lets through to the streams that may see one of them.
 """
@@ -39,7 +39,7 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.registry import Registry, RegistryChange
-from mcpmount.serve._sessions import Sessions
+from mcpmount.serve.front._sessions import Sessions
 
 __all__ = [
     "EVENTS",

@@ -26,7 +26,7 @@ from mcp.server import InitializationOptions, Server
 from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 
-from mcpmount.serve._screen import screen
+from mcpmount.serve.front import screen
 
 __all__ = ["Listener", "run_http", "run_stdio", "write_portfile"]
 

@@ -1,6 +1,6 @@
 """The request side of access: `Gate`, a server middleware in front of every handler.
 
-For a principal limited to some namespaces (`mcpmount.serve._access`), a request that
+For a principal limited to some namespaces (`mcpmount.serve.access`), a request that
 names a tool, prompt or resource of a hidden namespace (``tools/call``, ``call_tool``'s
 inner name, ``prompts/get``, ``resources/read``, ``resources/subscribe`` and
 ``unsubscribe``, ``completion/complete``'s reference) is refused before any handler runs,
@@ -25,8 +25,8 @@ from mcp.server.context import CallNext, HandlerResult
 from pydantic import BaseModel
 
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve._access import RESOURCE_NOT_FOUND, Door, Kind, Principal, principal_of
-from mcpmount.serve._call_tool import CALL_TOOL_NAME
+from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, Kind, Principal, principal_of
+from mcpmount.serve.front._call_tool import CALL_TOOL_NAME
 
 __all__ = ["Gate"]
 

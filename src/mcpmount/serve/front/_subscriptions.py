@@ -10,7 +10,7 @@ the listen bus (which delivers it only to streams that named the URI).
 
 A listen stream's events pass `VisibleEvents`: a stream opened by a principal limited to
 some namespaces gets no list change of servers it may not see, and no update of their
-resources (`mcpmount.serve._access`).
+resources (`mcpmount.serve.access`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent
 
 from mcpmount.errors import RegistryError, UnknownResourceError
 from mcpmount.registry import Registry
-from mcpmount.serve._access import EVERYONE, Door, Principal, principal_of
-from mcpmount.serve._changes import PromptsChanged, ResourcesChanged, ToolsChanged
-from mcpmount.serve._content import raise_for
-from mcpmount.serve._sessions import Sessions
+from mcpmount.serve.access import EVERYONE, Door, Principal, principal_of
+from mcpmount.serve.front._changes import PromptsChanged, ResourcesChanged, ToolsChanged
+from mcpmount.serve.front._content import raise_for
+from mcpmount.serve.front._sessions import Sessions
 
 __all__ = ["Subscriptions", "VisibleEvents"]
 

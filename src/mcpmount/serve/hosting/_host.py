@@ -1,0 +1,112 @@
+"""`Host`: a front on a transport, and what operators read beside it.
+
+A `RegistryServer` answers MCP; a `Host` puts it on stdio or streamable HTTP (uvicorn,
+`mcpmount.serve.hosting._runners`) and serves, beside ``/mcp``, ``/healthz`` and ``/readyz``
+(`Readiness`, `mcpmount.serve.hosting._health`) and ``/metrics`` (`Metrics`), behind what the
+security settings say of who reads them (`mcpmount.serve.hosting._ops`). The request path
+is the tree's: transport (here) → access (`mcpmount.serve.access`: the bearer check, then the
+principal every answer is cut to) → front (`mcpmount.serve.front`) → registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anyio
+from starlette.applications import Starlette
+
+from mcpmount.serve.access import HttpSecurity, app_security
+from mcpmount.serve.front import RegistryServer
+from mcpmount.serve.hosting._health import Readiness, mounts_done, required_servers_up
+from mcpmount.serve.hosting._metrics import Metrics
+from mcpmount.serve.hosting._ops import Ops
+from mcpmount.serve.hosting._runners import run_http, run_stdio
+
+__all__ = ["Host"]
+
+
+class Host:
+    """A front on a transport, with its health and metrics.
+
+    Args:
+        front: The MCP front to serve.
+    """
+
+    def __init__(self, front: RegistryServer) -> None:
+        self.front = front
+        startup = front.startup
+        self.readiness = Readiness()
+        """What ``/readyz`` checks (`mcpmount.serve.hosting._health`); more with
+        ``readiness.add``."""
+        self.readiness.add("mounts", mounts_done(startup.mounted if startup is not None else None))
+        self.readiness.add("servers", required_servers_up(front.registry))
+        self.metrics = Metrics(front.registry)
+        """What ``/metrics`` serves (`mcpmount.serve.hosting._metrics`)."""
+
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's stdin and stdout until stdin ends."""
+        await run_stdio(self.front.server, self.front.initialization_options())
+
+    def http_app(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        stateless: bool = False,
+        security: HttpSecurity | None = None,
+    ) -> Starlette:
+        """Return the streamable HTTP app (path ``/mcp``; ``/healthz``, ``/readyz``, ``/metrics``).
+
+        On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
+        and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
+        ``security`` adds bearer tokens on ``/mcp`` and allowed hosts
+        (`mcpmount.serve.access`), and says who reads ``/metrics`` (served here or not) and
+        ``/readyz``'s reasons (`mcpmount.serve.hosting._ops`).
+        """
+        return self.front.server.streamable_http_app(
+            host=host,
+            stateless_http=stateless,
+            custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
+            **app_security(security, host),
+        )
+
+    async def run_http(
+        self,
+        stop: anyio.Event,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        stateless: bool = False,
+        on_ready: Callable[[str], None] | None = None,
+        security: HttpSecurity | None = None,
+        on_metrics_ready: Callable[[str], None] | None = None,
+    ) -> None:
+        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
+
+        With ``security``'s metrics port, ``/metrics`` is also served on a listener of its
+        own (nothing else is there), opened and closed with the main one.
+
+        Args:
+            stop: Set it to shut down gracefully (bounded by a short grace period).
+            host: The address to bind; 127.0.0.1 by default.
+            port: The port to bind; 0 lets the OS choose.
+            stateless: A fresh transport per request, no session (for load balancers).
+            on_ready: Called with the URL once the socket is bound and serving.
+            security: Bearer tokens and allowed hosts, and the metrics' port and token
+                (see `http_app`).
+            on_metrics_ready: Called with the metrics listener's URL once it serves,
+                before ``on_ready``.
+
+        Raises:
+            OSError: An address cannot be bound.
+        """
+        ops = Ops(self.readiness, self.metrics, security)
+        await run_http(
+            self.http_app(host=host, stateless=stateless, security=security),
+            stop,
+            host=host,
+            port=port,
+            on_ready=ops.announcing(on_ready),
+            # Open listen streams would hold the graceful shutdown: end them first.
+            before_shutdown=self.front.close_streams,
+            beside=ops.listeners(on_metrics_ready),
+        )
