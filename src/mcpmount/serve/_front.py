@@ -69,6 +69,7 @@ from mcpmount.serve._metrics import Metrics
 from mcpmount.serve._relay import Relay
 from mcpmount.serve._rounds import Downstream
 from mcpmount.serve._screen import UNREADABLE_METHOD
+from mcpmount.serve._session_ends import SessionEnds
 from mcpmount.serve._sessions import Sessions
 from mcpmount.serve._startup import Startup
 from mcpmount.serve._subscriptions import Subscriptions
@@ -301,12 +302,14 @@ class RegistryServer:
         ``security`` adds bearer tokens on ``/mcp`` and allowed hosts (`mcpmount.serve._auth`).
         """
         ops = [*health_routes(self.readiness), self.metrics.route()]
-        return self.server.streamable_http_app(
+        app = self.server.streamable_http_app(
             host=host,
             stateless_http=stateless,
             custom_starlette_routes=ops,
             **app_security(security, host),
         )
+        app.add_middleware(SessionEnds)  # a session's DELETE after its client's last messages
+        return app
 
     async def run_http(
         self,
