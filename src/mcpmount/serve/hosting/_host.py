@@ -21,6 +21,7 @@ from mcpmount.serve.hosting._health import Readiness, mounts_done, required_serv
 from mcpmount.serve.hosting._metrics import Metrics
 from mcpmount.serve.hosting._ops import Ops
 from mcpmount.serve.hosting._runners import run_http, run_stdio
+from mcpmount.serve.hosting._session_ends import SessionEnds
 
 __all__ = ["Host"]
 
@@ -60,14 +61,17 @@ class Host:
         and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
         ``security`` adds bearer tokens on ``/mcp`` and allowed hosts
         (`mcpmount.serve.access`), and says who reads ``/metrics`` (served here or not) and
-        ``/readyz``'s reasons (`mcpmount.serve.hosting._ops`).
+        ``/readyz``'s reasons (`mcpmount.serve.hosting._ops`). A session's DELETE waits for
+        what its client posted just before it (`SessionEnds`).
         """
-        return self.front.server.streamable_http_app(
+        app = self.front.server.streamable_http_app(
             host=host,
             stateless_http=stateless,
             custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
             **app_security(security, host),
         )
+        app.add_middleware(SessionEnds)
+        return app
 
     async def run_http(
         self,
