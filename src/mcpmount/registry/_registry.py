@@ -272,8 +272,9 @@ class Registry:
 
         Raises:
             UnknownPromptError: No prompt has that name.
-            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError,
-                ResultTooLargeError: As for `Registry.call`, naming the prompt.
+            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError:
+                As for `Registry.call`, naming the prompt.
+            ResultTooLargeError: As for `Registry.call`, naming the prompt.
         """
         return await self._requests.get_prompt(name, arguments, timeout, context)
 
@@ -288,8 +289,9 @@ class Registry:
 
         Raises:
             UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
-            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError,
-                ResultTooLargeError: As for `Registry.call`, naming the URI.
+            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError:
+                As for `Registry.call`, naming the URI.
+            ResultTooLargeError: As for `Registry.call`, naming the URI.
         """
         return await self._requests.read_resource(uri, timeout, context)
 
@@ -330,7 +332,7 @@ class Registry:
         """Stop the updates of ``uri`` that `subscribe_resource` asked for.
 
         Raises:
-            What `subscribe_resource` raises.
+            RegistryError: What `subscribe_resource` raises.
         """
         await self._requests.subscription(uri, False, timeout)
 
