@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,54 @@ def test_no_import_runs_upward_or_into_another_rooms_private_module(path: Path) 
             assert not any(part.startswith("_") for part in parts[2:3]), (
                 f"{room} reaches into {name}; import it from mcpmount.{other}"
             )
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULE_FILES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _imported_files(path: Path) -> set[str]:
+    """The package's modules (files) that ``path`` imports, wherever the import stands.
+
+    ``from a.b import c`` imports the module ``a.b.c`` if there is one, else ``a.b``
+    (its ``__init__``); the parent packages Python runs first are not counted, or every
+    module would import ``mcpmount/__init__.py``.
+    """
+    me = _module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package, `level - 1` packages up
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.add(full if full in MODULE_FILES else base)
+    return {name for name in found if name in MODULE_FILES and name != me}
+
+
+def test_no_import_circle_between_files() -> None:
+    """No file imports, directly or through others, a file that imports it.
+
+    Every import counts, wherever it stands: at module level, under ``if TYPE_CHECKING:``
+    (an annotation still makes each file need the other to be read) and inside a function
+    (deferring an import hides a circle from Python, not from a reader). A file that needs
+    only part of another's interface takes a small ``Protocol`` instead.
+    """
+    graph = {name: _imported_files(path) for name, path in MODULE_FILES.items()}
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as exc:
+        cycle: list[str] = exc.args[1]
+        pytest.fail("import circle (each imports the next): " + " -> ".join(reversed(cycle)))
 
 
 def test_the_package_exports_exactly_its_sorted_all() -> None:

@@ -1,4 +1,5 @@
-"""One call on its way to a server: its arguments checked, and its timeout a deadline.
+"""One call on its way to a server: its arguments checked, its approval sought, and its
+timeout a deadline.
 
 Arguments: a transport that meets a value it cannot encode fails inside its writer, and
 that failure would tear down the whole connection and every call in flight on it. So the
@@ -14,26 +15,89 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types
 from mcp.shared.dispatcher import ProgressFnT
 
+from mcpmount.catalog import rewrite_call
+from mcpmount.config import RegistrySettings
 from mcpmount.errors import (
     ArgumentsError,
     CallTimeoutError,
     ServerNotRunningError,
     ToolRemovedError,
 )
+from mcpmount.handlers import Approver
+from mcpmount.registry._approval import needs_approval, seek_approval
 from mcpmount.registry._observers import Observers
+from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
-from mcpmount.upstream import ServerState, Supervisor
+from mcpmount.upstream import Connection, ServerState, Supervisor
 
-if TYPE_CHECKING:
-    from mcpmount.registry._starting import Starter
+__all__ = ["Calling", "Starts", "call_tool", "call_within", "check_arguments"]
 
-__all__ = ["call_within", "check_arguments"]
+
+class Starts(Protocol):
+    """What a call may ask of its server's starts (`Servers`)."""
+
+    def lost(self, connection: Connection) -> None:
+        """Take ``connection`` as dead (a restart may begin)."""
+        ...
+
+    def wake(self, supervisor: Supervisor) -> None:
+        """Start a dormant server behind its published list."""
+        ...
+
+
+class Calling(Starts, Protocol):
+    """What a call needs of the registry's servers (`Servers`)."""
+
+    @property
+    def settings(self) -> RegistrySettings:
+        """The registry's settings (its ``approval`` policy, its ``call_timeout``)."""
+        ...
+
+    @property
+    def supervisors(self) -> Mapping[str, Supervisor]:
+        """Every mounted server by namespace."""
+        ...
+
+    @property
+    def stats(self) -> Mapping[str, CallStats]:
+        """Each server's answered calls."""
+        ...
+
+    def timeout(self, supervisor: Supervisor, timeout: float | None) -> float:
+        """Return the seconds a call to ``supervisor``'s server may take."""
+        ...
+
+
+async def call_tool(
+    servers: Calling,
+    entry: MountedTool,
+    arguments: Mapping[str, Any] | None,
+    timeout: float | None,
+    progress: ProgressFnT | None,
+    context: object | None,
+    approver: Approver | None,
+    observers: Observers,
+) -> mcp_types.CallToolResult:
+    """Call ``entry`` once its arguments are checked and its approval (if gated) given;
+    count it in its server's statistics. See `Registry.call`."""
+    check_arguments(entry.server, entry.name, arguments)
+    supervisor = servers.supervisors[entry.server]
+    if needs_approval(entry, supervisor.spec, servers.settings.approval):
+        arguments = await seek_approval(approver, entry, arguments, context)
+    seconds = servers.timeout(supervisor, timeout)  # the same default as prompts and reads
+    began = anyio.current_time()
+    result = await call_within(
+        supervisor, entry, arguments, seconds, progress, context, servers, observers
+    )
+    if (stats := servers.stats.get(entry.server)) is not None:
+        stats.record(anyio.current_time() - began)
+    return rewrite_call(entry.server, result)
 
 
 def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:
@@ -97,7 +161,7 @@ async def call_within(
     timeout: float,
     progress: ProgressFnT | None,
     context: object | None,
-    starts: Starter,
+    starts: Starts,
     observers: Observers,
 ) -> mcp_types.CallToolResult:
     """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds.

@@ -2,38 +2,46 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import anyio
 
-from mcpmount.upstream import Supervisor
+from mcpmount.upstream import Connection, Supervisor
 
-if TYPE_CHECKING:
-    from mcpmount.registry._registry import Registry
+__all__ = ["Closer", "Unmounting", "close_all"]
 
-__all__ = ["Closer", "close_all"]
+
+class Unmounting(Protocol):
+    """What a closer needs of the registry's servers (`Servers`)."""
+
+    def forget(self, supervisor: Supervisor) -> None:
+        """Drop the server's names, synchronously; a no-op if it is already gone."""
+        ...
+
+    def connections_of(self, supervisor: Supervisor) -> list[Connection]:
+        """The server's connections to close: its current one and a restart's."""
+        ...
 
 
 class Closer:
     """Unmounts one server. Idempotent, callable from any task, never raises, bounded."""
 
-    __slots__ = ("_registry", "_server")
+    __slots__ = ("_servers", "_supervisor")
 
-    def __init__(self, registry: Registry, server: Supervisor) -> None:
-        self._registry = registry
-        self._server = server
+    def __init__(self, servers: Unmounting, supervisor: Supervisor) -> None:
+        self._servers = servers
+        self._supervisor = supervisor
 
     @property
     def server(self) -> str:
         """The namespace of the server this closes."""
-        return self._server.server
+        return self._supervisor.server
 
     async def __call__(self) -> None:
-        supervisor = self._server
+        supervisor = self._supervisor
         supervisor.close()
-        registry = self._registry
-        registry._forget(supervisor)  # pyright: ignore[reportPrivateUsage]
-        connections = registry._connections_of(supervisor)  # pyright: ignore[reportPrivateUsage]
+        self._servers.forget(supervisor)
+        connections = self._servers.connections_of(supervisor)
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
                 for connection in connections:

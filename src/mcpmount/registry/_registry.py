@@ -1,51 +1,39 @@
 """The registry: many servers, each mounted all-or-nothing, behind one name table.
 
-A server's tools, prompts and resources become visible in one synchronous block
-(`Catalog.publish`, `Library.commit`), after its connection is up, its lists checked and
-its names assigned; any failure before that reaps
-the server and leaves the table exactly as it was. Calls are routed through the table,
-never by parsing names. A server that dies is handed to its `Supervisor`, which may
-start it again.
+`Registry` is the public face. It delegates to what it owns, each part seeing only what it
+needs: `Servers` (mounting, restarts, closing), `LibraryRequests`, `Reloader`, `Observers`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
-import anyio
 import mcp_types
-from anyio.abc import TaskGroup
 from mcp.shared.dispatcher import ProgressFnT
 
-from mcpmount.catalog import Catalog, Library, Pins, rewrite_call
-from mcpmount.config import RegistrySettings, ServerSpec
-from mcpmount.errors import MountError, RegistryError, ServerError, ServerStartError
+from mcpmount.catalog import Listener, Pins
+from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
+from mcpmount.errors import ServerError
 from mcpmount.handlers import Approver, ClientHandlers
-from mcpmount.registry._approval import needs_approval, seek_approval, warn_unmatched
-from mcpmount.registry._calls import call_within, check_arguments
-from mcpmount.registry._closer import Closer, close_all
-from mcpmount.registry._library import LibraryMethods
+from mcpmount.registry._calls import call_tool
+from mcpmount.registry._closer import Closer
+from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
+from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._manifests import ManifestStore
-from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._observers import Observers
-from mcpmount.registry._reading import ReadingMethods
-from mcpmount.registry._reload import ReloadMethods
-from mcpmount.registry._starting import Starter
-from mcpmount.registry._status import CallStats, MountOutcome, notes_of
+from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
+from mcpmount.registry._servers import Servers
+from mcpmount.registry._status import MountOutcome, ServerStatus, status_rows
 from mcpmount.registry._view import View
-from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.transports import Reaper
-from mcpmount.upstream import Connection, SchemaVetting, ServerContent, ServerState, Supervisor
+from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
+from mcpmount.tool import MountedTool
 
 __all__ = ["Registry"]
 
-logger = logging.getLogger(__name__)
 
-
-class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
+class Registry:
     """Mounted servers and their tools (prompts, resources) under one namespaced name table.
 
     Enter it (``async with Registry(settings) as registry``) from the task that will also
@@ -73,48 +61,39 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         store: ManifestStore | None = None,
         refresh_cache: bool = False,
     ) -> None:
-        self.settings = settings if settings is not None else RegistrySettings()
-        self.pins = pins
-        self.handlers = handlers
+        settings = settings if settings is not None else RegistrySettings()
         self.approver = approver
         self.observers = Observers()
         """Told of every call and ``tool_search`` (for metrics; see `Observers`)."""
-        self._log_level: mcp_types.LoggingLevel | None = None
-        self._log_levels: dict[str, mcp_types.LoggingLevel] = {}
-        """Servers asked for a level of their own (`set_log_level` with ``server``)."""
-        self._catalog = Catalog(self.settings, pins)
-        self._library = Library(self.settings, pins)
-        self._servers: dict[str, Supervisor] = {}
-        self._stats: dict[str, CallStats] = {}
-        self._mounting: set[str] = set()
-        self._starting: set[Connection] = set()
-        self._failures: dict[str, ServerError] = {}
-        self._reaper = Reaper()
-        """Ends every stdio server's process group if this process dies without closing."""
-        self._schemas = SchemaVetting()
-        """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
-        self._starts = Starter(self, store, refresh=refresh_cache)
-        self._tg: TaskGroup | None = None
-        self._exit_stack: contextlib.AsyncExitStack | None = None
-        self._closed = False
+        self._servers = Servers(settings, pins, handlers, store, refresh=refresh_cache)
+        self._catalog, self._library = self._servers.catalog, self._servers.library
+        self._requests = LibraryRequests(self._servers, self._library)
+        self._reloader = Reloader(self._servers)
+
+    @property
+    def settings(self) -> RegistrySettings:
+        """Names, timeouts and limits (`reload` replaces them)."""
+        return self._servers.settings
+
+    @property
+    def pins(self) -> Pins | None:
+        """The lock file's pins the servers are held to (`reload` may replace them)."""
+        return self._servers.pins
+
+    @property
+    def handlers(self) -> ClientHandlers | None:
+        """The host's answers to what servers ask, and its log handler."""
+        return self._servers.handlers
 
     def __repr__(self) -> str:
-        return f"<Registry servers={len(self._servers)} tools={len(self._catalog)}>"
+        return f"<Registry servers={len(self._servers.supervisors)} tools={len(self._catalog)}>"
 
     async def __aenter__(self) -> Registry:
-        if self._exit_stack is not None or self._closed:
-            raise RuntimeError("a Registry can be entered only once")
-        async with contextlib.AsyncExitStack() as stack:
-            self._tg = await stack.enter_async_context(anyio.create_task_group())
-            self._exit_stack = stack.pop_all()
+        await self._servers.__aenter__()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-        assert self._exit_stack is not None
-        await self._exit_stack.__aexit__(None, None, None)
-
-    # -- mounting -----------------------------------------------------------------------------
+        await self._servers.__aexit__(*exc_info)
 
     async def mount(self, server: str, spec: ServerSpec) -> Closer:
         """Mount one server: all of its tools, or none of them.
@@ -129,77 +108,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
                 from the lock file under ``on_change = "refuse"``; it was reaped first.
             NameCollisionError: One of its public names is taken; it was reaped first.
         """
-        check_namespaces([server])
-        if server in self._servers or server in self._mounting:
-            raise ServerStartError(server, "a server with this namespace is already mounted")
-        self._mounting.add(server)
-        try:
-            supervisor = await self._starts.mount(server, spec)  # from its cache, or live
-        finally:
-            self._mounting.discard(server)
-        self._failures.pop(server, None)
-        logger.info("mounted server %r with %d tools", server, len(supervisor.connection.tools))
-        if supervisor.connection.state is ServerState.FAILED:  # it died before it was committed
-            self._lost(supervisor.connection)
-        return Closer(self, supervisor)
-
-    async def _connect(self, server: str, spec: ServerSpec) -> Connection:
-        """Start one connection in the registry's task group and wait until it is ready."""
-        connection = Connection(
-            server,
-            spec,
-            self.settings,
-            on_lost=self._lost,
-            on_tools=self._relisted,
-            handlers=self.handlers,
-            on_updated=self._updated,
-            log_level=self._log_levels.get(server) or self._log_level,
-            reaper=self._reaper,
-            schemas=self._schemas,
-        )
-        # While it starts, closing the registry, or its server, cuts the start short.
-        self._starting.add(connection)
-        try:
-            await self._task_group().start(connection.run)
-        finally:
-            self._starting.discard(connection)
-        return connection
-
-    async def _publish_or_close(
-        self, supervisor: Supervisor, connection: Connection, *, first: bool
-    ) -> None:
-        """Publish ``connection``'s tools for ``supervisor``; on refusal close it and raise."""
-        try:
-            self._publish(supervisor, connection.tools, connection.content, first=first)
-        except RegistryError:
-            await connection.aclose()
-            raise
-
-    def _publish(
-        self,
-        supervisor: Supervisor,
-        tools: list[mcp_types.Tool],
-        content: ServerContent,
-        *,
-        first: bool,
-    ) -> None:
-        """Publish a server's (new) lists; synchronous, so nothing interleaves.
-
-        Raises:
-            ServerStartError: The registry or the server is closing.
-            ToolListError, NameCollisionError, DefinitionChangedError: See `Catalog.publish`.
-        """
-        server = supervisor.server
-        if self._closed or supervisor.closing:
-            raise ServerStartError(server, "the registry or the server is closing")
-        commit = self._stage_content(supervisor, content)  # raises, or changes nothing
-        self._catalog.publish(server, supervisor.spec, tools, first=first)
-        self._compute_vectors()
-        commit()
-        warn_unmatched(server, supervisor.spec, tools)
-        self._servers[server] = supervisor
-        if first:
-            self._stats[server] = CallStats()
+        return Closer(self._servers, await self._servers.mount(server, spec))
 
     async def mount_all(self, servers: Mapping[str, ServerSpec], *, fail_fast: bool = True) -> None:
         """Mount ``servers`` concurrently; startup takes about as long as the slowest one.
@@ -213,16 +122,7 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
             ConfigError: A namespace is invalid; nothing was started.
             MountError: One or more required servers failed.
         """
-        check_namespaces(servers)
-        outcomes = await mount_concurrently(self._mount_outcome, servers, fail_fast=fail_fast)
-        failures = {o.server: o.error for o in outcomes if o.error is not None}
-        if any(servers[server].required for server in failures):
-            mounted = [self._servers.get(o.server) for o in outcomes if o.error is None]
-            await close_all([Closer(self, s) for s in mounted if s is not None])
-            raise MountError(failures)
-        for server, exc in failures.items():
-            logger.warning("optional server %r was skipped: %s", server, exc.detail)
-        self._failures.update(failures)
+        await self._servers.mount_all(servers, fail_fast=fail_fast)
 
     async def mount_each(
         self,
@@ -242,133 +142,58 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         Raises:
             ConfigError: A namespace is invalid; nothing was started.
         """
-        check_namespaces(servers)
-        outcomes = await mount_concurrently(
-            self._mount_outcome, servers, fail_fast=False, on_outcome=on_outcome
-        )
-        self._failures.update({o.server: o.error for o in outcomes if o.error is not None})
-        by_server = {o.server: o for o in outcomes}
-        return [by_server[server] for server in servers]
-
-    async def _mount_outcome(self, server: str, spec: ServerSpec) -> MountOutcome:
-        """Mount one server; say how it went instead of raising."""
-        began = anyio.current_time()
-        try:
-            await self.mount(server, spec)
-        except ServerError as exc:
-            return MountOutcome(server, spec, anyio.current_time() - began, error=exc)
-        tools = self._catalog.of(server)
-        supervisor = self._servers[server]
-        seconds = supervisor.connection.startup_seconds or anyio.current_time() - began
-        deferred = sum(e.deferred for e in tools)
-        notes = notes_of(supervisor, tools)
-        return MountOutcome(server, spec, seconds, len(tools), deferred, notes=notes)
+        return await self._servers.mount_each(servers, on_outcome=on_outcome)
 
     async def unmount(self, server: str) -> None:
         """Close one server and drop its tools; does nothing if it is not mounted."""
-        supervisor = self._servers.get(server)
-        if supervisor is not None:
-            await Closer(self, supervisor)()
+        await self._servers.unmount(server)
 
     async def aclose(self) -> None:
         """Close every server concurrently. Idempotent; never raises."""
-        self._closed = True
-        for supervisor in self._servers.values():  # before any await: no restart may begin
-            supervisor.close()
-        with anyio.CancelScope(shield=True):
-            async with anyio.create_task_group() as tg:
-                for connection in list(self._starting):
-                    tg.start_soon(connection.aclose)
-                closers = [Closer(self, s) for s in list(self._servers.values())]
-                tg.start_soon(close_all, closers)
-            await self._reaper.aclose()
-            await self._starts.aclose()
+        await self._servers.aclose()
 
-    def _connections_of(self, supervisor: Supervisor) -> list[Connection]:
-        """A server's connections to close: its current one and a restart's that starts."""
-        starting = [c for c in self._starting if c.server == supervisor.server]
-        return [supervisor.connection, *starting]
+    async def reload(
+        self,
+        config: RegistryConfig | str | os.PathLike[str],
+        *,
+        pins: Pins | KeepPins | None = KEEP_PINS,
+    ) -> ReloadResult:
+        """Make the mounted servers those of ``config``, touching only what changed.
 
-    def _forget(self, supervisor: Supervisor) -> None:
-        """Drop a server's names, synchronously; a no-op if it is already gone."""
-        if self._servers.get(supervisor.server) is not supervisor:
-            return
-        del self._servers[supervisor.server]
-        del self._stats[supervisor.server]
-        self._catalog.forget(supervisor.server)
-        self._library.forget(supervisor.server)
-        self._compute_vectors()
+        Unchanged servers keep running; removed ones close; added ones mount; changed
+        ones (their spec, or a registry setting they read) close and mount again. A
+        server whose new spec fails to mount is left out and reported, whether it is
+        required or not: the others stay served. One reload runs at a time; call it once
+        the first mounts are done.
 
-    def _compute_vectors(self) -> None:
-        """semantic_model: compute waiting tool vectors (and crowding) off the loop."""
-        if self._catalog.vectors_pending and not self._closed:
-            self._task_group().start_soon(self._catalog.compute_vectors)
+        Args:
+            config: The new config, or the path of its file (loaded as `load_config` does).
+            pins: The lock file's pins as they are now (`read_pins`; None: no lock file):
+                a server whose pins changed restarts and is held to the new ones.
+                Omitted, the pins stay those the registry was opened with.
 
-    # -- what upstream connections report -----------------------------------------------------
+        Returns:
+            What was added, removed, restarted, left unchanged and what failed.
 
-    def _relisted(
-        self, connection: Connection, tools: list[mcp_types.Tool], content: ServerContent
-    ) -> None:
-        """Apply re-listed lists (the server said one changed); raise to keep the old."""
-        supervisor = self._servers.get(connection.server)
-        if supervisor is None or supervisor.connection is not connection:
-            return
-        try:
-            self._publish(supervisor, tools, content, first=False)
-        except RegistryError as exc:
-            supervisor.error = str(exc)
-            raise
-        supervisor.error = None
-
-    def _lost(self, connection: Connection) -> None:
-        """A ready server died by itself. Its names stay: calls get "not running (why)"."""
-        supervisor = self._servers.get(connection.server)
-        if supervisor is None or self._closed or not supervisor.lost(connection):
-            return
-        self._task_group().start_soon(self._restart, supervisor)
-
-    async def _restart(self, supervisor: Supervisor) -> None:
-        async def start() -> Connection:
-            connection = await self._connect(supervisor.server, supervisor.spec)
-            await self._publish_or_close(supervisor, connection, first=False)
-            return connection
-
-        subscribed = set(supervisor.connection.feed.subscriptions)
-        connection = await supervisor.restart(start)
-        if connection is not None and connection.state is ServerState.FAILED:
-            self._lost(connection)  # it died before it was committed
-        elif connection is not None:
-            await self._subscribe_again(supervisor, subscribed)
+        Raises:
+            ConfigError: The file is missing or invalid; nothing was changed.
+        """
+        return await self._reloader.reload(config, pins=pins)
 
     async def set_log_level(
         self, level: mcp_types.LoggingLevel, *, server: str | None = None
     ) -> None:
         """Ask every server (also later ones) for log messages at ``level`` and up; with
         ``server``, ask that one only (its level then stays its own, across restarts)."""
-        if server is None:
-            self._log_level = level
-            servers = {s: v for s, v in self._servers.items() if s not in self._log_levels}
-            starting = [c for c in self._starting if c.server not in self._log_levels]
-        else:
-            self._log_levels[server] = level
-            servers = {s: v for s, v in self._servers.items() if s == server}
-            starting = [c for c in self._starting if c.server == server]
-        await each_connection(servers, starting, lambda a: a.set_log_level(level))
+        await self._servers.set_log_level(level, server)
 
     async def roots_changed(self) -> None:
         """Tell every server that the host's roots changed (only with a roots handler)."""
-        await each_connection(self._servers, self._starting, lambda a: a.roots_changed())
-
-    def _task_group(self) -> TaskGroup:
-        if self._tg is None or self._closed:
-            raise RuntimeError("the registry is not open; use `async with Registry(...)`")
-        return self._tg
+        await self._servers.roots_changed()
 
     def view(self) -> View:
         """Return a new conversation view; it remembers the tools its searches found."""
         return View(self)
-
-    # -- calls --------------------------------------------------------------------------------
 
     async def call(
         self,
@@ -405,15 +230,178 @@ class Registry(LibraryMethods, ReadingMethods, ReloadMethods):
         if timeout is not None and not timeout > 0:  # NaN too
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         entry = self._catalog.get(name)
-        check_arguments(entry.server, name, arguments)
-        supervisor = self._servers[entry.server]
-        if needs_approval(entry, supervisor.spec, self.settings.approval):
-            arguments = await seek_approval(self.approver, entry, arguments, context)
-        timeout = self._timeout(supervisor, timeout)  # the same default as prompts and reads
-        began = anyio.current_time()
-        result = await call_within(
-            supervisor, entry, arguments, timeout, progress, context, self._starts, self.observers
+        approver, observers = self.approver, self.observers
+        return await call_tool(
+            self._servers, entry, arguments, timeout, progress, context, approver, observers
         )
-        if (stats := self._stats.get(entry.server)) is not None:
-            stats.record(anyio.current_time() - began)
-        return rewrite_call(entry.server, result)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` after every change of the tool, prompt or resource tables
+        (`RegistryChange.kind` says which); returns the unsubscriber.
+
+        Listeners run synchronously, right after the change: keep them short (set an event,
+        put on a queue). One that raises is logged and kept.
+        """
+        return subscribe_all(self._catalog, self._library, listener)
+
+    def prompts(self) -> list[mcp_types.Prompt]:
+        """Return every mounted prompt under its public name (``<namespace>__<prompt>``)."""
+        return self._library.prompts()
+
+    def resources(self) -> list[mcp_types.Resource]:
+        """Return every mounted resource under its registry URI (``mcpmount://<ns>/<uri>``)."""
+        return self._library.resources()
+
+    def resource_templates(self) -> list[mcp_types.ResourceTemplate]:
+        """Return every resource template under its registry URI template."""
+        return self._library.templates()
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+        context: object | None = None,
+    ) -> mcp_types.GetPromptResult:
+        """Get a mounted prompt by its public name; resource URIs in it are registry URIs.
+
+        ``context`` is as for `Registry.call`: what the server asks while rendering the
+        prompt reaches the handlers with it, and with the prompt's public name as
+        `Asker.tool`.
+
+        Raises:
+            UnknownPromptError: No prompt has that name.
+            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError:
+                As for `Registry.call`, naming the prompt.
+            ResultTooLargeError: As for `Registry.call`, naming the prompt.
+        """
+        return await self._requests.get_prompt(name, arguments, timeout, context)
+
+    async def read_resource(
+        self, uri: str, *, timeout: float | None = None, context: object | None = None
+    ) -> mcp_types.ReadResourceResult:
+        """Read a resource by its registry URI; ``contents[].uri`` come back as registry URIs.
+
+        Any URI under a mounted server's prefix is read from that server, listed or not.
+        ``context`` is as for `Registry.call`: what the server asks while reading reaches
+        the handlers with it, and with the registry URI as `Asker.tool`.
+
+        Raises:
+            UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
+            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError:
+                As for `Registry.call`, naming the URI.
+            ResultTooLargeError: As for `Registry.call`, naming the URI.
+        """
+        return await self._requests.read_resource(uri, timeout, context)
+
+    async def complete(
+        self,
+        ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+        argument: Mapping[str, str],
+        context_arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> mcp_types.CompleteResult:
+        """Ask the owning server to complete an argument of a prompt or resource template.
+
+        Args:
+            ref: A prompt by its public name, or a template by its registry URI template.
+            argument: ``{"name": ..., "value": ...}``: the argument and what is typed so far.
+            context_arguments: Arguments already given.
+
+        Raises:
+            UnknownPromptError, UnknownResourceError: ``ref`` names nothing mounted.
+            ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError:
+                As for `Registry.call`.
+        """
+        return await self._requests.complete(ref, argument, context_arguments, timeout)
+
+    async def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Ask the owning server for updates of ``uri``; they reach `subscribe_updates`.
+
+        Raises:
+            UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
+            NotSupportedError: The server does not support subscriptions; nothing was sent.
+            UpstreamError: The server refused it.
+            ServerNotRunningError, CallTimeoutError, ServerCrashedError: As for a call.
+        """
+        await self._requests.subscription(uri, True, timeout)
+
+    async def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Stop the updates of ``uri`` that `subscribe_resource` asked for.
+
+        Raises:
+            RegistryError: What `subscribe_resource` raises.
+        """
+        await self._requests.subscription(uri, False, timeout)
+
+    def subscribe_updates(self, listener: UpdateListener) -> Callable[[], None]:
+        """Call ``listener`` with the registry URI of every resource a server says changed.
+
+        Runs synchronously, like `Registry.subscribe`'s listeners: keep it short. Returns
+        the unsubscriber.
+        """
+        return self._library.subscribe_updates(listener)
+
+    def lock(self, previous: Pins | None = None) -> Pins:
+        """Return the pins of every mounted tool, prompt and resource (for ``mcpmount lock``).
+
+        Args:
+            previous: The pins of the lock file being replaced: an optional server that
+                failed to mount keeps the pins it had there, so a server that is down for a
+                moment is not unpinned.
+        """
+        return lock_pins(self._catalog, self._library, self._servers.failures, previous)
+
+    def tools(self) -> list[mcp_types.Tool]:
+        """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred."""
+        return self._catalog.manifest()
+
+    def mounted_tools(self) -> list[MountedTool]:
+        """Return every mounted tool, deferred ones included, sorted by name."""
+        return self._catalog.all()
+
+    def get(self, name: str) -> MountedTool:
+        """Return the mounted tool called ``name``.
+
+        Raises:
+            UnknownToolError: No tool has that name.
+        """
+        return self._catalog.get(name)
+
+    def search(self, query: str, limit: int = 5) -> SearchResult:
+        """Rank every mounted tool (deferred ones included) for ``query``."""
+        return self._catalog.search(query, limit)
+
+    def tool_search(
+        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+    ) -> ToolSearchCall:
+        """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
+
+        The same as ``call("tool_search", arguments)``, with what it found kept typed.
+        ``servers``: search only their tools, as if no other were mounted (what a client
+        limited to some namespaces may find); None: every tool.
+        """
+        return self.observers.searching(
+            lambda: self._catalog.tool_search(arguments, servers=servers)
+        )
+
+    async def run_tool_search(
+        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+    ) -> ToolSearchCall:
+        """`tool_search` off the event loop's back: with a semantic model, a new query's
+        vector is computed in a worker thread (`call` and the served registry use this)."""
+        return await self.observers.searching_async(
+            lambda: self._catalog.run_tool_search(arguments, servers=servers)
+        )
+
+    @property
+    def failures(self) -> dict[str, ServerError]:
+        """Optional servers that failed to mount, with their errors."""
+        return dict(self._servers.failures)
+
+    def status(self) -> list[ServerStatus]:
+        """Return one row per mounted server, sorted by namespace."""
+        servers = self._servers
+        return status_rows(servers.supervisors, self._catalog.of, servers.stats)

@@ -1,6 +1,6 @@
 """Hot reload: apply a new config to an open registry, server by server.
 
-`Registry` inherits `ReloadMethods.reload`. It compares each namespace's spec with the one
+`Registry.reload` runs a `Reloader`. It compares each namespace's spec with the one
 mounted, by value (pydantic models compare field by field; an ``env`` or ``headers``
 value, a `SecretStr`, compares by its secret, and the values ``${VAR}`` took count too),
 together with the registry settings that server reads. Then:
@@ -35,16 +35,25 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Protocol
 
 import anyio
 
-from mcpmount.catalog import CONTENT_KINDS, Catalog, Library, Pins
+from mcpmount.catalog import CONTENT_KINDS, Pins
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, ServerSpec, load_config
 from mcpmount.errors import ServerError
 from mcpmount.registry._status import MountOutcome
 from mcpmount.upstream import Supervisor
 
-__all__ = ["KEEP_PINS", "NOT_LIVE_KEYS", "ReloadMethods", "ReloadResult", "server_settings_changed"]
+__all__ = [
+    "KEEP_PINS",
+    "NOT_LIVE_KEYS",
+    "KeepPins",
+    "ReloadResult",
+    "Reloadable",
+    "Reloader",
+    "server_settings_changed",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -94,12 +103,14 @@ def server_settings_changed(spec: ServerSpec, old: RegistrySettings, new: Regist
     return False
 
 
-class _Keep(enum.Enum):
+class KeepPins(enum.Enum):
+    """The type of `KEEP_PINS`."""
+
     PINS = "keep"
 
 
-KEEP_PINS = _Keep.PINS
-"""`ReloadMethods.reload`'s default: the pins stay those the registry was opened with."""
+KEEP_PINS = KeepPins.PINS
+"""`Registry.reload`'s default: the pins stay those the registry was opened with."""
 
 
 def _pins_of(pins: Pins | None, server: str) -> tuple[object, ...]:
@@ -111,58 +122,63 @@ def _pins_of(pins: Pins | None, server: str) -> tuple[object, ...]:
     return (pins.servers.get(server), *kinds)
 
 
-class ReloadMethods:
-    """The reload half of `Registry` (its state lives in the registry)."""
+class Reloadable(Protocol):
+    """What a reload reads and changes of the registry's servers (`Servers`)."""
 
     settings: RegistrySettings
-    pins: Pins | None
-    _catalog: Catalog
-    _library: Library
-    _servers: dict[str, Supervisor]
-    _failures: dict[str, ServerError]
-    _reload_lock: anyio.Lock | None = None
 
-    async def mount_each(self, servers: Mapping[str, ServerSpec]) -> list[MountOutcome]:
-        raise NotImplementedError  # `Registry`'s
+    @property
+    def pins(self) -> Pins | None:
+        """The lock file's pins the servers (and their tables) are held to."""
+        ...
+
+    @pins.setter
+    def pins(self, pins: Pins | None) -> None: ...
+
+    @property
+    def supervisors(self) -> Mapping[str, Supervisor]:
+        """Every mounted server by namespace."""
+        ...
+
+    @property
+    def failures(self) -> dict[str, ServerError]:
+        """Servers that failed to mount and were left out."""
+        ...
 
     async def unmount(self, server: str) -> None:
-        raise NotImplementedError  # `Registry`'s
+        """Close one server and drop its names."""
+        ...
+
+    async def mount_each(self, servers: Mapping[str, ServerSpec]) -> list[MountOutcome]:
+        """Mount ``servers`` concurrently, whatever fails: one outcome per server."""
+        ...
+
+
+class Reloader:
+    """Applies new configs to a registry's servers, one reload at a time."""
+
+    def __init__(self, servers: Reloadable) -> None:
+        self._servers = servers
+        self._lock: anyio.Lock | None = None
 
     async def reload(
         self,
         config: RegistryConfig | str | os.PathLike[str],
         *,
-        pins: Pins | _Keep | None = KEEP_PINS,
+        pins: Pins | KeepPins | None = KEEP_PINS,
     ) -> ReloadResult:
-        """Make the mounted servers those of ``config``, touching only what changed.
-
-        Unchanged servers keep running; removed ones close; added ones mount; changed
-        ones (their spec, or a registry setting they read) close and mount again. A
-        server whose new spec fails to mount is left out and reported, whether it is
-        required or not: the others stay served. One reload runs at a time; call it once
-        the first mounts are done.
-
-        Args:
-            config: The new config, or the path of its file (loaded as `load_config` does).
-            pins: The lock file's pins as they are now (`read_pins`; None: no lock file):
-                a server whose pins changed restarts and is held to the new ones.
-                Omitted, the pins stay those the registry was opened with.
-
-        Returns:
-            What was added, removed, restarted, left unchanged and what failed.
-
-        Raises:
-            ConfigError: The file is missing or invalid; nothing was changed.
-        """
+        """See `Registry.reload`."""
         if not isinstance(config, RegistryConfig):
             config = load_config(config)  # raises before anything changes
-        if self._reload_lock is None:
-            self._reload_lock = anyio.Lock()
-        async with self._reload_lock:
-            return await self._apply(config, self.pins if pins is KEEP_PINS else pins)
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            servers = self._servers
+            return await self._apply(config, servers.pins if pins is KEEP_PINS else pins)
 
     async def _apply(self, config: RegistryConfig, pins: Pins | None) -> ReloadResult:
-        old, ignored = self.settings, _not_live(self.settings, config.settings)
+        servers = self._servers
+        old, ignored = servers.settings, _not_live(servers.settings, config.settings)
         if ignored:
             logger.warning(
                 "reload: %s cannot change while the registry is open; kept as they were "
@@ -171,7 +187,7 @@ class ReloadMethods:
             )
         new = config.settings.model_copy(update={key: getattr(old, key) for key in ignored})
         wanted = config.servers
-        mounted = dict(self._servers)
+        mounted = dict(servers.supervisors)
         removed = tuple(s for s in mounted if s not in wanted)
         changed = tuple(
             s
@@ -180,20 +196,22 @@ class ReloadMethods:
             and (
                 mounted[s].spec != spec
                 or server_settings_changed(spec, old, new)
-                or _pins_of(self.pins, s) != _pins_of(pins, s)
+                or _pins_of(servers.pins, s) != _pins_of(pins, s)
             )
         )
         added = tuple(s for s in wanted if s not in mounted)
         unchanged = tuple(s for s in wanted if s in mounted and s not in changed)
-        for server in [*self._failures]:  # a failure of a server no longer configured
+        for server in [*servers.failures]:  # a failure of a server no longer configured
             if server not in wanted:
-                del self._failures[server]
+                del servers.failures[server]
         async with anyio.create_task_group() as tg:  # an unmount never raises
             for server in (*removed, *changed):
-                tg.start_soon(self.unmount, server)
-        self.settings = new  # the mounts below, and calls from now on, read it
-        self.pins = self._catalog.pins = self._library.pins = pins
-        outcomes = await self.mount_each({s: wanted[s] for s in wanted if s in (*changed, *added)})
+                tg.start_soon(servers.unmount, server)
+        servers.settings = new  # the mounts below, and calls from now on, read it
+        servers.pins = pins  # and the tables
+        outcomes = await servers.mount_each(
+            {s: wanted[s] for s in wanted if s in (*changed, *added)}
+        )
         failed = {o.server: o.error for o in outcomes if o.error is not None}
         result = ReloadResult(
             added=tuple(s for s in added if s not in failed),

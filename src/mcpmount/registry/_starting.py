@@ -18,9 +18,11 @@ live list, whose own check decides.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal, Protocol, TypeVarTuple
 
 import anyio
+import mcp_types
 
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import RegistryError, ServerStartError
@@ -34,16 +36,23 @@ from mcpmount.registry._manifests import (
     store_for,
 )
 from mcpmount.registry._redis_store import RedisStore
-from mcpmount.upstream import Connection, ServerState, Supervisor, check_content, check_tools
+from mcpmount.upstream import (
+    Connection,
+    SchemaVetting,
+    ServerContent,
+    ServerState,
+    Supervisor,
+    check_content,
+    check_tools,
+)
 
-if TYPE_CHECKING:
-    from mcpmount.registry._registry import Registry
-
-__all__ = ["Starter", "start_policy"]
+__all__ = ["StartHost", "Starter", "start_policy"]
 
 logger = logging.getLogger(__name__)
 
 Policy = Literal["eager", "background", "lazy"]
+
+Args = TypeVarTuple("Args")
 
 
 def start_policy(spec: ServerSpec, settings: RegistrySettings) -> Policy:
@@ -51,26 +60,73 @@ def start_policy(spec: ServerSpec, settings: RegistrySettings) -> Policy:
     return spec.start or settings.start
 
 
+class StartHost(Protocol):
+    """What a `Starter` needs of the registry's servers (`Servers`)."""
+
+    @property
+    def settings(self) -> RegistrySettings:
+        """The registry's settings (a reload may replace them)."""
+        ...
+
+    def publish(
+        self,
+        supervisor: Supervisor,
+        tools: list[mcp_types.Tool],
+        content: ServerContent,
+        *,
+        first: bool,
+    ) -> None:
+        """Publish a server's lists in one synchronous block; raise, changing nothing."""
+        ...
+
+    async def reconnect(self, supervisor: Supervisor) -> Connection:
+        """Start a new connection of ``supervisor``'s server and publish its lists."""
+        ...
+
+    def start_soon(
+        self, task: Callable[[*Args], Coroutine[Any, Any, object]], *args: *Args
+    ) -> None:
+        """Run ``task`` in the registry's task group."""
+        ...
+
+    def lost(self, connection: Connection) -> None:
+        """Take ``connection`` as dead (a restart may begin)."""
+        ...
+
+    async def subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
+        """Subscribe a server's new connection to what its old one was."""
+        ...
+
+
 class Starter:
     """The registry's cached manifests and the starts of servers published from them.
 
     Args:
-        registry: The registry whose servers it starts (its connections, publishing and
-            task group).
+        host: The registry's servers: their settings, publishing, connections and task
+            group.
+        schemas: The registry's verdicts on tool schemas, for cached lists too.
         store: Where manifests are kept; default: the one the settings name (`store_for`).
         refresh: Mount every server from its live lists, whatever its policy, and write
             its entry (``mcpmount check --refresh-cache``).
     """
 
-    def __init__(self, registry: Registry, store: ManifestStore | None, *, refresh: bool) -> None:
-        self._registry = registry
+    def __init__(
+        self,
+        host: StartHost,
+        schemas: SchemaVetting,
+        store: ManifestStore | None,
+        *,
+        refresh: bool,
+    ) -> None:
+        self._host = host
+        self._schemas = schemas
         self._store = store
         self._own_store: FileStore | RedisStore | None = None
         self.refresh = refresh
 
     @property
     def settings(self) -> RegistrySettings:
-        return self._registry.settings  # a reload may replace them
+        return self._host.settings  # a reload may replace them
 
     @property
     def store(self) -> ManifestStore:
@@ -84,23 +140,6 @@ class Starter:
         store, self._own_store = self._own_store, None
         if isinstance(store, RedisStore):
             await store.aclose()
-
-    async def mount(self, server: str, spec: ServerSpec) -> Supervisor:
-        """Publish ``server`` from its cached manifest if it may be, else from its live lists.
-
-        Raises:
-            RegistryError: What `Registry.mount` raises; the server was reaped first.
-        """
-        supervisor = await self.from_cache(server, spec)
-        if supervisor is not None:
-            return supervisor
-        registry = self._registry
-        connection = await registry._connect(server, spec)  # pyright: ignore[reportPrivateUsage]
-        supervisor = Supervisor(server, spec, connection)
-        await registry._publish_or_close(supervisor, connection, first=True)  # pyright: ignore[reportPrivateUsage]
-        supervisor.ready.set()
-        await self.remember(spec, connection)
-        return supervisor
 
     async def from_cache(self, server: str, spec: ServerSpec) -> Supervisor | None:
         """Publish ``server`` from its cached manifest, if its policy and the cache allow.
@@ -121,8 +160,7 @@ class Starter:
         if manifest is None:
             return None
         settings = spec.limits(self.settings)
-        registry = self._registry
-        schemas = registry._schemas  # pyright: ignore[reportPrivateUsage]
+        schemas = self._schemas
         try:
             tools = check_tools(
                 server, manifest.tools, settings, spec.invalid_names, spec.filters_out, schemas
@@ -132,7 +170,7 @@ class Starter:
             stand_in.hold(tools, content)
             supervisor = Supervisor(server, spec, stand_in, cached=True)
             supervisor.sleep()
-            registry._publish(supervisor, tools, content, first=True)  # pyright: ignore[reportPrivateUsage]
+            self._host.publish(supervisor, tools, content, first=True)
         except RegistryError as exc:
             logger.warning(
                 "server %r: its cached manifest is refused; starting it now: %s", server, exc
@@ -157,22 +195,15 @@ class Starter:
     def wake(self, supervisor: Supervisor) -> None:
         """Start a dormant server behind its published list (once, however many ask)."""
         if supervisor.wake():
-            self._registry._task_group().start_soon(self._start, supervisor)  # pyright: ignore[reportPrivateUsage]
-
-    def lost(self, connection: Connection) -> None:
-        """Tell the registry of a connection found dead (a restart may begin)."""
-        self._registry._lost(connection)  # pyright: ignore[reportPrivateUsage]
+            self._host.start_soon(self._start, supervisor)
 
     async def _start(self, supervisor: Supervisor) -> None:
         server, spec = supervisor.server, supervisor.spec
-        registry = self._registry
 
         async def start() -> Connection:
             if supervisor.closing:  # closed (the registry too) before this task ran
                 raise ServerStartError(server, "it was closed before it started")
-            connection = await registry._connect(server, spec)  # pyright: ignore[reportPrivateUsage]
-            await registry._publish_or_close(supervisor, connection, first=False)  # pyright: ignore[reportPrivateUsage]
-            return connection
+            return await self._host.reconnect(supervisor)
 
         logger.info("starting server %r (start = %r)", server, start_policy(spec, self.settings))
         subscribed = set(supervisor.connection.feed.subscriptions)  # before it stopped idle
@@ -180,10 +211,10 @@ class Starter:
         if connection is None:
             return
         if connection.state is ServerState.FAILED:  # it died before it was committed
-            self.lost(connection)
+            self._host.lost(connection)
             return
         await self.remember(spec, connection)
-        await registry._subscribe_again(supervisor, subscribed)  # pyright: ignore[reportPrivateUsage]
+        await self._host.subscribe_again(supervisor, subscribed)
         idle = spec.idle_timeout or self.settings.idle_timeout
         if idle is not None:
             await self._stop_when_idle(supervisor, connection, idle)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mcpmount.config import ServerSpec
@@ -11,7 +11,7 @@ from mcpmount.errors import ServerError
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
-__all__ = ["CallStats", "MountOutcome", "ServerStatus", "notes_of", "status_row"]
+__all__ = ["CallStats", "MountOutcome", "ServerStatus", "notes_of", "status_row", "status_rows"]
 
 _LATENCY_WINDOW = 256
 """How many of the latest answered calls the median is taken over."""
@@ -121,6 +121,18 @@ def status_row(
         notes=notes_of(supervisor, tools),
         cached=supervisor.cached,
     )
+
+
+def status_rows(
+    supervisors: Mapping[str, Supervisor],
+    tools_of: Callable[[str], Sequence[MountedTool]],
+    stats: Mapping[str, CallStats],
+) -> list[ServerStatus]:
+    """Return the status of every server in ``supervisors``, sorted by namespace."""
+    return [
+        status_row(supervisor, tools_of(server), stats.get(server))
+        for server, supervisor in sorted(supervisors.items())
+    ]
 
 
 def _transport(supervisor: Supervisor) -> str:

@@ -3,18 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import mcp_types
 from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount.errors import UnknownToolError
 from mcpmount.search import TOOL_SEARCH_NAME, ToolSearchCall
+from mcpmount.tool import MountedTool
 
-if TYPE_CHECKING:
-    from mcpmount.registry._registry import Registry
+__all__ = ["View", "Viewed"]
 
-__all__ = ["View"]
+
+class Viewed(Protocol):
+    """What a view, and an adapter on one, read and call of a `Registry`: its manifest,
+    lookups, search and calls."""
+
+    def tools(self) -> list[mcp_types.Tool]: ...
+
+    def mounted_tools(self) -> list[MountedTool]: ...
+
+    def get(self, name: str) -> MountedTool: ...
+
+    def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall: ...
+
+    async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall: ...
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressFnT | None = None,
+        context: object | None = None,
+    ) -> mcp_types.CallToolResult: ...
 
 
 class View:
@@ -25,7 +48,7 @@ class View:
     callable by name: search controls discovery, not access.
     """
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Viewed) -> None:
         self.registry = registry
         self.activated: list[str] = []
 

@@ -1,0 +1,398 @@
+"""The mounted servers: each one's supervisor and connections, from its mount to its close.
+
+`Registry` owns one `Servers` and hands it to what needs the servers (starts, closers,
+prompt and resource requests, reloads), each of which sees it through a small protocol.
+
+A server's tools, prompts and resources become visible in one synchronous block
+(`Servers.publish`: `Library.stage`, `Catalog.publish`, the library's commit), after its
+connection is up, its lists checked and its names assigned; any failure before that reaps
+the server and leaves the tables exactly as they were. A server that dies is handed to its
+`Supervisor`, which may start it again; meanwhile its names stay, and calls get "not
+running (why)".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVarTuple
+
+import anyio
+import mcp_types
+from anyio.abc import TaskGroup
+
+from mcpmount.catalog import Catalog, Library, Pins, registry_uri, split_uri
+from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.errors import (
+    MountError,
+    RegistryError,
+    ServerError,
+    ServerStartError,
+    UnknownResourceError,
+)
+from mcpmount.handlers import ClientHandlers
+from mcpmount.registry._approval import warn_unmatched
+from mcpmount.registry._closer import Closer, close_all
+from mcpmount.registry._library import subscription
+from mcpmount.registry._manifests import ManifestStore
+from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
+from mcpmount.registry._starting import Starter
+from mcpmount.registry._status import CallStats, MountOutcome, notes_of
+from mcpmount.transports import Reaper
+from mcpmount.upstream import Connection, SchemaVetting, ServerContent, ServerState, Supervisor
+
+__all__ = ["Servers"]
+
+logger = logging.getLogger(__name__)
+
+Args = TypeVarTuple("Args")
+
+
+class Servers:
+    """The registry's servers by namespace, the task group they run in, and their lives.
+
+    Enter it from the task that will also leave it (`Registry` does); leaving it closes
+    every server.
+
+    Args:
+        settings, pins, handlers, store: The registry's (see `Registry`).
+        refresh: Mount every server from its live lists (``refresh_cache``).
+    """
+
+    def __init__(
+        self,
+        settings: RegistrySettings,
+        pins: Pins | None,
+        handlers: ClientHandlers | None,
+        store: ManifestStore | None,
+        *,
+        refresh: bool,
+    ) -> None:
+        self.settings = settings
+        """Names, timeouts and limits; a reload replaces them."""
+        self.handlers = handlers
+        """Given to each connection as it starts."""
+        self.catalog = Catalog(settings, pins)
+        """The tool table."""
+        self.library = Library(settings, pins)
+        """The prompt and resource tables."""
+        self.supervisors: dict[str, Supervisor] = {}
+        """Every mounted server (dormant, restarting and failed ones too)."""
+        self.failures: dict[str, ServerError] = {}
+        """Servers that failed to mount and were left out, with their errors."""
+        self.stats: dict[str, CallStats] = {}
+        self.schemas = SchemaVetting()
+        """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
+        self._pins = pins
+        self._log_level: mcp_types.LoggingLevel | None = None
+        self._log_levels: dict[str, mcp_types.LoggingLevel] = {}
+        """Servers asked for a level of their own (`set_log_level` with ``server``)."""
+        self._mounting: set[str] = set()
+        self._starting: set[Connection] = set()
+        self._reaper = Reaper()
+        """Ends every stdio server's process group if this process dies without closing."""
+        self._starts = Starter(self, self.schemas, store, refresh=refresh)
+        self._tg: TaskGroup | None = None
+        self._exit_stack: contextlib.AsyncExitStack | None = None
+        self._closed = False
+
+    @property
+    def pins(self) -> Pins | None:
+        """The lock file's pins the servers are held to (a reload may replace them)."""
+        return self._pins
+
+    @pins.setter
+    def pins(self, pins: Pins | None) -> None:
+        self._pins = self.catalog.pins = self.library.pins = pins
+
+    async def __aenter__(self) -> None:
+        if self._exit_stack is not None or self._closed:
+            raise RuntimeError("a Registry can be entered only once")
+        async with contextlib.AsyncExitStack() as stack:
+            self._tg = await stack.enter_async_context(anyio.create_task_group())
+            self._exit_stack = stack.pop_all()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+        assert self._exit_stack is not None
+        await self._exit_stack.__aexit__(None, None, None)
+
+    def start_soon(
+        self, task: Callable[[*Args], Coroutine[Any, Any, object]], *args: *Args
+    ) -> None:
+        """Run ``task`` in the servers' task group (the registry must be open)."""
+        self._task_group().start_soon(task, *args)
+
+    def _task_group(self) -> TaskGroup:
+        if self._tg is None or self._closed:
+            raise RuntimeError("the registry is not open; use `async with Registry(...)`")
+        return self._tg
+
+    # -- mounting -----------------------------------------------------------------------------
+
+    async def mount(self, server: str, spec: ServerSpec) -> Supervisor:
+        """Mount one server, all or nothing: from its cached manifest, or live."""
+        check_namespaces([server])
+        if server in self.supervisors or server in self._mounting:
+            raise ServerStartError(server, "a server with this namespace is already mounted")
+        self._mounting.add(server)
+        try:
+            supervisor = await self._starts.from_cache(server, spec)
+            if supervisor is None:
+                connection = await self._connect(server, spec)
+                supervisor = Supervisor(server, spec, connection)
+                await self._publish_or_close(supervisor, connection, first=True)
+                supervisor.ready.set()
+                await self._starts.remember(spec, connection)
+        finally:
+            self._mounting.discard(server)
+        self.failures.pop(server, None)
+        logger.info("mounted server %r with %d tools", server, len(supervisor.connection.tools))
+        if supervisor.connection.state is ServerState.FAILED:  # it died before it was committed
+            self.lost(supervisor.connection)
+        return supervisor
+
+    async def mount_all(self, servers: Mapping[str, ServerSpec], *, fail_fast: bool) -> None:
+        """Mount ``servers`` concurrently; see `Registry.mount_all`."""
+        check_namespaces(servers)
+        outcomes = await mount_concurrently(self._outcome, servers, fail_fast=fail_fast)
+        failures = {o.server: o.error for o in outcomes if o.error is not None}
+        if any(servers[server].required for server in failures):
+            mounted = [self.supervisors.get(o.server) for o in outcomes if o.error is None]
+            await close_all([Closer(self, s) for s in mounted if s is not None])
+            raise MountError(failures)
+        for server, exc in failures.items():
+            logger.warning("optional server %r was skipped: %s", server, exc.detail)
+        self.failures.update(failures)
+
+    async def mount_each(
+        self,
+        servers: Mapping[str, ServerSpec],
+        *,
+        on_outcome: Callable[[MountOutcome], None] | None = None,
+    ) -> list[MountOutcome]:
+        """Mount ``servers`` concurrently, whatever fails; see `Registry.mount_each`."""
+        check_namespaces(servers)
+        outcomes = await mount_concurrently(
+            self._outcome, servers, fail_fast=False, on_outcome=on_outcome
+        )
+        self.failures.update({o.server: o.error for o in outcomes if o.error is not None})
+        by_server = {o.server: o for o in outcomes}
+        return [by_server[server] for server in servers]
+
+    async def _outcome(self, server: str, spec: ServerSpec) -> MountOutcome:
+        """Mount one server; say how it went instead of raising."""
+        began = anyio.current_time()
+        try:
+            supervisor = await self.mount(server, spec)
+        except ServerError as exc:
+            return MountOutcome(server, spec, anyio.current_time() - began, error=exc)
+        tools = self.catalog.of(server)
+        seconds = supervisor.connection.startup_seconds or anyio.current_time() - began
+        deferred = sum(e.deferred for e in tools)
+        notes = notes_of(supervisor, tools)
+        return MountOutcome(server, spec, seconds, len(tools), deferred, notes=notes)
+
+    async def _connect(self, server: str, spec: ServerSpec) -> Connection:
+        """Start one connection in the task group and wait until it is ready."""
+        connection = Connection(
+            server,
+            spec,
+            self.settings,
+            on_lost=self.lost,
+            on_tools=self._relisted,
+            handlers=self.handlers,
+            on_updated=self._updated,
+            log_level=self._log_levels.get(server) or self._log_level,
+            reaper=self._reaper,
+            schemas=self.schemas,
+        )
+        # While it starts, closing the registry, or its server, cuts the start short.
+        self._starting.add(connection)
+        try:
+            await self._task_group().start(connection.run)
+        finally:
+            self._starting.discard(connection)
+        return connection
+
+    async def reconnect(self, supervisor: Supervisor) -> Connection:
+        """Start a new connection of ``supervisor``'s server and publish its lists over the
+        old ones; on refusal close it and raise."""
+        connection = await self._connect(supervisor.server, supervisor.spec)
+        await self._publish_or_close(supervisor, connection, first=False)
+        return connection
+
+    async def _publish_or_close(
+        self, supervisor: Supervisor, connection: Connection, *, first: bool
+    ) -> None:
+        try:
+            self.publish(supervisor, connection.tools, connection.content, first=first)
+        except RegistryError:
+            await connection.aclose()
+            raise
+
+    def publish(
+        self,
+        supervisor: Supervisor,
+        tools: list[mcp_types.Tool],
+        content: ServerContent,
+        *,
+        first: bool,
+    ) -> None:
+        """Publish a server's (new) lists; synchronous, so nothing interleaves.
+
+        Raises:
+            ServerStartError: The registry or the server is closing.
+            ToolListError, NameCollisionError, DefinitionChangedError: See `Catalog.publish`.
+        """
+        server = supervisor.server
+        if self._closed or supervisor.closing:
+            raise ServerStartError(server, "the registry or the server is closing")
+        staged = self.library.stage(  # raises, or changes nothing
+            server,
+            supervisor.spec,
+            content.prompts,
+            content.resources,
+            content.templates,
+            subscribe=content.subscribe,
+        )
+        self.catalog.publish(server, supervisor.spec, tools, first=first)
+        self._compute_vectors()
+        self.library.commit(staged)
+        warn_unmatched(server, supervisor.spec, tools)
+        self.supervisors[server] = supervisor
+        if first:
+            self.stats[server] = CallStats()
+
+    # -- closing ------------------------------------------------------------------------------
+
+    async def unmount(self, server: str) -> None:
+        """Close one server and drop its names; does nothing if it is not mounted."""
+        supervisor = self.supervisors.get(server)
+        if supervisor is not None:
+            await Closer(self, supervisor)()
+
+    async def aclose(self) -> None:
+        """Close every server concurrently. Idempotent; never raises."""
+        self._closed = True
+        for supervisor in self.supervisors.values():  # before any await: no restart may begin
+            supervisor.close()
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in list(self._starting):
+                    tg.start_soon(connection.aclose)
+                closers = [Closer(self, s) for s in list(self.supervisors.values())]
+                tg.start_soon(close_all, closers)
+            await self._reaper.aclose()
+            await self._starts.aclose()
+
+    def connections_of(self, supervisor: Supervisor) -> list[Connection]:
+        """A server's connections to close: its current one and a restart's that starts."""
+        starting = [c for c in self._starting if c.server == supervisor.server]
+        return [supervisor.connection, *starting]
+
+    def forget(self, supervisor: Supervisor) -> None:
+        """Drop a server's names, synchronously; a no-op if it is already gone."""
+        if self.supervisors.get(supervisor.server) is not supervisor:
+            return
+        del self.supervisors[supervisor.server]
+        del self.stats[supervisor.server]
+        self.catalog.forget(supervisor.server)
+        self.library.forget(supervisor.server)
+        self._compute_vectors()
+
+    def _compute_vectors(self) -> None:
+        """semantic_model: compute waiting tool vectors (and crowding) off the loop."""
+        if self.catalog.vectors_pending and not self._closed:
+            self.start_soon(self.catalog.compute_vectors)
+
+    # -- what upstream connections report -----------------------------------------------------
+
+    def _relisted(
+        self, connection: Connection, tools: list[mcp_types.Tool], content: ServerContent
+    ) -> None:
+        """Apply re-listed lists (the server said one changed); raise to keep the old."""
+        supervisor = self.supervisors.get(connection.server)
+        if supervisor is None or supervisor.connection is not connection:
+            return
+        try:
+            self.publish(supervisor, tools, content, first=False)
+        except RegistryError as exc:
+            supervisor.error = str(exc)
+            raise
+        supervisor.error = None
+
+    def _updated(self, connection: Connection, uri: str) -> None:
+        """A server said a resource changed: tell the update listeners its registry URI."""
+        supervisor = self.supervisors.get(connection.server)
+        if supervisor is not None and supervisor.connection is connection:
+            self.library.updated(registry_uri(connection.server, uri))
+
+    def lost(self, connection: Connection) -> None:
+        """A ready server died by itself. Its names stay: calls get "not running (why)"."""
+        supervisor = self.supervisors.get(connection.server)
+        if supervisor is None or self._closed or not supervisor.lost(connection):
+            return
+        self.start_soon(self._restart, supervisor)
+
+    async def _restart(self, supervisor: Supervisor) -> None:
+        subscribed = set(supervisor.connection.feed.subscriptions)
+        connection = await supervisor.restart(lambda: self.reconnect(supervisor))
+        if connection is not None and connection.state is ServerState.FAILED:
+            self.lost(connection)  # it died before it was committed
+        elif connection is not None:
+            await self.subscribe_again(supervisor, subscribed)
+
+    def wake(self, supervisor: Supervisor) -> None:
+        """Start a dormant server behind its published list (once, however many ask)."""
+        self._starts.wake(supervisor)
+
+    async def subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
+        """Subscribe a restarted server's new connection to what its old one was."""
+        for raw in sorted(uris):
+            uri = registry_uri(supervisor.server, raw)
+            try:
+                await subscription(self, self.library, uri, True, None)
+            except RegistryError as exc:
+                logger.warning(
+                    "server %r: %s was not subscribed again: %s", supervisor.server, uri, exc
+                )
+
+    # -- routing ------------------------------------------------------------------------------
+
+    def route(self, uri: str) -> tuple[str, str]:
+        """Return the server and the server's own URI of a registry URI.
+
+        Raises:
+            UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
+        """
+        server, raw = split_uri(uri)
+        if server not in self.supervisors:
+            raise UnknownResourceError(uri, f"no mounted server has the namespace {server!r}")
+        return server, raw
+
+    def timeout(self, supervisor: Supervisor, timeout: float | None) -> float:
+        """Return the seconds a request may take: ``timeout``, else the server's call
+        timeout, else the registry's."""
+        if timeout is not None and not timeout > 0:  # NaN too
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        return timeout or supervisor.spec.call_timeout or self.settings.call_timeout
+
+    # -- what the host asks of every server ---------------------------------------------------
+
+    async def set_log_level(self, level: mcp_types.LoggingLevel, server: str | None) -> None:
+        """See `Registry.set_log_level`."""
+        if server is None:
+            self._log_level = level
+            servers = {s: v for s, v in self.supervisors.items() if s not in self._log_levels}
+            starting = [c for c in self._starting if c.server not in self._log_levels]
+        else:
+            self._log_levels[server] = level
+            servers = {s: v for s, v in self.supervisors.items() if s == server}
+            starting = [c for c in self._starting if c.server == server]
+        await each_connection(servers, starting, lambda a: a.set_log_level(level))
+
+    async def roots_changed(self) -> None:
+        """Tell every server that the host's roots changed."""
+        await each_connection(self.supervisors, self._starting, lambda a: a.roots_changed())
