@@ -13,8 +13,8 @@ import redis
 from search_support import make, names
 
 from mcpmount.search import SearchIndex
-from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256
-from mcpmount.search._vector_store import RedisVectors
+from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256
+from mcpmount.semantic._vector_store import RedisVectors
 from mcpmount.tool import MountedTool
 from redis_support import running_redis
 
@@ -77,7 +77,7 @@ async def test_an_unreachable_redis_is_a_miss_said_once(caplog: pytest.LogCaptur
         await server.stop()
         index = SearchIndex(PACKAGED_MODEL, shared_vectors=server.url)
         index.add(TOOLS)
-        with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+        with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
             with anyio.fail_after(30):  # a never-hangs bound: each request is bounded
                 await embedded(index)
         assert index.vectors_computed == len(TOOLS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mcpmount.search._fusion import RRF_K, fuse
-from mcpmount.search._wordpiece import WordPiece
+from mcpmount.semantic._wordpiece import WordPiece
 
 ORACLE: list[tuple[str, list[int]]] = [
     ("List the files in my home directory", [101, 2862, 1996, 6764, 1999, 2026, 2188, 14176, 102]),

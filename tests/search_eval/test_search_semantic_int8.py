@@ -1,8 +1,8 @@
 """The packaged model's int8 graph and the int8 scan of tool vectors, on the real model.
 
-The int8 graph (`mcpmount.search._int8_graph`) is built once per cache directory and
+The int8 graph (`mcpmount.semantic._int8_graph`) is built once per cache directory and
 reused, rebuilt when its file is damaged, and gives vectors close to the shipped graph's;
-without onnx the shipped graph runs. The int8 scan (`mcpmount.search._int8_scores`) ranks
+without onnx the shipped graph runs. The int8 scan (`mcpmount.semantic._int8_scores`) ranks
 the nearest tools as the float32 vectors do. Needs the ``semantic`` extra (the ``dev``
 extra installs it).
 """
@@ -21,9 +21,8 @@ import pytest
 from eval_data import QUERIES, REAL_TOOLS, eval_corpus
 
 from mcpmount.search import SearchIndex
-from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
-from mcpmount.search._int8_scores import CANDIDATES, MIN_ROWS, Scorer
-from mcpmount.search._semantic import semantic_text
+from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve, semantic_text
+from mcpmount.semantic._int8_scores import CANDIDATES, MIN_ROWS, Scorer
 
 TEXTS = sorted({semantic_text(tool) for tool in REAL_TOOLS})
 """The real servers' tool texts, 90 of them."""
@@ -80,7 +79,7 @@ def test_a_damaged_cached_graph_is_rebuilt_with_a_warning(
         graph.write_bytes(data[:1000] + bytes([data[1000] ^ 1]) + data[1001:])
     else:
         graph.with_suffix(".sha256").unlink()
-    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+    with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
         again = loaded(tmp_path)
     assert "rebuilding it" in caplog.text
     assert again.graph == "built"
@@ -92,7 +91,7 @@ def test_a_cache_dir_that_cannot_be_written_still_runs_the_int8_graph(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     (tmp_path / "models").write_text("a file where the directory would go")
-    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+    with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
         embedder = loaded(tmp_path)
     assert "cannot keep the int8 graph" in caplog.text
     assert embedder.graph == "built"
@@ -123,7 +122,7 @@ def test_without_onnx_the_shipped_graph_runs_with_one_warning(tmp_path: Path) ->
         sys.modules["onnx"] = None  # import onnx now raises ImportError
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         from pathlib import Path
-        from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
+        from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
         embedder = Embedder(*resolve(PACKAGED_MODEL), cache_dir=Path({str(tmp_path)!r}))
         print(embedder.graph, embedder.sha256 == PACKAGED_SHA256, embedder.embed(["a"]).shape)
         """

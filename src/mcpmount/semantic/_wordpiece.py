@@ -57,7 +57,7 @@ class WordPiece:
     __slots__ = ("_cache", "_cls", "_sep", "_unk", "_vocab")
 
     def __init__(self) -> None:
-        text = resources.files("mcpmount.search").joinpath(_VOCAB_FILE).read_text("utf-8")
+        text = resources.files("mcpmount.semantic").joinpath(_VOCAB_FILE).read_text("utf-8")
         self._vocab = {token: i for i, token in enumerate(text.split("\n")) if token}
         self._cls = self._vocab["[CLS]"]
         self._sep = self._vocab["[SEP]"]

@@ -6,7 +6,7 @@ never needs them.
 
 The model is a BERT-style encoder with the inputs ``input_ids``, ``attention_mask`` and
 ``token_type_ids`` and a first output ``[batch, tokens, dims]``, over the vocabulary of
-`mcpmount.search._wordpiece` (all-MiniLM-L6-v2 and its quantizations are). A text's vector
+`mcpmount.semantic._wordpiece` (all-MiniLM-L6-v2 and its quantizations are). A text's vector
 is the mean of its tokens' outputs, L2-normalized, so a dot product is a cosine.
 
 ``"minilm-int8"`` names the packaged model: the int8 all-MiniLM-L6-v2 (384 dimensions)
@@ -25,8 +25,8 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from mcpmount.search._int8_graph import Int8GraphError, int8_graph
-from mcpmount.search._wordpiece import MAX_TOKENS, WordPiece
+from mcpmount.semantic._int8_graph import Int8GraphError, int8_graph
+from mcpmount.semantic._wordpiece import MAX_TOKENS, WordPiece
 
 __all__ = [
     "PACKAGED_MODEL",
@@ -57,7 +57,7 @@ _PROBES: Final = (
 _MIN_AGREEMENT: Final = 0.97
 """The lowest cosine allowed between a probe's two vectors (0.99 and up measured)."""
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 Vectors = npt.NDArray[np.float32]
 """Rows of unit vectors, one per text."""
@@ -136,7 +136,7 @@ def _sha256(path: Path) -> str:
 class Embedder:
     """One loaded model: texts to unit vectors. Its ``embed`` may run in several threads.
 
-    The packaged model runs as its int8 rewrite (`mcpmount.search._int8_graph`: its MatMuls
+    The packaged model runs as its int8 rewrite (`mcpmount.semantic._int8_graph`: its MatMuls
     in int8, a query's vector in under half the time), built on the first load, checked
     against the graph as shipped on `_PROBES`, and kept under ``cache_dir`` for the next
     loads. Any failure there (no ``onnx``, a rewrite that does not apply or disagrees) is

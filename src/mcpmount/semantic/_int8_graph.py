@@ -39,7 +39,7 @@ import numpy as np
 
 __all__ = ["REWRITE", "Int8Graph", "Int8GraphError", "int8_graph", "rewrite"]
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 REWRITE: Final = "int8-matmulinteger-u8s8-1"
 """Names the rewrite and its settings (uint8 activations, the shipped int8 weights); changed
