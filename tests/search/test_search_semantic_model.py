@@ -83,7 +83,20 @@ def test_the_setting_is_refused_without_the_extra(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(ValidationError, match="onnxruntime"):
         RegistrySettings(semantic_model="/models/encoder.onnx")
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    with pytest.raises(ValidationError, match="tokenizers"):
+        RegistrySettings(semantic_model="/models/encoder.onnx")
     assert RegistrySettings().semantic_model is None
+
+
+def test_a_model_without_the_tokenizers_package_says_what_to_install(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer is the ``tokenizers`` package's: without it, a clear error, no crash."""
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    monkeypatch.setitem(sys.modules, "tokenizers.implementations", None)
+    with pytest.raises(SemanticModelError, match=r'tokenizers package: pip install "mcpmount'):
+        Embedder(embedder.path)
 
 
 def test_vectors_are_kept_on_disk_for_the_next_index(

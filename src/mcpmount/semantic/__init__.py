@@ -15,11 +15,12 @@ doubled, less the mean cosine with its 10 nearest other tools (CSLS, ``_hubness`
 tool among many near-identical ones is not near every query.
 
 Modules: ``_ranker`` (`SemanticRanker`: tool vectors, their queue and the nearest tools),
-``_embedding`` (`Embedder`: the model, its tokenizer and its pooling), ``_wordpiece`` (the
-model's tokenizer), ``_int8_graph`` (the packaged model with its MatMuls in int8, built
-once and cached), ``_int8_scores`` (the scan of the tool vectors), ``_hubness`` (each
-tool's crowding, kept across changes), ``_vector_cache`` (vectors on disk) and
-``_vector_store`` (the store protocol, and vectors in a shared Redis).
+``_embedding`` (`Embedder`: the model, its tokenizer and its pooling), ``_tokenizer`` (the
+model's tokenizer, by ``tokenizers``), ``_int8_graph`` (the packaged model with its MatMuls
+in int8 by ONNX Runtime's quantizer, built once and cached), ``_int8_scores`` (the scan of
+the tool vectors), ``_hubness`` (each tool's crowding, kept across changes),
+``_vector_cache`` (vectors on disk) and ``_vector_store`` (the store protocol, and vectors
+in a shared Redis).
 """
 
 from mcpmount.semantic._embedding import (

@@ -37,7 +37,7 @@ class VectorCache:
     Args:
         directory: Where the files live; created on the first write.
         model_sha256: The SHA-256 of the graph that runs (`Embedder.sha256`: for the packaged
-            model, its int8 rewrite's), naming its file: two graphs' vectors never mix.
+            model, its int8 graph's), naming its file: two graphs' vectors never mix.
         dims: The model's vector size.
     """
 

@@ -73,7 +73,7 @@ class RedisVectors:
     Args:
         url: The Redis; never logged (it may hold a password).
         model_sha256: The SHA-256 of the graph that runs (`Embedder.sha256`: for the packaged
-            model, its int8 rewrite's), naming its keys: two graphs' vectors never mix.
+            model, its int8 graph's), naming its keys: two graphs' vectors never mix.
         dims: The model's vector size.
         retry_after: Seconds an unreachable Redis is left alone before it is asked again.
     """
