@@ -50,7 +50,7 @@ from tests.search_eval.heldout_data import HELDOUT
 from tests.search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
 
 from mcpmount.search import SearchIndex
-from mcpmount.search._hubness import Neighbourhoods
+from mcpmount.semantic._hubness import Neighbourhoods
 from mcpmount.tool import MountedTool
 
 ROUNDS = 10

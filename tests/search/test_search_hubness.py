@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xxhash
 
-from mcpmount.search._hubness import K, Neighbourhoods
+from mcpmount.semantic._hubness import K, Neighbourhoods
 
 
 def unit_vectors(count: int, seed: int, dims: int = 24) -> dict[int, np.ndarray]:

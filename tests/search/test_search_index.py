@@ -6,7 +6,10 @@ import gc
 import importlib
 import pkgutil
 import random
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -290,10 +293,37 @@ class TestNoProcessWideState:
 
     def test_no_module_of_the_package_holds_mutable_state(self) -> None:
         """Module globals are constants: no dict, list or set a process could share."""
-        for info in pkgutil.iter_modules(mcpmount.search.__path__):
-            module = importlib.import_module(f"mcpmount.search.{info.name}")
-            for name, value in vars(module).items():
-                if not name.startswith("__"):
-                    assert not isinstance(value, dict | list | set | bytearray), (
-                        f"{module.__name__}.{name}"
-                    )
+        semantic = importlib.import_module("mcpmount.semantic")  # numpy: the semantic extra
+        for package in (mcpmount.search, semantic):
+            for info in pkgutil.iter_modules(package.__path__):
+                module = importlib.import_module(f"{package.__name__}.{info.name}")
+                for name, value in vars(module).items():
+                    if not name.startswith("__"):
+                        assert not isinstance(value, dict | list | set | bytearray), (
+                            f"{module.__name__}.{name}"
+                        )
+
+
+def test_word_search_imports_nothing_of_the_semantic_ranking() -> None:
+    """Without a ``semantic_model``, neither ``import mcpmount`` nor indexing and searching
+    loads the semantic room or what it needs (numpy, ONNX Runtime, tokenizers)."""
+    script = (
+        "import sys, mcpmount\n"
+        "from mcpmount.search import SearchIndex\n"
+        "from search_support import make\n"
+        "index = SearchIndex()\n"
+        "index.add([make('fs', 'read_file', 'Read a file.')])\n"
+        "assert index.search('read').hits\n"
+        "heavy = ('mcpmount.semantic', 'numpy', 'onnxruntime', 'onnx', 'tokenizers')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=Path(__file__).parent,
+        capture_output=True,
+        text=True,
+        timeout=50,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -14,7 +14,7 @@ from search_support import make, names
 
 from mcpmount.config import RegistrySettings
 from mcpmount.search import SearchIndex
-from mcpmount.search._embedding import PACKAGED_MODEL, Embedder, SemanticModelError, resolve
+from mcpmount.semantic import PACKAGED_MODEL, Embedder, SemanticModelError, resolve
 
 
 @pytest.fixture(scope="module", name="embedder")
@@ -66,7 +66,7 @@ def test_an_index_whose_model_fails_logs_it_and_stays_lexical(
     index = SearchIndex(semantic_model=str(bogus))
     index.add(tools)
     assert index.vectors_pending == 2
-    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+    with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
         assert index.embed_pending() is False
     assert "semantic search is off" in caplog.text
     assert index.vectors_pending == 0
@@ -83,7 +83,20 @@ def test_the_setting_is_refused_without_the_extra(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(ValidationError, match="onnxruntime"):
         RegistrySettings(semantic_model="/models/encoder.onnx")
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    with pytest.raises(ValidationError, match="tokenizers"):
+        RegistrySettings(semantic_model="/models/encoder.onnx")
     assert RegistrySettings().semantic_model is None
+
+
+def test_a_model_without_the_tokenizers_package_says_what_to_install(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer is the ``tokenizers`` package's: without it, a clear error, no crash."""
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    monkeypatch.setitem(sys.modules, "tokenizers.implementations", None)
+    with pytest.raises(SemanticModelError, match=r'tokenizers package: pip install "mcpmount'):
+        Embedder(embedder.path)
 
 
 def test_vectors_are_kept_on_disk_for_the_next_index(
@@ -111,7 +124,7 @@ def test_vectors_are_kept_on_disk_for_the_next_index(
     cached.write_bytes(b"garbage" * 1000)  # not ours: replaced, with a warning
     third = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=tmp_path)
     third.add(tools)
-    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+    with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
         assert third.embed_pending() is False
     assert "not one of ours" in caplog.text
     assert names(third, "calculate a total")[0] == "calc__add"

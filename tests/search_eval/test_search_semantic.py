@@ -15,6 +15,8 @@ from eval_data import REAL_TOOLS
 
 from mcpmount.search import SearchIndex, call_tool_search, run_tool_search
 
+pytestmark = pytest.mark.timeout(180)  # each index builds the int8 graph: seconds of CPU
+
 PARAPHRASE = "print everything the memory store holds"
 """Shares no content word with the memory server's ``read_graph`` ("Read the entire
 knowledge graph"), which the word ranking alone does not put in its top five."""

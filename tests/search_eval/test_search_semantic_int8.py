@@ -1,8 +1,9 @@
 """The packaged model's int8 graph and the int8 scan of tool vectors, on the real model.
 
-The int8 graph (`mcpmount.search._int8_graph`) is built once per cache directory and
-reused, rebuilt when its file is damaged, and gives vectors close to the shipped graph's;
-without onnx the shipped graph runs. The int8 scan (`mcpmount.search._int8_scores`) ranks
+The int8 graph (`mcpmount.semantic._int8_graph`, by ONNX Runtime's quantizer) is built once
+per cache directory and reused, rebuilt when its file is damaged, and gives vectors close to
+the shipped graph's; building it leaves the process's logging alone; without onnx the
+shipped graph runs. The int8 scan (`mcpmount.semantic._int8_scores`) ranks
 the nearest tools as the float32 vectors do. Needs the ``semantic`` extra (the ``dev``
 extra installs it).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,9 +23,10 @@ import pytest
 from eval_data import QUERIES, REAL_TOOLS, eval_corpus
 
 from mcpmount.search import SearchIndex
-from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
-from mcpmount.search._int8_scores import CANDIDATES, MIN_ROWS, Scorer
-from mcpmount.search._semantic import semantic_text
+from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve, semantic_text
+from mcpmount.semantic._int8_scores import CANDIDATES, MIN_ROWS, Scorer
+
+pytestmark = pytest.mark.timeout(180)  # a build of the int8 graph: seconds of CPU, more if loaded
 
 TEXTS = sorted({semantic_text(tool) for tool in REAL_TOOLS})
 """The real servers' tool texts, 90 of them."""
@@ -43,6 +46,19 @@ def loaded(cache: Path | None) -> Embedder:
 def kept_graph(cache: Path) -> Path:
     (graph,) = (cache / "models").glob("*.onnx")
     return graph
+
+
+@pytest.fixture(scope="module", name="kept")
+def _kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache directory whose ``models/`` holds the int8 graph, built once for the module
+    (a build is seconds of CPU: the tests that need one built start from a copy)."""
+    cache = tmp_path_factory.mktemp("kept")
+    assert loaded(cache).graph == "built"
+    return cache
+
+
+def seeded(cache: Path, kept: Path) -> None:
+    shutil.copytree(kept / "models", cache / "models")
 
 
 def test_the_int8_graph_is_built_once_and_reused_from_the_cache_dir(tmp_path: Path) -> None:
@@ -69,9 +85,11 @@ def test_the_int8_graph_is_built_once_and_reused_from_the_cache_dir(tmp_path: Pa
 
 @pytest.mark.parametrize("damage", ["truncated", "one byte changed", "digest file missing"])
 def test_a_damaged_cached_graph_is_rebuilt_with_a_warning(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, damage: str
+    tmp_path: Path, kept: Path, caplog: pytest.LogCaptureFixture, damage: str
 ) -> None:
+    seeded(tmp_path, kept)
     first = loaded(tmp_path)
+    assert first.graph == "cached"
     graph = kept_graph(tmp_path)
     data = graph.read_bytes()
     if damage == "truncated":
@@ -80,7 +98,7 @@ def test_a_damaged_cached_graph_is_rebuilt_with_a_warning(
         graph.write_bytes(data[:1000] + bytes([data[1000] ^ 1]) + data[1001:])
     else:
         graph.with_suffix(".sha256").unlink()
-    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+    with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
         again = loaded(tmp_path)
     assert "rebuilding it" in caplog.text
     assert again.graph == "built"
@@ -89,22 +107,22 @@ def test_a_damaged_cached_graph_is_rebuilt_with_a_warning(
 
 
 def test_a_cache_dir_that_cannot_be_written_still_runs_the_int8_graph(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, kept: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     (tmp_path / "models").write_text("a file where the directory would go")
-    with caplog.at_level(logging.WARNING, logger="mcpmount.search"):
+    with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
         embedder = loaded(tmp_path)
     assert "cannot keep the int8 graph" in caplog.text
     assert embedder.graph == "built"
-    assert embedder.sha256 == loaded(None).sha256  # built in memory: the same bytes
+    assert embedder.sha256 == loaded(kept).sha256  # built by another load: the same bytes
 
 
-def test_int8_vectors_are_close_to_the_shipped_graphs() -> None:
+def test_int8_vectors_are_close_to_the_shipped_graphs(kept: Path) -> None:
     """Over the real tool texts, and the queries: cosine 0.98 on average, 0.95 at worst;
     each text's int8 vector is nearest its own shipped vector."""
-    int8 = Embedder(*resolve(PACKAGED_MODEL))
+    int8 = Embedder(*resolve(PACKAGED_MODEL), cache_dir=kept)
     shipped = Embedder(*resolve(PACKAGED_MODEL), int8=False)
-    assert (int8.graph, shipped.graph) == ("built", "shipped")
+    assert (int8.graph, shipped.graph) == ("cached", "shipped")
     assert shipped.sha256 == PACKAGED_SHA256
     for texts in (TEXTS, [query.text for query in QUERIES[:40]]):
         a, b = int8.embed(texts), shipped.embed(texts)
@@ -123,7 +141,7 @@ def test_without_onnx_the_shipped_graph_runs_with_one_warning(tmp_path: Path) ->
         sys.modules["onnx"] = None  # import onnx now raises ImportError
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         from pathlib import Path
-        from mcpmount.search._embedding import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
+        from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve
         embedder = Embedder(*resolve(PACKAGED_MODEL), cache_dir=Path({str(tmp_path)!r}))
         print(embedder.graph, embedder.sha256 == PACKAGED_SHA256, embedder.embed(["a"]).shape)
         """
@@ -139,11 +157,31 @@ def test_without_onnx_the_shipped_graph_runs_with_one_warning(tmp_path: Path) ->
     assert not (tmp_path / "models").exists()
 
 
-def test_the_int8_scan_ranks_the_nearest_tools_as_float32_does() -> None:
+def test_building_the_int8_graph_leaves_the_root_logger_alone(tmp_path: Path) -> None:
+    """ONNX Runtime's quantizer logs through the root logger, which gives a process that never
+    configured logging a stderr handler: after the build it has none, and printed nothing."""
+    script = textwrap.dedent(
+        f"""
+        import logging
+        from pathlib import Path
+        from mcpmount.semantic import PACKAGED_MODEL, Embedder, resolve
+        embedder = Embedder(*resolve(PACKAGED_MODEL), cache_dir=Path({str(tmp_path)!r}))
+        print(embedder.graph, logging.getLogger().handlers)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=150, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["built", "[]"]
+    assert done.stderr == ""
+
+
+def test_the_int8_scan_ranks_the_nearest_tools_as_float32_does(kept: Path) -> None:
     """Real tool vectors, among near copies of themselves (each nudged by noise) up to
     4,096 rows: for every tuning query the nearest ten, their order and their cosines are
     those of the float32 scan, and the best 99 scores are float32 cosines."""
-    embedder = Embedder(*resolve(PACKAGED_MODEL))
+    embedder = Embedder(*resolve(PACKAGED_MODEL), cache_dir=kept)
     real = embedder.embed(TEXTS)
     rng = np.random.default_rng(7)
     copies = real[rng.integers(0, len(real), 4096 - len(real))]

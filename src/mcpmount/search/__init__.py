@@ -19,18 +19,13 @@ Ranking, in order:
    (`SYNONYMS`) at a discount, scored as the best of the word and its synonyms, so a tool
    that says both "delete" and "remove" is not counted twice.
 
-4. **Meaning**, with a ``semantic_model`` (the ``semantic`` extra): the BM25F ranking's
-   top 10 and the 10 tools whose sentence vectors are nearest the query's are fused by
-   reciprocal rank fusion (k = 60, untuned; ties to the semantic order), after the exact
-   and prefix name matches; the rest of the word ranking follows. "Nearest" is corrected
-   for crowding: a tool's cosine with the query, doubled, less the mean cosine with its 10
-   nearest other tools (CSLS, ``_hubness``), so a tool among many near-identical ones is
-   not near every query.
-   ``select:`` and ``+word`` queries stay lexical, and so does all search until every
-   indexed tool has its vector: they are computed off the event loop by
-   `SearchIndex.embed_pending`, keyed by the xxh3 of each tool's text, and kept on disk
-   and, with ``shared_vectors`` (the registry's Redis ``cache``), in Redis, where every
-   registry that uses it finds them without running the model.
+4. **Meaning**, with a ``semantic_model`` (the ``semantic`` extra, `mcpmount.semantic`):
+   the BM25F ranking's top 10 and the 10 tools whose sentence vectors are nearest the
+   query's (corrected for crowding) are fused by reciprocal rank fusion (k = 60, untuned;
+   ties to the semantic order), after the exact and prefix name matches; the rest of the
+   word ranking follows. ``select:`` and ``+word`` queries stay lexical, and so does all
+   search until every indexed tool has its vector: they are computed off the event loop by
+   `SearchIndex.embed_pending`.
 
 Ties break by public name. Scores depend only on the set of indexed tools, never on the
 order they were added in. Query forms: plain keywords; ``select:a,b`` returns exactly those
@@ -50,11 +45,9 @@ its words.
 Modules: ``_analysis`` (words to terms), ``_synonyms``, ``_fields`` (what of a tool is
 read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`SearchIndex`),
 ``_result`` (`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_fusion``
-(reciprocal rank fusion); for the semantic ranking, imported only when it is asked for
-(they need numpy and ONNX Runtime): ``_wordpiece`` (the model's tokenizer), ``_embedding``
-(the model), ``_vector_cache`` (vectors on disk), ``_vector_store`` (the store protocol,
-and vectors in a shared Redis), ``_hubness`` (each tool's crowding, kept across changes)
-and ``_semantic`` (tool vectors and the nearest tools).
+(reciprocal rank fusion). The semantic ranking is its own package, `mcpmount.semantic`,
+imported only when an index is given a ``semantic_model`` (it needs numpy and ONNX
+Runtime).
 """
 
 from mcpmount.search._analysis import STOP_WORDS, Analyzer, stem, tokenize

@@ -17,7 +17,7 @@ from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
 from mcpmount.tool import MountedTool
 
 if TYPE_CHECKING:
-    from mcpmount.search._semantic import SemanticRanker
+    from mcpmount.semantic import SemanticRanker
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SearchIndex"]
 
@@ -109,7 +109,7 @@ class SearchIndex:
         self._dirty = False
         self._semantic: SemanticRanker | None = None
         if semantic_model is not None:
-            from mcpmount.search._semantic import SemanticRanker  # numpy: only when asked
+            from mcpmount.semantic import SemanticRanker  # numpy: only when asked
 
             self._semantic = SemanticRanker(semantic_model, vector_cache, shared_vectors)
 
@@ -145,7 +145,7 @@ class SearchIndex:
         Blocking (a fraction of a second a batch) and safe to run in a worker thread while
         the owner's thread changes and searches the index: call it in a loop off the event
         loop. Until all are computed, search is lexical only. A model that fails to load
-        is logged once (``mcpmount.search``) and leaves search lexical.
+        is logged once (``mcpmount.semantic``) and leaves search lexical.
         """
         return self._semantic is not None and self._semantic.work()
 

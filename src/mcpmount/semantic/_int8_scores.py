@@ -1,6 +1,6 @@
 """The scores of a query against every indexed tool's vector, from an int8 copy of the vectors.
 
-A score is the cosine, or, given each tool's crowding ``r(t)`` (`mcpmount.search._hubness`),
+A score is the cosine, or, given each tool's crowding ``r(t)`` (`mcpmount.semantic._hubness`),
 ``2 cos(q, t) - r(t)``: the best are chosen by the corrected score, not the cosine alone.
 
 At 10,000 tools the float32 vectors take 15 MB: numpy's ``einsum`` reads them at memory
@@ -9,7 +9,7 @@ the way (the next query's model run then takes about 0.3 ms more). `Scorer` keep
 copy instead (each row scaled by its largest component: 3.8 MB), held by an ONNX Runtime
 session as a constant, which it packs once for its integer kernels: about 0.25 ms a query.
 The query is rounded to uint8 on each call (``DynamicQuantizeLinear``, the same pattern as
-`mcpmount.search._int8_graph`), and the int8 cosines come within about 0.003 of the
+`mcpmount.semantic._int8_graph`), and the int8 cosines come within about 0.003 of the
 float32 ones.
 
 So that the nearest tools, and their order, stay those of the float32 vectors, the
@@ -30,11 +30,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from mcpmount.search._embedding import Vectors, open_session
+from mcpmount.semantic._embedding import Vectors, open_session
 
 __all__ = ["CANDIDATES", "MIN_ROWS", "Scorer", "import_onnx"]
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 CANDIDATES: Final = 100
 """Rows whose cosine is computed again from the float32 vectors."""

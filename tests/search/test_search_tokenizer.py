@@ -1,16 +1,19 @@
-"""The WordPiece tokenizer of the semantic ranking, against a real oracle, and RRF fusion.
+"""The semantic ranking's tokenizer against the model's own, and RRF fusion.
 
 The expected ids were computed once with the Hugging Face ``tokenizers`` package (0.23.3)
 from the ``tokenizer.json`` that ships beside all-MiniLM-L6-v2's ``vocab.txt``, and are
-hard-coded here: the reference implementation's output, not ours.
+hard-coded here: the model's own tokenizer's output. Ours is ``tokenizers`` too, built from
+the vocabulary alone, so these check that it is assembled as that file declares.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mcpmount.search._fusion import RRF_K, fuse
-from mcpmount.search._wordpiece import WordPiece
+from mcpmount.semantic._tokenizer import MAX_TOKENS, Tokenizer, load_tokenizer
 
 ORACLE: list[tuple[str, list[int]]] = [
     ("List the files in my home directory", [101, 2862, 1996, 6764, 1999, 2026, 2188, 14176, 102]),
@@ -121,27 +124,29 @@ ORACLE: list[tuple[str, list[int]]] = [
 
 
 @pytest.fixture(scope="module", name="tokenizer")
-def _tokenizer() -> WordPiece:
-    return WordPiece()
+def _tokenizer() -> Tokenizer:
+    return load_tokenizer()
 
 
 @pytest.mark.parametrize(("text", "ids"), ORACLE)
-def test_ids_match_the_reference_tokenizer(tokenizer: WordPiece, text: str, ids: list[int]) -> None:
+def test_ids_match_the_reference_tokenizer(tokenizer: Tokenizer, text: str, ids: list[int]) -> None:
     """Accents, CJK, punctuation, underscores, long words and unknown marks as BERT splits them."""
-    assert tokenizer.encode(text) == ids
-    assert tokenizer.encode(text) == ids  # the second time from the word cache
+    assert tokenizer.encode(text).ids == ids
 
 
-def test_the_vocabulary_is_bert_uncased(tokenizer: WordPiece) -> None:
+def test_the_vocabulary_is_bert_uncased(tokenizer: Tokenizer) -> None:
     """30,522 tokens, the special ones at their usual ids."""
-    assert len(tokenizer) == 30_522
-    assert tokenizer.encode("") == [101, 102]
+    library: Any = tokenizer  # a tokenizers.implementations.BertWordPieceTokenizer
+    vocabulary: dict[str, int] = library.get_vocab()
+    assert len(vocabulary) == 30_522
+    assert (vocabulary["[PAD]"], vocabulary["[UNK]"], vocabulary["[CLS]"]) == (0, 100, 101)
+    assert tokenizer.encode("").ids == [101, 102]
 
 
-def test_long_texts_are_cut_to_the_token_limit(tokenizer: WordPiece) -> None:
-    """A long text yields at most ``max_tokens`` ids and still ends with [SEP]."""
-    ids = tokenizer.encode("word " * 500, max_tokens=16)
-    assert len(ids) == 16
+def test_long_texts_are_cut_to_the_token_limit(tokenizer: Tokenizer) -> None:
+    """A long text yields `MAX_TOKENS` ids and still ends with [SEP]."""
+    ids = tokenizer.encode("word " * 500).ids
+    assert len(ids) == MAX_TOKENS == 128
     assert ids[0] == 101
     assert ids[-1] == 102
 

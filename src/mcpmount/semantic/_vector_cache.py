@@ -2,11 +2,11 @@
 
 The file ``<dir>/<model SHA-256, 16 hex digits>-<dims>.vectors`` starts with `_MAGIC` and
 then holds records of an 8-byte little-endian text key (the xxh3-64 of the tool text, see
-`mcpmount.search._semantic`) and ``dims`` little-endian float32. Each batch is appended in
+`mcpmount.semantic._ranker`) and ``dims`` little-endian float32. Each batch is appended in
 one ``write`` (``O_APPEND``), so processes sharing the file only ever add whole batches. A
 torn last record, or a vector that is not of finite unit length, is ignored; a file without
 the header is removed. The cache is an optimization only: any failure to read or write it
-is logged and skipped. It is a `mcpmount.search._vector_store.VectorStore`: the file is read
+is logged and skipped. It is a `mcpmount.semantic._vector_store.VectorStore`: the file is read
 once, by the first `VectorCache.get`.
 """
 
@@ -21,12 +21,12 @@ from typing import Final
 
 import numpy as np
 
-from mcpmount.search._embedding import Vectors
-from mcpmount.search._vector_store import valid_rows
+from mcpmount.semantic._embedding import Vectors
+from mcpmount.semantic._vector_store import valid_rows
 
 __all__ = ["VectorCache"]
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 _MAGIC: Final = b"mcpmount-vectors-1\n"
 
@@ -37,7 +37,7 @@ class VectorCache:
     Args:
         directory: Where the files live; created on the first write.
         model_sha256: The SHA-256 of the graph that runs (`Embedder.sha256`: for the packaged
-            model, its int8 rewrite's), naming its file: two graphs' vectors never mix.
+            model, its int8 graph's), naming its file: two graphs' vectors never mix.
         dims: The model's vector size.
     """
 

@@ -1,7 +1,7 @@
 """Where tool vectors are kept between runs: the `VectorStore` protocol, and a Redis that
-many registries share (`RedisVectors`); the file on disk is `mcpmount.search._vector_cache`.
+many registries share (`RedisVectors`); the file on disk is `mcpmount.semantic._vector_cache`.
 
-A vector is keyed by the xxh3-64 of its tool's text (see `mcpmount.search._semantic`) and
+A vector is keyed by the xxh3-64 of its tool's text (see `mcpmount.semantic._ranker`) and
 by the model (the first 16 hex digits of its SHA-256, and its size), so one store serves
 any number of models and servers. Stores are optimizations only: what is read back is
 checked (the size, finite and of unit length) and anything else is a miss; a store that
@@ -28,11 +28,11 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from mcpmount.search._embedding import Vectors
+from mcpmount.semantic._embedding import Vectors
 
 __all__ = ["EXPIRE", "RedisVectors", "VectorStore", "valid_rows"]
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 EXPIRE: Final = 30 * 86400
 """Seconds a vector lives in Redis after its last write: the vectors of tools nobody
@@ -73,7 +73,7 @@ class RedisVectors:
     Args:
         url: The Redis; never logged (it may hold a password).
         model_sha256: The SHA-256 of the graph that runs (`Embedder.sha256`: for the packaged
-            model, its int8 rewrite's), naming its keys: two graphs' vectors never mix.
+            model, its int8 graph's), naming its keys: two graphs' vectors never mix.
         dims: The model's vector size.
         retry_after: Seconds an unreachable Redis is left alone before it is asked again.
     """

@@ -4,15 +4,15 @@ the tools nearest a query.
 Each tool is read as one text (`semantic_text`: its raw name with spaces for ``_``, ``-``
 and ``.``, its title and its description), keyed by the xxh3-64 of that text, so a tool
 that comes back unchanged, or a second tool with the same text, costs nothing. Vectors are
-looked up in the stores (the file of `mcpmount.search._vector_cache`, then the shared Redis
-of `mcpmount.search._vector_store`) and only the missing ones computed, by
+looked up in the stores (the file of `mcpmount.semantic._vector_cache`, then the shared Redis
+of `mcpmount.semantic._vector_store`) and only the missing ones computed, by
 `SemanticRanker.work`, one batch per call, in whatever thread the index's owner gives it
 (the catalog uses a worker thread); the model is loaded by the first call. Until every
 indexed tool has its vector, `SemanticRanker.rank` returns None and search stays lexical.
 
 Once they are all there, the same thread computes each text's crowding
-(`mcpmount.search._hubness`) and prepares the scan (`_Scan`: the vectors stacked, their
-crowding, the int8 copy of `mcpmount.search._int8_scores`): at 10,000 tools that is tens of
+(`mcpmount.semantic._hubness`) and prepares the scan (`_Scan`: the vectors stacked, their
+crowding, the int8 copy of `mcpmount.semantic._int8_scores`): at 10,000 tools that is tens of
 milliseconds, which the searching thread never pays. After a change search is lexical
 while any tool waits for its vector; then, until the next scan is prepared, the last one
 serves (without the tools gone; a new text whose vector was known joins with the next).
@@ -34,16 +34,16 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from mcpmount.search._embedding import Embedder, SemanticModelError, Vectors, resolve
-from mcpmount.search._hubness import Neighbourhoods
-from mcpmount.search._int8_scores import Scorer, import_onnx
-from mcpmount.search._vector_cache import VectorCache
-from mcpmount.search._vector_store import RedisVectors, VectorStore
+from mcpmount.semantic._embedding import Embedder, SemanticModelError, Vectors, resolve
+from mcpmount.semantic._hubness import Neighbourhoods
+from mcpmount.semantic._int8_scores import Scorer, import_onnx
+from mcpmount.semantic._vector_cache import VectorCache
+from mcpmount.semantic._vector_store import RedisVectors, VectorStore
 from mcpmount.tool import MountedTool
 
 __all__ = ["BATCH", "SemanticRanker", "semantic_text"]
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 BATCH = 64
 """Texts per `SemanticRanker.work` call: about a quarter of a second of one core (3-4 ms a text)."""
@@ -86,7 +86,7 @@ class SemanticRanker:
 
     Args:
         model: ``"minilm-int8"`` or a path to an ``.onnx`` file; see
-            `mcpmount.search._embedding`.
+            `mcpmount.semantic._embedding`.
         cache_dir: Where vectors are kept between runs (`VectorCache`); None for memory
             only.
         shared: The URL of a Redis where vectors are shared with other indexes and
@@ -319,7 +319,7 @@ class SemanticRanker:
         """The ``n`` doc ids nearest ``query``, best first; None until all have vectors.
 
         Nearest by ``2 cos(q, t) - r(t)``: the cosine, less how crowded the tool's own
-        neighbourhood is (`mcpmount.search._hubness`), so that a tool near everything does
+        neighbourhood is (`mcpmount.semantic._hubness`), so that a tool near everything does
         not come first for everything. Ties break by doc id.
         """
         embedder = self._embedder

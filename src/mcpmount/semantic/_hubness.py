@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from mcpmount.search._embedding import Vectors
+from mcpmount.semantic._embedding import Vectors
 
 __all__ = ["K", "Neighbourhoods"]
 
