@@ -194,10 +194,11 @@ def test_config_does_not_import_the_sdk(path: Path) -> None:
 
 SERVE = PACKAGE / "serve"
 
-SERVE_ROOMS = {"access": 0, "front": 1, "replicas": 2, "hosting": 3}
+SERVE_ROOMS = {"access": 0, "relay": 1, "front": 2, "replicas": 3, "hosting": 4}
 """The rooms of ``serve`` in the order a request passes them, bottom up: access (who is
-asking, what it may see), the front (MCP), replica state (on the front's events), hosting
-(transports, health, metrics, the lifecycle). A room imports only rooms below it."""
+asking, what it may see), the relay (what servers ask, to the asking request's client), the
+front (MCP), replica state (on the front's events), hosting (transports, health, metrics,
+the lifecycle). A room imports only rooms below it."""
 
 
 @pytest.mark.parametrize(

@@ -21,11 +21,11 @@
   each token to some namespaces, and allow Host names; without authentication it binds
   loopback only unless told otherwise (the ``[serve]`` table, `mcpmount.config.ServeSettings`).
 
-Four rooms, in the order a request passes them: ``hosting`` (the transport, health,
-metrics, the lifecycle), ``access`` (tokens; the principal and the door that decides what
-it may see), ``front`` (the MCP handlers, notices and relay) and, beside them, ``replicas``
-(state shared on Redis). Each imports only the rooms before it (``replicas`` the front's
-events), never back.
+Rooms, in the order a request passes them: ``hosting`` (the transport, health, metrics,
+the lifecycle), ``access`` (tokens; the principal and the door that decides what it may
+see), ``front`` (the MCP handlers and notices), ``relay`` (what servers ask mid-request,
+put to the client of that request) and, beside them, ``replicas`` (state shared on Redis).
+Each imports only the rooms after it (``replicas`` the front's events), never back.
 """
 
 from __future__ import annotations

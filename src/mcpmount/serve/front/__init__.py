@@ -8,7 +8,7 @@
 - What leaves without being asked for goes to the sessions that may see it
   (``_sessions``): list changes (``_changes``), log messages (``_logs``), resource updates.
 - What upstream servers ask mid-request is relayed to the client of that request
-  (``_relay``), in rounds in the 2026-07-28 era (``_rounds``).
+  (`mcpmount.serve.relay`).
 - Where each conversation's finds are kept (``_activations``), the first answers' wait
   for the initial mounts (``_startup``), requests the SDK cannot parse (``_screen``).
 """

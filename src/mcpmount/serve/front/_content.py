@@ -8,7 +8,7 @@ first list waits for the initial mounts.
 
 What an upstream server asks while answering ``prompts/get`` or ``resources/read`` is
 relayed to the downstream client of that request exactly as during ``tools/call``
-(`mcpmount.serve.front._relay`), the 2026-07-28 era's ``InputRequiredResult`` rounds included.
+(`mcpmount.serve.relay`), the 2026-07-28 era's ``InputRequiredResult`` rounds included.
 
 Results go back as the upstream sent them, less its ``_meta`` ``serverInfo`` stamp
 (`without_server_info`: downstream, the server is us). An unknown prompt's "did you mean"
@@ -43,8 +43,7 @@ from mcpmount.errors import (
 )
 from mcpmount.registry import Registry
 from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, principal_of
-from mcpmount.serve.front._relay import Relay
-from mcpmount.serve.front._rounds import Downstream
+from mcpmount.serve.relay import Downstream, Relay
 
 __all__ = ["Content", "raise_for", "without_server_info"]
 

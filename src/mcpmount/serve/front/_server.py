@@ -61,12 +61,11 @@ from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
 from mcpmount.serve.front._logs import Logs
-from mcpmount.serve.front._relay import Relay
-from mcpmount.serve.front._rounds import Downstream
 from mcpmount.serve.front._screen import UNREADABLE_METHOD
 from mcpmount.serve.front._sessions import Sessions
 from mcpmount.serve.front._startup import Startup
 from mcpmount.serve.front._subscriptions import Subscriptions
+from mcpmount.serve.relay import Downstream, Relay
 
 __all__ = ["RegistryServer", "open_front"]
 

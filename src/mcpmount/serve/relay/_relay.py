@@ -6,7 +6,7 @@ input (elicitation, form or URL mode) or for its roots; a gated call waits for a
 downstream client whose ``tools/call`` is in flight (`Downstream`, passed to
 `Registry.call` as ``context=`` and handed back as `Asker.context`). How that client is
 asked in each protocol era (a request on the call's stream, or ``InputRequiredResult``
-rounds) is `mcpmount.serve.front._rounds`'.
+rounds) is `mcpmount.serve.relay`'.
 
 A URL-mode elicitation that a handshake-era server says is complete
 (``notifications/elicitation/complete``) is told to the handshake-era client that the
@@ -38,7 +38,7 @@ from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.handlers import Approval, ApprovalRequest, Asker, ClientHandlers, LogHandler
-from mcpmount.serve.front._rounds import Answer, Downstream, Rounds, error
+from mcpmount.serve.relay._rounds import Answer, Downstream, Rounds, error
 
 __all__ = ["Downstream", "Relay"]
 

@@ -1,0 +1,14 @@
+"""The relay: what upstream servers ask mid-request, put to the client of that request.
+
+`Relay` (``_relay``) gives the registry client handlers (sampling, elicitation, roots,
+approval) that ask the downstream client of the call, prompt or read in flight, and says
+when no client can be asked. How that client is asked in each protocol era is
+`Downstream`'s and `Rounds`' (``_rounds``): a request on the call's own stream in the
+handshake era, ``InputRequiredResult`` rounds in the 2026-07-28 era, each round's state
+bound to the principal, method and name that started the call (`mcpmount.serve.access`).
+"""
+
+from mcpmount.serve.relay._relay import MAX_URL_ELICITATIONS, Relay
+from mcpmount.serve.relay._rounds import MAX_WAITING, Downstream, Rounds
+
+__all__ = ["MAX_URL_ELICITATIONS", "MAX_WAITING", "Downstream", "Relay", "Rounds"]
