@@ -21,6 +21,7 @@ FLOORS = {
     "config": 1,
     "auth": 2,
     "search": 1,
+    "redis": 1,
     "transports": 2,
     "catalog": 2,
     "upstream": 3,
