@@ -21,6 +21,7 @@ FLOORS = {
     "handlers": 0,
     "config": 1,
     "auth": 2,
+    "redis": 1,
     "semantic": 1,
     "search": 2,
     "transports": 2,

@@ -70,7 +70,9 @@ async def test_serve_names_an_unreachable_shared_state_without_its_passwords(
         log = (tmp_path / "serve.log").read_text()
     assert SECRET not in log
     assert USER_SECRET not in log
-    assert f"{unwrapped(shown(tmp_path))}:redisunreachable" in unwrapped(log)
+    assert f"sharedstateat{unwrapped(shown(tmp_path))}cannotbeused:redisunreachable" in (
+        unwrapped(log)
+    )
 
 
 async def test_a_server_url_is_shown_with_its_query_keys_and_no_credential(

@@ -19,6 +19,7 @@ import redis.asyncio as redis
 
 from cli.cli_support import mcpmount, server, write_config
 from mcpmount.config import RegistrySettings, StdioServer
+from mcpmount.redis import _outage
 from mcpmount.registry import Registry
 from mcpmount.registry._manifests import spec_key
 from mcpmount.registry._redis_store import RedisStore
@@ -106,33 +107,61 @@ async def test_a_poisoned_redis_entry_under_a_lock_file_is_refused(
     assert any("cached manifest is refused" in r.getMessage() for r in caplog.records)
 
 
-async def test_an_unreachable_redis_is_a_miss_said_once_and_tried_again_later(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+async def test_an_unreachable_redis_is_a_miss_said_once_and_then_left_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With Redis down every server mounts from its live list at once (one warning, no
-    wait per server); once Redis is back and the pause is over, entries are written."""
+    wait per server); Redis is then left alone for a while, even once it is back."""
+    monkeypatch.setattr(_outage, "FIRST_RETRY", 600.0)
     specs = {f"fx{i}": _counted(tmp_path / "spawns", start="lazy") for i in range(3)}
     caplog.set_level(logging.WARNING)
     async with running_redis() as server:
         await server.stop()
-        store = RedisStore(server.url, expire=3600, retry_after=600)
+        store = RedisStore(server.url, expire=3600)
         with anyio.fail_after(20):  # connecting to a dead socket fails at once
             async with Registry(RegistrySettings(), store=store) as registry:
                 await registry.mount_all(specs)
                 assert len(registry.status()) == 3
-        await store.aclose()
         warnings = [r.getMessage() for r in caplog.records if "manifest cache at" in r.message]
         assert len(warnings) == 1
         assert server.url in warnings[0]
         assert _spawns(tmp_path / "spawns") == 3
-        retrying = RedisStore(server.url, expire=3600, retry_after=0.3)
-        assert await retrying.get("k") is None
         await server.start()
-        await retrying.put("k", b"skipped: Redis is left alone for a while")
-        await anyio.sleep(0.4)
-        await retrying.put("k", b"written")
-        assert await retrying.get("k") == b"written"
-        await retrying.aclose()
+        await store.put("k", b"skipped: Redis is left alone for a while")
+        assert await store.get("k") is None
+        await store.aclose()
+        client = redis.Redis(unix_socket_path=str(server.socket))
+        try:
+            assert await _count(client) == 0
+        finally:
+            await client.aclose()
+
+
+async def test_a_redis_that_answers_again_is_used_again_and_said_so_once(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the back-off, the next request asks Redis again; its answer ends the outage,
+    with one info line after the one warning."""
+    monkeypatch.setattr(_outage, "FIRST_RETRY", 0.3)
+    caplog.set_level(logging.INFO, logger="mcpmount.redis")
+    async with running_redis() as server:
+        await server.stop()
+        store = RedisStore(server.url, expire=3600)
+        assert await store.get("k") is None
+        assert str(store.redis.health()).startswith("redis unreachable")
+        await server.start()
+        with anyio.fail_after(20):
+            while await store.get("k") != b"written":
+                await store.put("k", b"written")
+                await anyio.sleep(0.1)
+        assert store.redis.health() is None
+        await store.aclose()
+    said = [r.getMessage() for r in caplog.records if r.name == "mcpmount.redis"]
+    assert [r.levelname for r in caplog.records if r.name == "mcpmount.redis"] == [
+        "WARNING",
+        "INFO",
+    ], said
+    assert said[1] == f"the Redis at {server.url} answers again"
 
 
 async def _count(client: redis.Redis) -> int:

@@ -24,6 +24,7 @@ from mcp.server.subscriptions import (
 )
 
 from mcpmount.errors import ConfigError
+from mcpmount.redis import redis_connection
 from mcpmount.serve import RedisActivationStore, SharedState
 from redis_support import RedisServer, running_redis
 
@@ -126,7 +127,7 @@ async def test_a_key_expires_after_its_last_use_and_holds_a_bounded_list() -> No
     async with running_redis() as server:
         client = redis.Redis(unix_socket_path=str(server.socket))
         try:
-            store = RedisActivationStore(client, "t", ttl=60.0, max_names=3)
+            store = RedisActivationStore(redis_connection(server.url), "t", ttl=60.0, max_names=3)
             await store.add("conv:1", ["a", "b"])
             await client.pexpire("t:conv:1", 1000)
             assert await store.load("conv:1") == ["a", "b"]

@@ -7,12 +7,14 @@ the key's expiry (``ttl``); a key holds at most ``max_names`` names (later ones 
 added: a listed tool never leaves a client's list).
 
 Redis is never in the way of a request. Every key this replica uses is mirrored in memory
-(at most ``max_keys``, least recently used dropped first, expiring like Redis's). When
-Redis fails or does not answer within ``timeout`` seconds, `load` answers from the mirror,
-`add` writes the mirror only, `health` says why, and Redis is left alone for
-``retry_after`` seconds. Once Redis answers again, what was written meanwhile is written
-through, and a `load` that finds Redis missing names the mirror holds (a restarted, empty
-Redis) writes them back: activations only grow, so the union is right.
+(at most ``max_keys``, least recently used dropped first, expiring like Redis's). It is a
+thin store on the process's `mcpmount.redis.RedisConnection`: when Redis fails or does not
+answer within ``timeout`` seconds, `load` answers from the mirror, `add` writes the mirror
+only, the connection's health says why, and Redis is left alone for a while. Once Redis
+answers again, the keys added or loaded meanwhile are written through (at the next use,
+or `recover`; `health` says how many are left), and a `load` that finds Redis missing
+names the mirror holds (a restarted, empty Redis) writes them back: activations only
+grow, so the union is right.
 
 Anyone who can write the Redis may have planted a key, so a bad one is the key's problem,
 not an outage: a key of another type (Redis answers WRONGTYPE) is replaced, a name that is
@@ -29,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-import anyio
+from mcpmount.redis import Purpose, RedisConnection
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -64,6 +66,8 @@ return names
 """
 """KEYS[1]: the sorted set; ARGV: expiry (ms), most names. At most that many are read, so
 a set planted with more costs no more than a full one."""
+
+_PURPOSE: Final = Purpose("the shared state", "this replica serves from its own state")
 
 
 class _Mirror:
@@ -105,70 +109,76 @@ class RedisActivationStore:
     """Activated tool names per key, shared by replicas through Redis (an ``ActivationStore``).
 
     Args:
-        client: The Redis client; shared, not owned.
+        redis: The connection to Redis; its holder keeps it open (`SharedState`).
         prefix: Prepended to every key (``"<prefix>:<key>"``), one per deployment.
         ttl: Seconds a key lives after its last use.
         max_names: The most names one key holds.
         max_keys: The most keys this replica mirrors in memory.
         timeout: Seconds one operation waits for Redis at most.
-        retry_after: Seconds Redis is left alone after it failed.
     """
 
     def __init__(
         self,
-        client: Redis,
+        redis: RedisConnection,
         prefix: str,
         *,
         ttl: float = 24 * 3600.0,
         max_names: int = 1000,
         max_keys: int = 10_000,
         timeout: float = 1.0,
-        retry_after: float = 1.0,
     ) -> None:
         self.prefix = prefix
-        self._client: Any = client  # redis-py's annotations are partly unknown to pyright
+        self._redis = redis
         self._ttl_ms = int(ttl * 1000)
         self._max_names = max_names
         self._timeout = timeout
-        self._retry_after = retry_after
         self._mirror = _Mirror(ttl=ttl, max_names=max_names, max_keys=max_keys)
-        self._script = client.register_script(_ADD)
-        self._reader = client.register_script(_READ)
-        self._problem: str | None = None
-        self._failed_at = 0.0
         self._unwritten: set[str] = set()
+        self._writing = False
 
     def health(self) -> str | None:
-        """None while Redis answers; else why this replica serves from its own copy."""
-        return self._problem
+        """None while Redis answers and holds what this replica activated; else why not."""
+        if (problem := self._redis.health()) is not None:
+            return problem
+        if self._unwritten:
+            return f"redis answers again; {len(self._unwritten)} activation keys to write"
+        return None
 
     async def load(self, key: str) -> list[str]:
         """The names activated under ``key``, in first-activation order, on any replica."""
         local = self._mirror.get(key)
-        stored = await self._redis(partial(self._read, key))
+        stored = await self._request(partial(self._read, key))
         if stored is None:
+            if local:  # Redis may come back empty: write what this replica holds then
+                self._unwritten.add(key)
             return local
         known = set(stored)
         missing = [name for name in local if name not in known]
-        if missing and await self._redis(partial(self._write, key, missing)) is None:
+        if missing and await self._request(partial(self._write, key, missing)) is None:
             self._unwritten.add(key)
         return self._mirror.merge(key, stored + missing)
 
     async def add(self, key: str, names: Sequence[str]) -> None:
         """Activate ``names`` under ``key`` (those already there keep their place)."""
         self._mirror.merge(key, names)
-        if await self._redis(partial(self._write, key, list(names))) is None:
+        if await self._request(partial(self._write, key, list(names))) is None:
             self._unwritten.add(key)
 
-    async def _read(self, key: str) -> list[str]:
+    async def recover(self) -> None:
+        """Write through what was activated while Redis was away, if it answers now
+        (`SharedState` calls it every second, so it is written without a request)."""
+        if self._unwritten and self._redis.health() is None:
+            await self._write_through()
+
+    async def _read(self, key: str, client: Redis) -> list[str]:
         try:
-            found: list[Any] = await self._reader(
+            found: list[Any] = await client.register_script(_READ)(
                 keys=[self._key(key)], args=[self._ttl_ms, self._max_names]
             )
         except Exception as exc:
             if not _wrong_type(exc):
                 raise
-            await self._replace(key)
+            await self._replace(key, client)
             return []
         names: list[str] = []
         bad: list[bytes] = []
@@ -179,23 +189,24 @@ class RedisActivationStore:
                 bad.append(member)
         if bad:
             self._skipped(key, f"{len(bad)} of its names are not UTF-8; they are dropped")
-            await self._client.zrem(self._key(key), *bad)
+            await client.zrem(self._key(key), *bad)
         return names
 
-    async def _write(self, key: str, names: Sequence[str]) -> object:
+    async def _write(self, key: str, names: Sequence[str], client: Redis) -> object:
         args: list[Any] = [self._ttl_ms, self._max_names, *names]
+        script = client.register_script(_ADD)
         try:
-            return await self._script(keys=[self._key(key)], args=args)
+            return await script(keys=[self._key(key)], args=args)
         except Exception as exc:
             if not _wrong_type(exc):
                 raise
-        await self._replace(key)
-        return await self._script(keys=[self._key(key)], args=args)
+        await self._replace(key, client)
+        return await script(keys=[self._key(key)], args=args)
 
-    async def _replace(self, key: str) -> None:
+    async def _replace(self, key: str, client: Redis) -> None:
         """Delete ``key``, which holds something else than a sorted set, to write it anew."""
         self._skipped(key, "it is not a sorted set; it is replaced")
-        await self._client.delete(self._key(key))
+        await client.delete(self._key(key))
 
     def _skipped(self, key: str, why: str) -> None:
         # A bad entry is the key's, not Redis's: Redis answers, and health stays as it is.
@@ -204,47 +215,33 @@ class RedisActivationStore:
     def _key(self, key: str) -> str:
         return f"{self.prefix}:{key}"
 
-    async def _redis(self, operation: Callable[[], Awaitable[T]]) -> T | None:
-        """Run ``operation`` within ``timeout``; None (and degraded) if Redis failed."""
-        if self._problem is not None and time.monotonic() - self._failed_at < self._retry_after:
-            return None
-        return await self._redis_now(operation)
-
-    async def recover(self) -> None:
-        """Try Redis again if it failed, and write through if it answers (`SharedState`
-        calls it every ``retry_after`` seconds, so health recovers without a request)."""
-        if self._problem is not None:
-            await self._redis_now(self._client.ping)
-
-    async def _redis_now(self, operation: Callable[[], Awaitable[T]]) -> T | None:
-        result = await self._attempt(operation)
-        if result is not None and self._problem is not None:
-            logger.info("%s: redis answers again; writing through", self.prefix)
-            self._problem = None
+    async def _request(self, operation: Callable[[Redis], Awaitable[T]]) -> T | None:
+        """Run ``operation`` within ``timeout``; None if Redis failed (or is left alone),
+        after writing through what is unwritten if it answered."""
+        result = await self._redis.request(operation, purpose=_PURPOSE, timeout=self._timeout)
+        if result is not None and self._unwritten:
             await self._write_through()
         return result
 
-    async def _attempt(self, operation: Callable[[], Awaitable[T]]) -> T | None:
-        problem = f"redis unreachable: no answer within {self._timeout:g} s"
-        with anyio.move_on_after(self._timeout):
-            try:
-                return await operation()
-            except Exception as exc:  # Redis boundary: a failure degrades, never fails a request
-                problem = f"redis unreachable: {exc}"
-        if self._problem is None:
-            logger.warning("%s: %s; serving activations from this replica", self.prefix, problem)
-        self._problem = problem
-        self._failed_at = time.monotonic()
-        return None
-
     async def _write_through(self) -> None:
         """Write the keys changed while Redis was away; those that fail stay for next time."""
-        unwritten, self._unwritten = list(self._unwritten), set()
-        for done, key in enumerate(unwritten):
-            names = self._mirror.get(key)
-            if names and await self._attempt(partial(self._write, key, names)) is None:
-                self._unwritten.update(unwritten[done:])
-                return
+        if self._writing:  # another task is at it
+            return
+        self._writing = True
+        try:
+            unwritten, self._unwritten = list(self._unwritten), set()
+            for done, key in enumerate(unwritten):
+                names = self._mirror.get(key)
+                if not names:
+                    continue
+                written = await self._redis.request(
+                    partial(self._write, key, names), purpose=_PURPOSE, timeout=self._timeout
+                )
+                if written is None:
+                    self._unwritten.update(unwritten[done:])
+                    return
+        finally:
+            self._writing = False
 
 
 def _wrong_type(exc: Exception) -> bool:

@@ -7,12 +7,14 @@ channel and delivers what other replicas sent, skipping this replica's own messa
 each event reaches each listener exactly once.
 
 Redis is never in the way of a request: ``publish`` never raises and waits at most
-``timeout`` seconds for Redis; while the channel is not read (Redis down, or reconnecting)
-it does not try, and what it could not send is sent on reconnection, coalesced (events are
-level triggers: "this changed, refetch"). The reader reconnects with a backoff that
-doubles up to ``max_backoff``; on reconnection it tells this replica's listeners that
-every list changed, since what other replicas sent meanwhile is lost (no replay). `health`
-says why the bus is degraded, or None.
+``timeout`` seconds for Redis (a request on the process's `mcpmount.redis.RedisConnection`);
+while the channel is not read (Redis down, or reconnecting) it does not try, and what it
+could not send is sent once it can, coalesced (events are level triggers: "this changed,
+refetch"). The reader reconnects with a backoff that doubles up to ``max_backoff``, and
+tells the connection what became of it: so in ``serve`` it is what notices Redis answering
+again. On reconnection it tells this replica's listeners that every list changed, since
+what other replicas sent meanwhile is lost (no replay). `health` says why the bus is not
+reading, or None.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import anyio
@@ -35,6 +38,7 @@ from mcp.server.subscriptions import (
 )
 
 from mcpmount.config import load_json
+from mcpmount.redis import Purpose, RedisConnection
 from mcpmount.serve.front import EVENTS, ListChanged
 
 if TYPE_CHECKING:
@@ -61,6 +65,11 @@ _MAX_MESSAGE_BYTES: Final = 1024 * 1024
 
 _MAX_UNSENT: Final = 1000
 """Events kept to send on reconnection; past it, further resource updates are dropped."""
+
+_READ_WAIT: Final = 5.0
+"""Seconds the reader waits for a message before it looks for events left to send."""
+
+_PURPOSE: Final = Purpose("the shared state", "this replica serves from its own state")
 
 
 def encode(event: ServerEvent, replica: str) -> str:
@@ -107,7 +116,7 @@ class RedisSubscriptionBus:
     Run `run` in a task (`SharedState` does) for events from other replicas to arrive.
 
     Args:
-        client: The Redis client; shared, not owned.
+        redis: The connection to Redis; its holder keeps it open (`SharedState`).
         channel: The pub/sub channel every replica of one deployment names.
         timeout: Seconds ``publish`` waits for Redis at most.
         max_backoff: The longest wait between two reconnection attempts, in seconds.
@@ -115,7 +124,7 @@ class RedisSubscriptionBus:
 
     def __init__(
         self,
-        client: Redis,
+        redis: RedisConnection,
         channel: str,
         *,
         timeout: float = 1.0,
@@ -124,7 +133,7 @@ class RedisSubscriptionBus:
         self.channel = channel
         self.replica = uuid.uuid4().hex
         """This bus's id in the messages it sends; its own are skipped when they come back."""
-        self._client: Any = client  # redis-py's annotations are partly unknown to pyright
+        self._redis = redis
         self._timeout = timeout
         self._max_backoff = max_backoff
         self._local = InMemorySubscriptionBus()
@@ -140,7 +149,8 @@ class RedisSubscriptionBus:
         await self._read_once.wait()
 
     def health(self) -> str | None:
-        """None when the channel is read; else why not (e.g. ``"redis unreachable: ..."``)."""
+        """None when the channel is read; else why not (``"redis not yet connected"``, or
+        ``"<channel>: reconnecting"``; the connection's health says why)."""
         return self._problem
 
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
@@ -162,23 +172,14 @@ class RedisSubscriptionBus:
             self._keep(event)
 
     async def _send(self, event: ServerEvent) -> bool:
-        """Send ``event`` to the channel within ``timeout``; False (and degraded) if not."""
-        problem: str | None = f"redis did not answer within {self._timeout:g} s"
-        with anyio.move_on_after(self._timeout):
-            try:
-                await self._client.publish(self.channel, encode(event, self.replica))
-            except Exception as exc:  # Redis boundary: a failure degrades, never fails a request
-                problem = f"redis unreachable: {exc}"
-            else:
-                problem = None
-        if problem is None and self._reading:
-            self._problem = None
-        if problem is not None:
-            logger.warning(
-                "%s: %s; event %r delivered on this replica only", self.channel, problem, event
-            )
-            self._problem = problem
-        return problem is None
+        """Send ``event`` to the channel within ``timeout``; False if Redis failed."""
+        message = encode(event, self.replica)
+        sent = await self._redis.request(
+            partial(_publish, self.channel, message), purpose=_PURPOSE, timeout=self._timeout
+        )
+        if sent is None:
+            logger.debug("%s: event %r delivered on this replica only", self.channel, event)
+        return sent is not None
 
     def _keep(self, event: ServerEvent) -> None:
         if event in self._unsent or len(self._unsent) < _MAX_UNSENT:
@@ -200,9 +201,8 @@ class RedisSubscriptionBus:
             try:
                 await self._read(resync=lost)
             except Exception as exc:  # Redis boundary: reconnect, never stop serving
-                self._problem = f"redis unreachable: {exc}"
-                if not lost or self._subscribed:
-                    logger.warning("%s: %s; reconnecting", self.channel, self._problem)
+                self._problem = f"{self.channel}: reconnecting"
+                self._redis.failed(_PURPOSE, exc)
                 lost = True
             else:  # pragma: no cover - _read returns only by raising
                 return
@@ -211,21 +211,25 @@ class RedisSubscriptionBus:
             await anyio.sleep(backoff)
 
     async def _read(self, *, resync: bool) -> None:
-        pubsub: Any = self._client.pubsub()
+        pubsub: Any = self._redis.pubsub()
         try:
-            with anyio.fail_after(max(self._timeout, 5.0)):
+            with anyio.fail_after(max(self._timeout, _READ_WAIT)):
                 await pubsub.subscribe(self.channel)
             self._reading = self._subscribed = True
             self._problem = None
+            self._redis.answered()
             self._read_once.set()
             if resync:
                 logger.info("%s: redis is back; telling listeners every list changed", self.channel)
                 for event in _RESYNC:
                     await self._local.publish(event)
                     await self._remote.publish(event)
-            await self._flush()
             while True:
-                message: Any = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5.0)
+                if self._unsent:
+                    await self._flush()
+                message: Any = await pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=_READ_WAIT
+                )
                 if message is not None and message.get("type") == "message":
                     await self._receive(message.get("data"))
         finally:
@@ -251,3 +255,8 @@ class RedisSubscriptionBus:
         if replica != self.replica:
             await self._local.publish(event)
             await self._remote.publish(event)
+
+
+async def _publish(channel: str, message: str, client: Redis) -> object:
+    redis: Any = client  # redis-py's annotations are partly unknown to pyright
+    return await redis.publish(channel, message)

@@ -1,26 +1,27 @@
 """`SharedState`: what the replicas of one served config share, on one Redis server.
 
-It owns the Redis client (from a URL: ``redis://host:6379/0``, ``rediss://...``,
-``unix:///path/redis.sock``) and what uses it: the ``subscriptions/listen`` bus
-(`RedisSubscriptionBus`, channel ``<namespace>:events``) and the activation store
-(`RedisActivationStore`, keys ``<namespace>:activations:<key>``). Entering it starts the
-bus's reader and waits briefly for Redis; an unreachable Redis does not stop it (the
-replica serves from its own state, and `SharedState.health` says why). Leaving it stops
-the reader and closes every connection.
+It holds the process's connection to that Redis (`mcpmount.redis.redis_connection`, from a
+URL: ``redis://host:6379/0``, ``rediss://...``, ``unix:///path/redis.sock``; shared with
+the registry's manifest cache and tool vectors when ``cache`` names the same URL) and
+what uses it: the ``subscriptions/listen`` bus (`RedisSubscriptionBus`, channel
+``<namespace>:events``) and the activation store (`RedisActivationStore`, keys
+``<namespace>:activations:<key>``). Entering it starts the bus's reader and waits briefly
+for Redis; an unreachable Redis does not stop it (the replica serves from its own state,
+and `SharedState.health` says why). Leaving it stops the reader and lets go of the
+connection, which closes when nothing else holds it.
 
-Needs the ``redis`` extra (``pip install "mcpmount[redis]"``), imported only here and only
-when a shared state is opened.
+Needs the ``redis`` extra (``pip install "mcpmount[redis]"``), imported only when a shared
+state is made.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Self
+from typing import Final, Self
 
 import anyio
 from mcp.server.subscriptions import (
@@ -30,21 +31,18 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
-from mcpmount.config import RegistryConfig, redacted_url
-from mcpmount.errors import ConfigError
+from mcpmount.config import RegistryConfig
+from mcpmount.redis import redis_connection
 from mcpmount.serve.front import Kind, ListChanged
 from mcpmount.serve.replicas._activations import RedisActivationStore
 from mcpmount.serve.replicas._bus import RedisSubscriptionBus
-
-if TYPE_CHECKING:
-    from redis.asyncio import Redis
 
 __all__ = ["SharedState", "open_shared_state", "shared_namespace", "tell_of_remote_changes"]
 
 logger = logging.getLogger(__name__)
 
 _RECOVER_EVERY: Final = 1.0
-"""Seconds between two attempts to reach Redis again for activations, once it failed."""
+"""Seconds between two looks for activations to write through, once Redis failed."""
 
 _KINDS: Final[dict[type[ServerEvent], Kind]] = {
     ToolsListChanged: "tools",
@@ -57,31 +55,8 @@ _WHAT: Final = "shared state"
 """Where a `ConfigError` of the shared state points: the ``--shared-state`` URL."""
 
 
-def _client(url: str, timeout: float) -> Redis:
-    try:
-        redis: Any = importlib.import_module("redis.asyncio")
-        backoff: Any = importlib.import_module("redis.backoff")
-        retry: Any = importlib.import_module("redis.asyncio.retry")
-    except ImportError:
-        raise ConfigError(
-            _WHAT, ['sharing state needs the redis package: pip install "mcpmount[redis]"']
-        ) from None
-    try:
-        client: Redis = redis.Redis.from_url(
-            url,
-            socket_connect_timeout=timeout,
-            socket_timeout=5.0,
-            # One immediate retry: the first command after Redis restarted meets the dead
-            # connection; a retry on a new one answers. More would only hold requests.
-            retry=retry.Retry(backoff.NoBackoff(), 1),
-        )
-    except ValueError as exc:
-        raise ConfigError(_WHAT, [f"{redacted_url(url)}: {exc}"]) from None
-    return client
-
-
 class SharedState:
-    """One Redis connection, and the bus and activation store replicas share through it.
+    """The bus and activation store replicas share through one Redis.
 
     Use as an async context manager (or through `open_shared_state`).
 
@@ -103,14 +78,16 @@ class SharedState:
         timeout: float = 1.0,
         ttl: float = 24 * 3600.0,
     ) -> None:
-        self.url = redacted_url(url)
-        """The Redis URL as messages show it (`redacted_url`: no password)."""
+        self.redis = redis_connection(url)
+        """The process's connection to the Redis, shared with its other stores."""
+        self.redis.check(_WHAT)
+        self.url = self.redis.shown
+        """The Redis URL as messages show it (`mcpmount.config.redacted_url`: no password)."""
         self._timeout = timeout
-        self._client = _client(url, timeout)
-        self.bus = RedisSubscriptionBus(self._client, f"{namespace}:events", timeout=timeout)
+        self.bus = RedisSubscriptionBus(self.redis, f"{namespace}:events", timeout=timeout)
         """The ``subscriptions/listen`` fan-out every replica shares."""
         self.activations = RedisActivationStore(
-            self._client, f"{namespace}:activations", timeout=timeout, ttl=ttl
+            self.redis, f"{namespace}:activations", timeout=timeout, ttl=ttl
         )
         """The tools searches activated, per session or conversation key."""
         self._stack: AsyncExitStack | None = None
@@ -118,19 +95,17 @@ class SharedState:
     def health(self) -> str | None:
         """None while Redis serves; else why this replica is degraded (e.g.
         ``"redis unreachable: ..."``)."""
-        return self.bus.health() or self.activations.health()
+        return self.redis.health() or self.bus.health() or self.activations.health()
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
-            stack.push_async_callback(self._close_client)
+            await stack.enter_async_context(self.redis.held())
             tg = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tg.cancel_scope.cancel)
             await tg.start(self.bus.run)
             tg.start_soon(self._recover_activations)
             with anyio.move_on_after(self._timeout):
                 await self.bus.wait_reading()
-            if (problem := self.health()) is not None:
-                logger.warning("%s: %s; serving from this replica's state", self.url, problem)
             self._stack = stack.pop_all()
         return self
 
@@ -148,11 +123,6 @@ class SharedState:
         while True:
             await anyio.sleep(_RECOVER_EVERY)
             await self.activations.recover()
-
-    async def _close_client(self) -> None:
-        with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
-            await self._client.aclose()
-            await self._client.connection_pool.disconnect()
 
 
 def shared_namespace(config: RegistryConfig) -> str:
