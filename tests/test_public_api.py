@@ -27,6 +27,7 @@ FLOORS = {
     "transports": 2,
     "catalog": 2,
     "upstream": 3,
+    "manifests": 3,
     "registry": 4,
     "adapters": 5,
     "serve": 5,

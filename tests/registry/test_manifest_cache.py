@@ -22,8 +22,8 @@ import pytest
 
 from mcpmount.config import RegistrySettings, StdioServer
 from mcpmount.errors import ToolRemovedError, UnknownToolError
+from mcpmount.manifests import FileStore, decode_entry, encode_entry, spec_key
 from mcpmount.registry import Registry, RegistryChange
-from mcpmount.registry._manifests import FileStore, decode_entry, encode_entry, spec_key
 from mcpmount.upstream import ServerContent, ServerState
 from support import FIXTURE, SERVERS, stdio_spec, text_of
 

@@ -23,7 +23,7 @@ from mcp import Client
 
 from cli.cli_support import mcpmount, server, write_config
 from mcpmount.config import load_config
-from mcpmount.registry._manifests import spec_key
+from mcpmount.manifests import spec_key
 from redis_support import RedisServer, running_redis
 from serve.serve_support import (
     BEHAVIOUR,

@@ -19,10 +19,9 @@ import redis.asyncio as redis
 
 from cli.cli_support import mcpmount, server, write_config
 from mcpmount.config import RegistrySettings, StdioServer
+from mcpmount.manifests import RedisStore, spec_key
 from mcpmount.redis import _outage
 from mcpmount.registry import Registry
-from mcpmount.registry._manifests import spec_key
-from mcpmount.registry._redis_store import RedisStore
 from mcpmount.upstream import ServerState
 from redis_support import RedisServer, running_redis
 from support import FIXTURE, text_of

@@ -32,10 +32,10 @@ from mcpmount.errors import (
     UnknownResourceError,
 )
 from mcpmount.handlers import ClientHandlers
+from mcpmount.manifests import ManifestStore
 from mcpmount.registry._approval import warn_unmatched
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import subscription
-from mcpmount.registry._manifests import ManifestStore
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._starting import Starter
 from mcpmount.registry._status import CallStats, MountOutcome, notes_of

@@ -1,7 +1,7 @@
 """Start policies: a server published from its cached manifest, started later or behind.
 
 With ``start = "background"`` or ``"lazy"`` (per server, or the registry's), a server whose
-manifest is cached (`_manifests`) is published from it at once, without spawning anything:
+manifest is cached (`mcpmount.manifests`) is published from it at once, without spawning anything:
 its supervisor holds a stand-in connection (`Connection.hold`) and is dormant. A background
 server is started right away behind the published list; a lazy one by its first call
 (`Supervisor.wake`: concurrent first calls start it once and wait). When it is up its live
@@ -26,16 +26,16 @@ import mcp_types
 
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import RegistryError, ServerStartError
-from mcpmount.registry._manifests import (
+from mcpmount.manifests import (
     MAX_ENTRY_BYTES,
     FileStore,
     ManifestStore,
+    RedisStore,
     decode_entry,
     encode_entry,
     spec_key,
     store_for,
 )
-from mcpmount.registry._redis_store import RedisStore
 from mcpmount.upstream import (
     Connection,
     SchemaVetting,

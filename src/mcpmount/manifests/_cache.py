@@ -36,7 +36,7 @@ import pydantic
 import xxhash
 
 from mcpmount.config import RegistrySettings, ServerSpec, StdioServer, load_json
-from mcpmount.registry._redis_store import RedisStore
+from mcpmount.manifests._redis_store import RedisStore
 from mcpmount.upstream import ServerContent
 
 __all__ = [
