@@ -24,6 +24,7 @@ FLOORS = {
     "redis": 1,
     "semantic": 1,
     "search": 2,
+    "observers": 2,
     "transports": 2,
     "catalog": 2,
     "upstream": 3,

@@ -30,8 +30,8 @@ from mcpmount.errors import (
     ToolRemovedError,
 )
 from mcpmount.handlers import Approver
+from mcpmount.observers import Observers
 from mcpmount.registry._approval import needs_approval, seek_approval
-from mcpmount.registry._observers import Observers
 from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Connection, ServerState, Supervisor

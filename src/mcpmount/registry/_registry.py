@@ -18,11 +18,11 @@ from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
 from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.manifests import ManifestStore
+from mcpmount.observers import Observers
 from mcpmount.registry._calls import call_tool
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
-from mcpmount.registry._observers import Observers
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
 from mcpmount.registry._servers import Servers
 from mcpmount.registry._status import MountOutcome, ServerStatus, status_rows

@@ -10,7 +10,7 @@ an event: no server was called.
 Callbacks run synchronously in the calling task, after the call: keep them quick. One
 that raises is logged and does not change the call's outcome, nor stop the others.
 
-Each call is also an OpenTelemetry span (`mcpmount.registry._tracing`).
+Each call is also an OpenTelemetry span (`mcpmount.observers`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import TypeVar
 import anyio
 import mcp_types
 
-from mcpmount.registry._tracing import mark_failed, mark_result, upstream_span
+from mcpmount.observers._tracing import mark_failed, mark_result, upstream_span
 from mcpmount.search import ToolSearchCall
 from mcpmount.tool import MountedTool
 
