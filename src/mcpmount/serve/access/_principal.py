@@ -50,7 +50,7 @@ __all__ = [
     "EVERYONE",
     "RESOURCE_NOT_FOUND",
     "Door",
-    "Kind",
+    "NameKind",
     "Principal",
     "current_principal",
     "principal_of",
@@ -59,7 +59,7 @@ __all__ = [
 RESOURCE_NOT_FOUND: Final = -32002
 """The MCP spec's error code for a resource that does not exist."""
 
-Kind = Literal["tool", "prompt", "resource"]
+NameKind = Literal["tool", "prompt", "resource"]
 """What a name names: a tool's or prompt's public name, or a registry URI (or template)."""
 
 _SUGGESTIONS: Final = 3
@@ -137,7 +137,7 @@ class Door:
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
 
-    def owner(self, kind: Kind, name: str) -> str | None:
+    def owner(self, kind: NameKind, name: str) -> str | None:
         """The namespace ``name`` belongs to; None when it names nothing mounted."""
         if kind == "tool":
             try:
@@ -152,7 +152,7 @@ class Door:
         except UnknownResourceError:
             return None
 
-    def sees(self, principal: Principal, kind: Kind, name: str) -> bool:
+    def sees(self, principal: Principal, kind: NameKind, name: str) -> bool:
         """Whether ``principal`` may see ``name`` (also True for a name of no server, to a
         principal that sees all: the registry then says it is unknown)."""
         return not principal.limited or principal.sees(self.owner(kind, name))

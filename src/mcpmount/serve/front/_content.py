@@ -100,7 +100,7 @@ class Content:
                 params.name, params.arguments, context=downstream
             )
 
-        return await self._answer(ctx, lambda: self._relayed(ctx, params, params.name, run))
+        return await self._answer(ctx, lambda: self.relayed(ctx, params, params.name, run))
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.ReadResourceRequestParams
@@ -108,7 +108,7 @@ class Content:
         async def run(downstream: Downstream) -> mcp_types.ReadResourceResult:
             return await self._registry.read_resource(params.uri, context=downstream)
 
-        return await self._answer(ctx, lambda: self._relayed(ctx, params, params.uri, run))
+        return await self._answer(ctx, lambda: self.relayed(ctx, params, params.uri, run))
 
     async def complete(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CompleteRequestParams
@@ -117,14 +117,15 @@ class Content:
         given = params.context.arguments if params.context is not None else None
         return await self._answer(ctx, lambda: self._registry.complete(params.ref, argument, given))
 
-    async def _relayed(
+    async def relayed(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: mcp_types.InputResponseRequestParams,
         name: str,
         run: Callable[[Downstream], Awaitable[_Result]],
     ) -> _Result | mcp_types.InputRequiredResult:
-        """Run ``run`` for this request, in rounds when the relay runs them (2026 era)."""
+        """Run ``run`` (a call, prompt or read upstream) for this request, in rounds when
+        the relay runs them (2026 era); the front's tool calls go through it too."""
         if self._relay is None:
             return await run(Downstream(ctx, self._registry.settings.call_timeout))
         return await self._relay.rounds.call(ctx, params, name, run)

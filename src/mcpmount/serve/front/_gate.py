@@ -25,14 +25,14 @@ from mcp.server.context import CallNext, HandlerResult
 from pydantic import BaseModel
 
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, Kind, Principal, principal_of
+from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, NameKind, Principal, principal_of
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME
 
 __all__ = ["Gate"]
 
 _META_TOOLS: Final = (TOOL_SEARCH_NAME, CALL_TOOL_NAME)
 
-_LISTS: Final[dict[str, tuple[str, str, Kind]]] = {
+_LISTS: Final[dict[str, tuple[str, str, NameKind]]] = {
     "tools/list": ("tools", "name", "tool"),
     "prompts/list": ("prompts", "name", "prompt"),
     "resources/list": ("resources", "uri", "resource"),
@@ -40,7 +40,7 @@ _LISTS: Final[dict[str, tuple[str, str, Kind]]] = {
 }
 """A list method's result key, the key of each item that says whose it is, and its kind."""
 
-_NAMED: Final[dict[str, Kind]] = {
+_NAMED: Final[dict[str, NameKind]] = {
     "tools/call": "tool",
     "prompts/get": "prompt",
     "resources/read": "resource",

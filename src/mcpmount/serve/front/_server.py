@@ -111,7 +111,7 @@ class RegistryServer:
         self.door = Door(registry)
         """What each principal may see: every answer, notice and search asks it."""
         self._subscriptions = Subscriptions(registry, self.bus, self.door)
-        content = Content(registry, self.door, self._wait_mounted, relay)
+        self._content = content = Content(registry, self.door, self._wait_mounted, relay)
         self.server: Server[Any] = _FrontServer(
             name,
             version=version("mcpmount"),
@@ -216,10 +216,7 @@ class RegistryServer:
 
         try:
             with self.logs.during(self._server_of(name), ctx):
-                if self.relay is None:
-                    result = await run(Downstream(ctx, self.registry.settings.call_timeout))
-                else:
-                    result = await self.relay.rounds.call(ctx, params, name, run)
+                result = await self._content.relayed(ctx, params, name, run)
         except UnknownToolError as exc:
             unknown = self.door.answer_unknown(caller.principal, exc)
             raise MCPError(mcp_types.INVALID_PARAMS, str(unknown)) from None
