@@ -23,23 +23,24 @@
 
 Rooms, in the order a request passes them: ``hosting`` (the transport, health, metrics,
 the lifecycle), ``access`` (tokens; the principal and the door that decides what it may
-see), ``front`` (the MCP handlers and notices), ``relay`` (what servers ask mid-request,
-put to the client of that request) and, beside them, ``replicas`` (state shared on Redis).
-Each imports only the rooms after it (``replicas`` the front's events), never back.
+see), ``front`` (the MCP handlers), ``sessions`` (each session's principal, and what it is
+told unasked: list changes, log messages, resource updates), ``relay`` (what servers ask
+mid-request, put to the client of that request) and, beside them, ``replicas`` (state
+shared on Redis). Each imports only the rooms below it, never back: access, relay,
+sessions, front, replicas (the sessions' events), hosting.
 """
 
 from __future__ import annotations
 
 from mcpmount.serve.front import (
     CALL_TOOL_NAME,
-    CONVERSATION_HEADER,
-    MAX_SESSIONS,
     ActivationStore,
     InMemoryActivations,
     RegistryServer,
 )
 from mcpmount.serve.hosting import Host, Readiness, Transport, serve, write_portfile
 from mcpmount.serve.replicas import RedisActivationStore, RedisSubscriptionBus, SharedState
+from mcpmount.serve.sessions import CONVERSATION_HEADER, MAX_SESSIONS
 
 __all__ = [
     "CALL_TOOL_NAME",

@@ -8,10 +8,12 @@
 - `Principal` and `Door` (``_principal``): a client as access sees it (its token's
   identity and namespaces), and the one object that answers "may it see this?" for every
   answer, error, notice, search and round trip the front sends.
+- `raise_for` (``_errors``): the JSON-RPC error a client is told for a registry error.
 
 This room imports nothing of the front; the front asks it.
 """
 
+from mcpmount.serve.access._errors import raise_for
 from mcpmount.serve.access._http import AppSecurity, HttpSecurity, app_security, check_exposure
 from mcpmount.serve.access._principal import (
     EVERYONE,
@@ -39,5 +41,6 @@ __all__ = [
     "check_exposure",
     "current_principal",
     "principal_of",
+    "raise_for",
     "read_tokens_file",
 ]

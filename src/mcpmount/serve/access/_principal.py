@@ -4,7 +4,7 @@ A `Principal` is a client as access sees it: the identity of its token (none wit
 authentication, over stdio) and the namespaces that token may see (``None``: all). Every
 request has one (`principal_of`, from the SDK's authenticated user; `current_principal`
 where only the request's context is at hand), and every handshake-era session remembers
-the principal that opened it (`mcpmount.serve.front._sessions`), so that what is sent to it
+the principal that opened it (`mcpmount.serve.sessions._sessions`), so that what is sent to it
 later (log messages, list changes, resource updates) is sent only if it may see it.
 
 `Door` answers, for a principal, every question of the form "may it see this?" over the

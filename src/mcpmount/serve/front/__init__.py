@@ -4,9 +4,8 @@
   registry. Every request passes the `Gate` (``_gate``) first, which refuses what the
   request's principal may not see (`mcpmount.serve.access`); the handlers answer lists and
   searches (``_lists``, ``_call_tool``), calls, prompts, resources and completions
-  (``_content``), resource subscriptions (``_subscriptions``).
-- What leaves without being asked for goes to the sessions that may see it
-  (``_sessions``): list changes (``_changes``), log messages (``_logs``), resource updates.
+  (``_content``); resource subscriptions, list changes and log levels go to the session's
+  own room (`mcpmount.serve.sessions`), which tells each session only what it may see.
 - What upstream servers ask mid-request is relayed to the client of that request
   (`mcpmount.serve.relay`).
 - Where each conversation's finds are kept (``_activations``), the first answers' wait
@@ -15,21 +14,14 @@
 
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME
-from mcpmount.serve.front._changes import EVENTS, Kind, ListChanged
 from mcpmount.serve.front._screen import screen
 from mcpmount.serve.front._server import RegistryServer, open_front
-from mcpmount.serve.front._sessions import CONVERSATION_HEADER, MAX_SESSIONS
 from mcpmount.serve.front._startup import Startup, mount_initial
 
 __all__ = [
     "CALL_TOOL_NAME",
-    "CONVERSATION_HEADER",
-    "EVENTS",
-    "MAX_SESSIONS",
     "ActivationStore",
     "InMemoryActivations",
-    "Kind",
-    "ListChanged",
     "RegistryServer",
     "Startup",
     "mount_initial",

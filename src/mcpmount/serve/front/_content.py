@@ -14,38 +14,25 @@ Results go back as the upstream sent them, less its ``_meta`` ``serverInfo`` sta
 (`without_server_info`: downstream, the server is us). An unknown prompt's "did you mean"
 names only prompts the principal may see (`mcpmount.serve.access`).
 
-Errors are JSON-RPC errors (these methods have no ``isError``):
-
-==============================  ============================================================
-``UnknownPromptError``          ``-32602`` (invalid params), with the registry's suggestions
-``UnknownResourceError``        ``-32002`` (resource not found)
-``UpstreamError``               the upstream code and message; server and name in ``data``
-any other ``RegistryError``     ``-32603`` (internal error) whose message names the server
-                                (timeout, crash, not running, too large, not supported)
-==============================  ============================================================
+Errors are JSON-RPC errors (these methods have no ``isError``), as
+`mcpmount.serve.access.raise_for` tells them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import mcp_types
-from mcp import MCPError
 from mcp.server import ServerRequestContext
 from mcp_types import SERVER_INFO_META_KEY
 
-from mcpmount.errors import (
-    RegistryError,
-    UnknownPromptError,
-    UnknownResourceError,
-    UpstreamError,
-)
+from mcpmount.errors import RegistryError, UnknownPromptError
 from mcpmount.registry import Registry
-from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, principal_of
+from mcpmount.serve.access import Door, principal_of, raise_for
 from mcpmount.serve.relay import Downstream, Relay
 
-__all__ = ["Content", "raise_for", "without_server_info"]
+__all__ = ["Content", "without_server_info"]
 
 _Result = TypeVar("_Result")
 _Stamped = TypeVar("_Stamped", bound=mcp_types.Result)
@@ -154,15 +141,3 @@ def without_server_info(result: _Stamped) -> _Stamped:
         return result
     meta = {k: v for k, v in result.meta.items() if k != SERVER_INFO_META_KEY}
     return result.model_copy(update={"meta": meta or None})
-
-
-def raise_for(exc: RegistryError) -> NoReturn:
-    """Raise the JSON-RPC error a client can act on for a registry error (see above)."""
-    if isinstance(exc, UnknownPromptError):
-        raise MCPError(mcp_types.INVALID_PARAMS, str(exc)) from None
-    if isinstance(exc, UnknownResourceError):
-        raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": exc.uri}) from None
-    if isinstance(exc, UpstreamError):
-        data = {"server": exc.server, "name": exc.tool}
-        raise MCPError(exc.code, exc.upstream_message, data) from None
-    raise MCPError(mcp_types.INTERNAL_ERROR, str(exc)) from None

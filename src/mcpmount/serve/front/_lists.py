@@ -39,7 +39,7 @@ from mcpmount.serve.front._call_tool import (
     sessionless_search_result,
     sessionless_tool_search,
 )
-from mcpmount.serve.front._sessions import BadConversationError, Sessions
+from mcpmount.serve.sessions import BadConversationError, Sessions
 
 __all__ = ["Caller", "ToolLists"]
 

@@ -29,7 +29,7 @@
 - Prompts, resources, templates and completions are the registry's (`Content`); resource
   subscriptions are shared upstream and their updates forwarded (`Subscriptions`).
 
-Change propagation is `Changes`' (`mcpmount.serve.front._changes`); the first answers wait for
+Change propagation is `Changes`' (`mcpmount.serve.sessions._changes`); the first answers wait for
 the required servers and a short bound (`Startup`, `mcpmount.serve.front._startup`).
 """
 
@@ -56,16 +56,13 @@ from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve.access import Door, current_principal
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, unwrap
-from mcpmount.serve.front._changes import Changes, Kind
 from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
-from mcpmount.serve.front._logs import Logs
 from mcpmount.serve.front._screen import UNREADABLE_METHOD
-from mcpmount.serve.front._sessions import Sessions
 from mcpmount.serve.front._startup import Startup
-from mcpmount.serve.front._subscriptions import Subscriptions
 from mcpmount.serve.relay import Downstream, Relay
+from mcpmount.serve.sessions import Changes, Kind, Logs, Sessions, Subscriptions
 
 __all__ = ["RegistryServer", "open_front"]
 

@@ -5,7 +5,7 @@ Many clients list the tools once, right after connecting, and give up after a fe
 waits like it) waits for the required servers (``required = true``, the default), and for
 the others at most ``first_list_wait`` seconds from the start (2 s by default); then it
 answers with what is mounted. A server that mounts later is a list change, told to every
-client as any other (`mcpmount.serve.front._changes`).
+client as any other (`mcpmount.serve.sessions._changes`).
 """
 
 from __future__ import annotations

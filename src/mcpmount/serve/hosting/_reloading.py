@@ -8,7 +8,7 @@ directory is watched, so an editor that saves by writing a new file and renaming
 the old one is seen too). Requests that come while a reload runs, or
 before the first mounts are done, are folded into one reload after it. A config error is
 logged and changes nothing; the clients learn of what did change through the registry's
-change path (`mcpmount.serve.front._changes`).
+change path (`mcpmount.serve.sessions._changes`).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from mcp.server.subscriptions import (
 
 from mcpmount.config import load_json
 from mcpmount.redis import Purpose, RedisConnection
-from mcpmount.serve.front import EVENTS, ListChanged
+from mcpmount.serve.sessions import EVENTS, ListChanged
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -74,7 +74,7 @@ _PURPOSE: Final = Purpose("the shared state", "this replica serves from its own 
 
 def encode(event: ServerEvent, replica: str) -> str:
     """The channel message for ``event`` sent by ``replica`` (a list change with the servers
-    it names, `mcpmount.serve.front._changes.ListChanged`)."""
+    it names, `mcpmount.serve.sessions._changes.ListChanged`)."""
     if isinstance(event, ResourceUpdated):
         return json.dumps({"replica": replica, "kind": "resource", "uri": event.uri})
     kind = next(k for k, v in _KINDS.items() if isinstance(event, type(v)))

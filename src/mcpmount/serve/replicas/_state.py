@@ -33,9 +33,9 @@ from mcp.server.subscriptions import (
 
 from mcpmount.config import RegistryConfig
 from mcpmount.redis import redis_connection
-from mcpmount.serve.front import Kind, ListChanged
 from mcpmount.serve.replicas._activations import RedisActivationStore
 from mcpmount.serve.replicas._bus import RedisSubscriptionBus
+from mcpmount.serve.sessions import Kind, ListChanged
 
 __all__ = ["SharedState", "open_shared_state", "shared_namespace", "tell_of_remote_changes"]
 

@@ -39,7 +39,7 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.registry import Registry, RegistryChange
-from mcpmount.serve.front._sessions import Sessions
+from mcpmount.serve.sessions._sessions import Sessions
 
 __all__ = [
     "EVENTS",

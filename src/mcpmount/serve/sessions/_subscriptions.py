@@ -30,10 +30,9 @@ from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent
 
 from mcpmount.errors import RegistryError, UnknownResourceError
 from mcpmount.registry import Registry
-from mcpmount.serve.access import EVERYONE, Door, Principal, principal_of
-from mcpmount.serve.front._changes import PromptsChanged, ResourcesChanged, ToolsChanged
-from mcpmount.serve.front._content import raise_for
-from mcpmount.serve.front._sessions import Sessions
+from mcpmount.serve.access import EVERYONE, Door, Principal, principal_of, raise_for
+from mcpmount.serve.sessions._changes import PromptsChanged, ResourcesChanged, ToolsChanged
+from mcpmount.serve.sessions._sessions import Sessions
 
 __all__ = ["Subscriptions", "VisibleEvents"]
 

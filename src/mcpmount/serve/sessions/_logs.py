@@ -30,7 +30,7 @@ from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.serve.access import principal_of
-from mcpmount.serve.front._sessions import MAX_SESSIONS, Sessions
+from mcpmount.serve.sessions._sessions import MAX_SESSIONS, Sessions
 
 __all__ = ["LEVELS", "Logs"]
 
