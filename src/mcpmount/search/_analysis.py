@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["STOP_WORDS", "Analyzer", "stem", "term", "tokenize"]
+__all__ = ["STOP_WORDS", "Analyzer", "identifier_like", "stem", "term", "tokenize"]
 
 _WORD = re.compile(r"[a-z]++|[A-Z][a-z]++|[A-Z]+(?![a-z])|\d++|[^\W\d_A-Za-z]++")
 """Runs of: lowercase letters (``read``), one capital and lowercase letters (``Server``),
@@ -161,3 +161,24 @@ class Analyzer:
     def tokenize(self, text: str) -> tuple[str, ...]:
         """Return the terms the module's `tokenize` gives for ``text``, as a tuple."""
         return tuple(filter(None, map(self._cache.__getitem__, _WORD.findall(text))))
+
+    def query_terms(self, text: str) -> tuple[list[str], list[str]]:
+        """The terms of a query: those of its ``+required`` words, and those of the rest."""
+        required: list[str] = []
+        optional: list[str] = []
+        for word in text.split():
+            if word.startswith("+"):
+                required += self.tokenize(word[1:])
+            else:
+                optional += self.tokenize(word)
+        return required, optional
+
+
+def identifier_like(query: str) -> bool:
+    """Whether ``query`` looks like (part of) a tool name, e.g. ``fs__read`` or ``git.log``."""
+    return (
+        len(query) >= 3
+        and not any(c.isspace() for c in query)
+        and any(c in "_-." for c in query)
+        and any(c.isalnum() for c in query)
+    )

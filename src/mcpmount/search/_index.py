@@ -8,9 +8,9 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from mcpmount.search._analysis import Analyzer
+from mcpmount.search._analysis import Analyzer, identifier_like
 from mcpmount.search._fields import tool_fields
-from mcpmount.search._fusion import fuse
+from mcpmount.search._fusion import fuse_rankings, semantic_depth
 from mcpmount.search._postings import Doc, Postings
 from mcpmount.search._result import Hit, SearchResult
 from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
@@ -32,25 +32,6 @@ _SELECT_PREFIX = "select:"
 _FEW_KEYS = 64
 _MAX_CACHED_TERMS = 4096
 """The most query words whose scored postings an index keeps between changes."""
-_FUSED_DEPTH = 10
-"""How many of each ranking (lexical, semantic) reciprocal rank fusion reads; a longer
-``limit`` is filled from the word ranking. Chosen on the tuning queries of
-``tests/search_eval/eval_data.py`` alone, among 10, 20 and 50: recall@5 at 10,000 tools
-1.000, 1.000 and 0.988, at 1,000 tools 1.000, 0.988 and 0.988. A deeper list adds more
-tools that both rankings place low, whose two small shares together outrank one ranking's
-first choice."""
-_HIDDEN_DEPTH: Final = 50
-"""How deep the meaning ranking goes when some servers are not searched (their tools are
-dropped from it, and the fusion still reads `_FUSED_DEPTH`)."""
-
-
-def _is_identifier_like(query: str) -> bool:
-    return (
-        len(query) >= 3
-        and not any(c.isspace() for c in query)
-        and any(c in "_-." for c in query)
-        and any(c.isalnum() for c in query)
-    )
 
 
 class SearchIndex:
@@ -310,18 +291,11 @@ class SearchIndex:
         exact = seen(self._name_matches(lowered, prefix=False))
         prefix = (
             [i for i in seen(self._name_matches(lowered, prefix=True)) if i not in exact]
-            if _is_identifier_like(lowered)
+            if identifier_like(lowered)
             else []
         )
 
-        tokenize = self._analyzer.tokenize
-        required: list[str] = []
-        optional: list[str] = []
-        for word in text.split():
-            if word.startswith("+"):
-                required += tokenize(word[1:])
-            else:
-                optional += tokenize(word)
+        required, optional = self._analyzer.query_terms(text)
         terms = list(dict.fromkeys(required + optional))
 
         scores: dict[int, float] = {}
@@ -361,25 +335,13 @@ class SearchIndex:
         nearest = (
             None
             if need <= 0 or candidates is not None or self._semantic is None
-            else self._semantic.rank(text, _FUSED_DEPTH if servers is None else _HIDDEN_DEPTH)
+            else self._semantic.rank(text, semantic_depth(hidden=servers is not None))
         )
         if nearest is not None:
-            nearest = seen(nearest)[:_FUSED_DEPTH]
-            lexical: list[int] = []
-            if scores:
-                depth = max(_FUSED_DEPTH, limit + len(taken))
-                cut = heapq.nlargest(depth, scores.values())[-1]
-                lexical = heapq.nsmallest(  # many may tie at the cut: no full sort
-                    depth,
-                    (i for i, s in scores.items() if s >= cut),
-                    key=lambda i: (-scores[i], docs[i].tool.name),
-                )
-            # The fused top, then the rest of the word ranking for a longer ``limit``. Ties
-            # (first of one ranking and second of the other, say) go to the semantic
-            # order: chosen on the tuning queries alone (recall@1 at 10,000 tools 0.845
-            # with ties to the words, 0.869 to meaning; recall@5 1.000 either way).
-            fused = fuse((nearest, lexical[:_FUSED_DEPTH])) + lexical[_FUSED_DEPTH:]
-            ranked += [i for i in dict.fromkeys(fused) if i not in taken][:need]
+            fused = fuse_rankings(
+                seen(nearest), scores, limit + len(taken), lambda i: docs[i].tool.name
+            )
+            ranked += [i for i in fused if i not in taken][:need]
         elif need > 0 and scores:
             # Threshold on scores alone (fast, in C), then order the few survivors.
             cut = heapq.nlargest(need + len(taken), scores.values())[-1]

@@ -28,24 +28,22 @@ from mcp import Client, MCPError
 from mcp.client.session import IncomingMessage
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic_core import to_json
 
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     CallTimeoutError,
     RegistryError,
-    ResultTooLargeError,
     ServerCrashedError,
     ServerNotRunningError,
     ServerStartError,
-    ToolListError,
     UpstreamError,
     describe_invalid,
 )
 from mcpmount.handlers import ClientHandlers
-from mcpmount.transports import Reaper, ServerTransport, leaves, transport_for
+from mcpmount.transports import Reaper, ServerTransport, transport_for
 from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._content import ServerContent, list_content
+from mcpmount.upstream._failures import StartFailures, check_size
 from mcpmount.upstream._feed import ChangeFeed
 from mcpmount.upstream._listing import check_tools, list_all_tools, needs_task
 from mcpmount.upstream._vetting import SchemaVetting
@@ -56,13 +54,8 @@ logger = logging.getLogger(__name__)
 
 _CLIENT_INFO = mcp_types.Implementation(name="mcpmount", version=version("mcpmount"))
 
-_STDERR_TAIL_CHARS = 1000
-
 _RELIST_DEBOUNCE = 0.1
 """Seconds to wait after a list-change notice for more of them, before re-listing once."""
-
-_OPAQUE_PAYLOAD = 1 << 62
-"""Counts a block of unknown size (e.g. an embedded resource) as "measure it"."""
 
 
 class ServerState(enum.StrEnum):
@@ -114,6 +107,7 @@ class Connection:
     """Its list-change notices and resource updates (and subscriptions), both eras."""
     transport: ServerTransport = field(init=False)
     """How the server is reached: the kind ``spec`` names, unless ``use_transport`` is given."""
+    failures: StartFailures = field(init=False)
 
     relist_error: str | None = None
     """Why the last re-list on a list change was not applied, if it was not."""
@@ -156,6 +150,7 @@ class Connection:
         if use_transport is None:
             use_transport = transport_for(self.spec, self.settings, reaper, server=self.server)
         self.transport = use_transport
+        self.failures = StartFailures(self.server, self.spec, use_transport)
         self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
 
     def hold(self, tools: list[mcp_types.Tool], content: ServerContent) -> None:
@@ -206,12 +201,14 @@ class Connection:
             if not started and self._stopping:
                 raise ServerStartError(self.server, "it was closed while it was starting")
             if not started:
-                raise ServerStartError(self.server, self._timeout_message(deadline - began))
+                raise self.failures.timed_out(deadline - began)
         except Exception as exc:
             if not started:
                 self.state = ServerState.FAILED
                 timed_out = not self._stopping and anyio.current_time() >= deadline
-                raise self._start_error(exc, timed_out=timed_out) from None
+                raise self.failures.failed(
+                    exc, timed_out=timed_out, timeout=self._startup_timeout()
+                ) from None
             if not self._stopping:
                 self._mark_lost(self.transport.describe(exc, starting=False))
             else:
@@ -289,7 +286,7 @@ class Connection:
             return
         self._lost = reason
         self.state = ServerState.FAILED
-        self.error = self._with_stderr(self.spec.redact(reason))
+        self.error = self.failures.with_stderr(self.spec.redact(reason))
         logger.warning("server %r is no longer running: %s", self.server, self.error)
 
     async def aclose(self) -> None:
@@ -358,13 +355,7 @@ class Connection:
         except pydantic.ValidationError as exc:  # a result that is not a CallToolResult
             message = f"its result is invalid: {describe_invalid(exc)}"
             raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
-        limit = self.settings.max_result_bytes
-        # Serializing every result again would cost more than the rest of the call path; the
-        # payload estimate is exact enough far from the limit, so only near it do we measure.
-        if _payload_size(result) * 2 > limit:
-            size = len(result.model_dump_json(by_alias=True, exclude_none=True))
-            if size > limit:
-                raise ResultTooLargeError(self.server, tool, size, limit)
+        check_size(result, self.server, tool, self.settings.max_result_bytes)
         return result
 
     async def _loss_reason(self) -> str:
@@ -389,44 +380,5 @@ class Connection:
             self._mark_lost(reason)
         self._wake.set()
 
-    def _timeout_message(self, seconds: float) -> str:
-        what = "connect, handshake and list its tools"
-        return self._with_stderr(
-            f"did not {what} within {seconds:g} s (startup_timeout); "
-            f"{self.transport.silence_hint}, or raise startup_timeout"
-        )
-
-    def _start_error(self, exc: Exception, *, timed_out: bool) -> ServerStartError | ToolListError:
-        for leaf in leaves(exc):
-            if isinstance(leaf, ToolListError | ServerStartError):
-                return leaf
-        if (refused := self.transport.diagnostics.refused_list) is not None:
-            return ToolListError(self.server, refused)
-        if timed_out:
-            return ServerStartError(self.server, self._timeout_message(self._startup_timeout()))
-        return ServerStartError(
-            self.server,
-            self._with_stderr(self.spec.redact(self.transport.describe(exc, starting=True))),
-        )
-
     def _startup_timeout(self) -> float:
         return self.spec.startup_timeout or self.settings.startup_timeout
-
-    def _with_stderr(self, message: str) -> str:
-        tail = self.transport.diagnostics.stderr_tail(_STDERR_TAIL_CHARS, self.spec.redact)
-        tail = tail.strip()
-        return f"{message}\n    stderr: {tail}" if tail else message
-
-
-def _payload_size(result: mcp_types.CallToolResult) -> int:
-    """Estimate a result's size from its text and binary payloads (a lower bound)."""
-    size = 0 if result.structured_content is None else len(to_json(result.structured_content))
-    for block in result.content:
-        match block:
-            case mcp_types.TextContent():
-                size += len(block.text)
-            case mcp_types.ImageContent() | mcp_types.AudioContent():
-                size += len(block.data)
-            case _:
-                size += _OPAQUE_PAYLOAD
-    return size
