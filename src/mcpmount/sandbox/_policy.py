@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
-from mcpmount.config import SandboxTable
+from mcpmount.config import RegistrySettings, SandboxTable, ServerSpec, StdioServer
 
 __all__ = ["Policy", "SandboxUnavailableError", "Tool", "find_tool", "policy_for", "summary"]
 
@@ -118,11 +118,18 @@ def _probe(bwrap: str) -> str | None:
     return f"bwrap cannot create a sandbox here ({reason}); allow unprivileged user namespaces"
 
 
-def summary(policy: Policy | None) -> str:
-    """Say how a server is sandboxed, for ``check`` and ``status``: ``bwrap, network off``."""
+def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
+    """Say how a server is sandboxed here, for ``check`` and ``status``.
+
+    ``bwrap, network off``; ``none``; ``none (no sandbox tool)`` where ``prefer`` runs it
+    unsandboxed; ``refused (no sandbox tool)``; ``-`` for a url server.
+    """
+    if not isinstance(spec, StdioServer):
+        return "-"
+    policy = policy_for(spec.sandbox, settings.sandbox, os.path.expanduser("~"))
     if policy is None:
         return "none"
     tool = find_tool()
     if isinstance(tool, Tool):
         return f"{tool.kind}, {policy.describe_network()}"
-    return "none (unavailable)" if policy.prefer else "refused (unavailable)"
+    return "none (no sandbox tool)" if policy.prefer else "refused (no sandbox tool)"
