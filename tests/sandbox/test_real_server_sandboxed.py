@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import has_bwrap
 
-from mcpmount.config import StdioServer
+from mcpmount.config import SandboxTable, StdioServer
 from mcpmount.registry import Registry
 from support import SERVERS, text_of
 
@@ -34,9 +34,8 @@ async def test_server_filesystem_serves_its_folder_from_inside_a_sandbox(tmp_pat
     folder = tmp_path / "folder"
     folder.mkdir()
     (tmp_path / "beside.txt").write_text("private")
-    spec = StdioServer(
-        command=str(FILESYSTEM), args=[str(folder)], sandbox={"write": [str(folder)]}
-    )
+    sandbox = SandboxTable(write=[str(folder)])
+    spec = StdioServer(command=str(FILESYSTEM), args=[str(folder)], sandbox=sandbox)
     async with Registry() as registry:
         await registry.mount("fs", spec)
         target = str(folder / "note.txt")
