@@ -22,6 +22,7 @@ FLOORS = {
     "config": 1,
     "auth": 2,
     "redis": 1,
+    "sandbox": 1,
     "semantic": 1,
     "search": 2,
     "observers": 2,

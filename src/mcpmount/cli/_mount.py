@@ -24,6 +24,7 @@ from mcpmount.cli._shown import print_json, shown
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
 from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
+from mcpmount.sandbox import summary
 
 __all__ = ["run_check", "run_lock", "run_status"]
 
@@ -74,6 +75,7 @@ async def run_check(
                 {
                     "server": row.server,
                     "transport": row.spec.transport,
+                    "sandbox": summary(row.spec, config.settings),
                     "required": row.spec.required,
                     "state": "failed" if row.error else "mounted",
                     "tools": row.tools,
@@ -88,7 +90,7 @@ async def run_check(
         print_json(out, json.dumps(report))
     else:
         table = Table(title=Text(f"{config.path or 'config'}: {len(rows)} servers"))
-        for column in ("server", "transport", "state", "tools", "startup"):
+        for column in ("server", "transport", "sandbox", "state", "tools", "startup"):
             table.add_column(column, justify="right" if column in ("tools", "startup") else "left")
         table.add_column("error", overflow="fold")
         for row in rows:
@@ -99,6 +101,7 @@ async def run_check(
             table.add_row(
                 Text(row.server),
                 row.spec.transport,
+                summary(row.spec, config.settings),
                 state,
                 tools,
                 f"{row.seconds * 1000:.0f} ms",
@@ -109,8 +112,8 @@ async def run_check(
             for note in row.notes:
                 err.print(shown(f"{row.server}: {note}", "yellow", lines=True))
         total = sum(row.tools for row in rows)
-        summary = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
-        err.print(Text(summary + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
+        totals = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
+        err.print(Text(totals + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -124,14 +127,15 @@ async def run_status(
         outcomes = await _mount_each(registry, config, err)
         failed = {row.server: row for row in outcomes if row.error is not None}
         if args.json:
-            print_json(out, json.dumps(_status_json(registry, failed)))
+            print_json(out, json.dumps(_status_json(registry, config, failed)))
         elif args.watch is None:
-            out.print(_status_table(registry, failed))
+            out.print(_status_table(registry, config, failed))
         else:
-            with Live(_status_table(registry, failed), console=out, auto_refresh=False) as live:
+            table = _status_table(registry, config, failed)
+            with Live(table, console=out, auto_refresh=False) as live:
                 while True:  # until Ctrl-C; each refresh reads the registry, nothing else
                     await anyio.sleep(args.watch)
-                    live.update(_status_table(registry, failed), refresh=True)
+                    live.update(_status_table(registry, config, failed), refresh=True)
         unwell = any(row.state not in _WELL for row in registry.status())
     return EXIT_FAILED if failed or unwell else EXIT_OK
 
@@ -141,9 +145,17 @@ _WELL = ("ready", "starting", "lazy", "idle")
 until a call needs it."""
 
 
-def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Table:
+def _sandbox(config: RegistryConfig, server: str) -> str:
+    spec = config.servers.get(server)
+    return summary(spec, config.settings) if spec is not None else "-"
+
+
+def _status_table(
+    registry: Registry, config: RegistryConfig, failed: Mapping[str, MountOutcome]
+) -> Table:
     table = Table(title=Text(f"{len(registry.status()) + len(failed)} servers"))
-    for column in ("server", "transport", "state", "pid", "tools", "restarts", "calls", "p50"):
+    columns = ("server", "transport", "sandbox", "state", "pid", "tools", "restarts", "calls")
+    for column in (*columns, "p50"):
         right = column in ("pid", "tools", "restarts", "calls", "p50")
         table.add_column(column, justify="right" if right else "left", no_wrap=True)
     table.add_column("error", overflow="fold")
@@ -160,6 +172,7 @@ def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Tab
         table.add_row(
             Text(row.server),
             row.transport,
+            _sandbox(config, row.server),
             Text(state, style=styles.get(row.state, "red")),
             str(row.pid or ""),
             tools,
@@ -174,6 +187,7 @@ def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Tab
         table.add_row(
             Text(outcome.server),
             outcome.spec.transport,
+            summary(outcome.spec, config.settings),
             state,
             "",
             "",
@@ -185,11 +199,14 @@ def _status_table(registry: Registry, failed: Mapping[str, MountOutcome]) -> Tab
     return table
 
 
-def _status_json(registry: Registry, failed: Mapping[str, MountOutcome]) -> list[dict[str, object]]:
+def _status_json(
+    registry: Registry, config: RegistryConfig, failed: Mapping[str, MountOutcome]
+) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = [
         {
             "server": row.server,
             "transport": row.transport,
+            "sandbox": _sandbox(config, row.server),
             "state": str(row.state),
             "pid": row.pid,
             "tools": row.tools,
@@ -209,6 +226,7 @@ def _status_json(registry: Registry, failed: Mapping[str, MountOutcome]) -> list
             {
                 "server": outcome.server,
                 "transport": outcome.spec.transport,
+                "sandbox": summary(outcome.spec, config.settings),
                 "state": "failed",
                 "error": error,
             }

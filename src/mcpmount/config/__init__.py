@@ -27,7 +27,8 @@ bounded first), ``_fields`` (checked field types), ``_settings`` (`RegistrySetti
 declares), ``_oauth`` (a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the
 stdio kind and the union of kinds), ``_expand`` (``${VAR}``), ``_read`` (files to
 tables), ``_tables`` (tables to data), ``_hostfile`` (the ``mcpServers`` dialect),
-``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`).
+``_sandbox`` (a stdio server's sandbox), ``_serve`` (the ``[serve]`` table) and ``_load``
+(`load_config`).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
@@ -35,6 +36,7 @@ from mcpmount.config._json import load_json
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
+from mcpmount.config._sandbox import SandboxTable
 from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
@@ -49,6 +51,7 @@ __all__ = [
     "OAuthSpec",
     "RegistryConfig",
     "RegistrySettings",
+    "SandboxTable",
     "ServeOAuth",
     "ServeSettings",
     "ServeToken",

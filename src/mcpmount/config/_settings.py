@@ -177,6 +177,12 @@ class RegistrySettings(BaseSettings):
     """Seconds after its last call a ``background`` or ``lazy`` server is stopped (its
     tools stay published; the next call starts it again); None never stops it."""
 
+    sandbox: bool | Literal["prefer"] = False
+    """The ``sandbox`` of every stdio server that does not set its own: ``true`` runs each
+    in a sandbox with no network and no files of the user's beyond its own program (and
+    refuses a server where no sandbox tool is installed), ``"prefer"`` does so where one is
+    installed."""
+
     @field_validator("cache")
     @classmethod
     def _redis_url(cls, value: str | None) -> str | None:

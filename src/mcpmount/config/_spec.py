@@ -24,6 +24,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from mcpmount.config._fields import Arg, EnvName, EnvValue, Text
 from mcpmount.config._http import HttpServer
+from mcpmount.config._sandbox import Sandbox
 from mcpmount.config._server import IMPLIED_BY, ServerBase
 
 __all__ = [
@@ -57,6 +58,11 @@ class StdioServer(ServerBase):
 
     cwd: Text | None = None
     """The child's working directory; a relative one is resolved against the config file."""
+
+    sandbox: Sandbox = None
+    """Run the server in a sandbox (bubblewrap on Linux, sandbox-exec on macOS): ``true``,
+    ``"prefer"``, ``false`` or a table (``read``, ``write``, ``network``, ``prefer``); None
+    uses the registry's ``sandbox``. See the security page."""
 
     def env_values(self) -> dict[str, str]:
         """Return ``env`` with the plain values, for spawning the process and nothing else."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import httpx2
 
 from mcpmount.auth import TokenStore, oauth_for
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
+from mcpmount.sandbox import policy_for
 from mcpmount.transports._auto import AutoTransport
 from mcpmount.transports._base import ServerTransport
 from mcpmount.transports._headers_command import CommandHeaders
@@ -41,6 +44,8 @@ def transport_for(
                 cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
                 limits=limits,
                 reaper=reaper,
+                sandbox=policy_for(spec.sandbox, settings.sandbox, os.path.expanduser("~")),
+                server=server,
             )
         case HttpServer(transport="sse"):
             return SseTransport(spec, limits, _auth(spec, settings, server, reaper))

@@ -38,6 +38,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from mcpmount.errors import describe_invalid
+from mcpmount.sandbox import Policy, SandboxUnavailableError, sandboxed
 from mcpmount.transports._base import Diagnostics, ServerTransport
 from mcpmount.transports._limits import MessageLimits
 from mcpmount.transports._procgroup import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup
@@ -79,6 +80,8 @@ class StdioTransport(ServerTransport):
         cwd: str | None = None,
         limits: MessageLimits = _DEFAULT_LIMITS,
         reaper: Reaper | None = None,
+        sandbox: Policy | None = None,
+        server: str = "",
     ) -> None:
         """Describe the server to spawn.
 
@@ -91,6 +94,8 @@ class StdioTransport(ServerTransport):
                 define; a line that breaks either loses the server.
             reaper: Told of the process group while it lives, to end it if the host
                 dies without closing it.
+            sandbox: The sandbox to run it in; None runs it as the user.
+            server: Its namespace, which sandbox warnings name.
         """
         super().__init__()
         self._command = command
@@ -99,6 +104,8 @@ class StdioTransport(ServerTransport):
         self._cwd = cwd
         self._limits = limits
         self._reaper = reaper
+        self._sandbox = sandbox
+        self._server = server
         self._group: ProcessGroup | None = None
 
     @property
@@ -135,39 +142,43 @@ class StdioTransport(ServerTransport):
                 return f"command {self._command!r} was not found; check `command` and PATH"
             case PermissionError():
                 return f"command {self._command!r} is not executable ({leaf.strerror})"
+            case SandboxUnavailableError():
+                return str(leaf)
             case _:
                 return None
 
     @contextlib.asynccontextmanager
     async def _run(self, on_lost: Callable[[str], None]) -> AsyncGenerator[TransportStreams]:
-        group = await ProcessGroup.spawn(
-            [self._command, *self._args],
-            env=get_default_environment() | self._env,
-            cwd=self._cwd,
-            on_reaped=self._note_exit,
-        )
-        # No await until the task group is entered: a cancellation in the gap would leak
-        # the process.
-        if self._reaper is not None:
-            self._reaper.watch(group.pid)
-        pipes = _Pipes(group, self.diagnostics, self._limits, on_lost)
-        async with anyio.create_task_group() as tg:
-            pipes.start(tg)
-            self._group = group
-            self.diagnostics.pid = group.pid
-            try:
-                yield pipes.read_stream, pipes.write_stream
-            finally:
+        env = get_default_environment() | self._env
+        # The sandbox (and its proxy) outlives the process: left only after the reaping.
+        async with sandboxed(
+            self._sandbox, self._server, self._command, self._args, env, self._cwd
+        ) as launch:
+            group = await ProcessGroup.spawn(
+                launch.argv, env=launch.env, cwd=self._cwd, on_reaped=self._note_exit
+            )
+            # No await until the task group is entered: a cancellation in the gap would
+            # leak the process.
+            if self._reaper is not None:
+                self._reaper.watch(group.pid)
+            pipes = _Pipes(group, self.diagnostics, self._limits, on_lost)
+            async with anyio.create_task_group() as tg:
+                pipes.start(tg)
+                self._group = group
+                self.diagnostics.pid = group.pid
                 try:
-                    # Shutdown must finish even when the caller is cancelled, or the server
-                    # would leak; every wait inside is bounded.
-                    with anyio.CancelScope(shield=True):
-                        await pipes.shut_down()
-                    if self._reaper is not None:
-                        self._reaper.unwatch(group.pid)
+                    yield pipes.read_stream, pipes.write_stream
                 finally:
-                    # A helper holding the pipes must not keep the pipe readers waiting.
-                    tg.cancel_scope.cancel()
+                    try:
+                        # Shutdown must finish even when the caller is cancelled, or the
+                        # server would leak; every wait inside is bounded.
+                        with anyio.CancelScope(shield=True):
+                            await pipes.shut_down()
+                        if self._reaper is not None:
+                            self._reaper.unwatch(group.pid)
+                    finally:
+                        # A helper holding the pipes must not keep the pipe readers waiting.
+                        tg.cancel_scope.cancel()
 
     def _note_exit(self, code: int) -> None:
         if self.diagnostics.failure is None:  # the exit watcher may be gone; keep the code

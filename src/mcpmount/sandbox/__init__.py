@@ -1,0 +1,25 @@
+"""A sandbox per stdio server: bubblewrap on Linux, sandbox-exec on macOS.
+
+`policy_for` reads a server's ``sandbox`` (and the registry's default) into a `Policy`;
+`sandboxed` turns a command into the one that runs it under that policy, with the proxy
+of a host allow-list beside it; `summary` says how a server is sandboxed here.
+
+Its modules: ``_policy`` (the policy, and the tool this machine has), ``_runtime`` (the
+program and runtime a server needs to see), ``_bwrap`` (the Linux command line and the
+in-sandbox forwarder), ``_macos`` (the Seatbelt profile), ``_proxy`` (the allow-list
+proxy) and ``_launch`` (all of it around one spawn).
+"""
+
+from mcpmount.sandbox._launch import Launch, sandboxed
+from mcpmount.sandbox._macos import sandbox_exec_profile
+from mcpmount.sandbox._policy import Policy, SandboxUnavailableError, policy_for, summary
+
+__all__ = [
+    "Launch",
+    "Policy",
+    "SandboxUnavailableError",
+    "policy_for",
+    "sandbox_exec_profile",
+    "sandboxed",
+    "summary",
+]
