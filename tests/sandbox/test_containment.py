@@ -20,7 +20,7 @@ from subprocess import DEVNULL
 import anyio
 import pytest
 from anyio.abc import SocketStream
-from sandbox_support import PROBE, has_bwrap, processes_with, wait_processes_with
+from sandbox_support import PROBE, processes_with, wait_processes_with
 
 from mcpmount.config import RegistrySettings
 from mcpmount.registry import Registry
@@ -29,7 +29,7 @@ from support import stdio_spec, text_of
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
-    pytest.mark.skipif(not has_bwrap(), reason="needs a working bwrap (apt install bubblewrap)"),
+    pytest.mark.usefixtures("bwrap"),
 ]
 
 

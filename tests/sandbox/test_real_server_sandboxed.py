@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sandbox_support import has_bwrap
 
 from mcpmount.config import SandboxTable, StdioServer
 from mcpmount.registry import Registry
@@ -22,10 +21,7 @@ FILESYSTEM = SERVERS / "npm" / "node_modules" / ".bin" / "mcp-server-filesystem"
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
-    pytest.mark.skipif(not has_bwrap(), reason="needs a working bwrap (apt install bubblewrap)"),
-    pytest.mark.skipif(
-        not FILESYSTEM.exists(), reason="needs npm ci --prefix tests/servers/npm (.ci/run does)"
-    ),
+    pytest.mark.usefixtures("bwrap"),
 ]
 
 
@@ -34,6 +30,7 @@ async def test_server_filesystem_serves_its_folder_from_inside_a_sandbox(tmp_pat
     folder = tmp_path / "folder"
     folder.mkdir()
     (tmp_path / "beside.txt").write_text("private")
+    assert FILESYSTEM.exists(), "server-filesystem is missing: npm ci --prefix tests/servers/npm"
     sandbox = SandboxTable(write=[str(folder)])
     spec = StdioServer(command=str(FILESYSTEM), args=[str(folder)], sandbox=sandbox)
     async with Registry() as registry:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 from anyio.abc import SocketStream
-from sandbox_support import PROBE, has_bwrap
+from sandbox_support import PROBE
 
 from mcpmount.registry import Registry
 from support import stdio_spec, text_of
@@ -21,7 +21,7 @@ from support import stdio_spec, text_of
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
-    pytest.mark.skipif(not has_bwrap(), reason="needs a working bwrap (apt install bubblewrap)"),
+    pytest.mark.usefixtures("bwrap"),
 ]
 
 

@@ -14,7 +14,6 @@ import time
 
 import anyio
 import pytest
-from sandbox_support import has_bwrap
 
 from fault_support import wait_dead
 from leaks import record_group
@@ -25,7 +24,7 @@ from support import FIXTURE, fixture
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
-    pytest.mark.skipif(not has_bwrap(), reason="needs a working bwrap (apt install bubblewrap)"),
+    pytest.mark.usefixtures("bwrap"),
 ]
 
 RUDE = ("--ignore-eof", "--ignore-term", "--spawn-helper", "--helper-setsid", "--helper-close-fds")
