@@ -102,7 +102,8 @@ def expand(
                 problems.append(f"{where}: {outside_host_file(match['scheme'], match['arg'])}")
                 return ""
             found, is_secret = host.scheme(match["scheme"], match["arg"], where, environ, problems)
-            return secret(found) if is_secret else found
+            plain = match["scheme"] == "env" and is_plain(match["arg"])
+            return secret(found) if is_secret and not plain else found
         name, default = match["name"], match["default"]
         if host is not None and default is None:
             if (predefined := host.predefined(name)) is not None:
