@@ -28,6 +28,7 @@ FLOORS = {
     "observers": 2,
     "transports": 2,
     "catalog": 2,
+    "hosts": 2,
     "upstream": 3,
     "manifests": 3,
     "registry": 4,

@@ -5,18 +5,26 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from support import FIXTURE
 
 
-def mcpmount(*args: str) -> subprocess.CompletedProcess[str]:
+def mcpmount(
+    *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``mcpmount ARGS`` to its end; ``env`` replaces the environment, ``cwd`` the
+    current directory."""
     return subprocess.run(
         [sys.executable, "-m", "mcpmount", *args],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -106,8 +106,9 @@ def test_variables_expand_with_defaults_and_double_dollar_is_a_literal_dollar(
     assert stdio(load_config(path, environ=environ), "fs").args == [expanded]
 
 
-def test_variables_expand_in_env_cwd_url_and_headers_but_not_in_command(write: Write) -> None:
-    """Expansion touches args, env, cwd, url and headers values, and nothing else."""
+def test_variables_expand_in_command_env_cwd_url_and_headers(write: Write) -> None:
+    """Expansion touches command, args, env, cwd, url and headers values (as Claude Code's
+    does), and nothing else."""
     path = write(
         "servers.toml",
         """
@@ -124,7 +125,7 @@ def test_variables_expand_in_env_cwd_url_and_headers_but_not_in_command(write: W
     environ = {"TOOL": "git", "TOKEN": "t0k", "HOST": "api.example.com"}
     config = load_config(path, environ=environ)
     fs, api = stdio(config, "fs"), http(config, "api")
-    assert fs.command == "${TOOL}"
+    assert fs.command == "git"
     assert fs.env_values() == {"TOKEN": "t0k"}
     assert fs.cwd == "/srv/git"
     assert api.url == "https://api.example.com/mcp"

@@ -94,8 +94,8 @@ def test_a_json_name_without_letters_is_an_error(write: Write) -> None:
     assert problems_of(path) == ("mcpServers.123: cannot derive a namespace: no ASCII letter",)
 
 
-def test_a_disabled_json_server_is_skipped(write: Write) -> None:
-    """``"disabled": true`` skips the server entirely, even a broken one."""
+def test_a_disabled_json_server_is_skipped_with_a_note(write: Write) -> None:
+    """``"disabled": true`` skips the server entirely, even a broken one, and says so."""
     path = write(
         "servers.json",
         """
@@ -105,16 +105,19 @@ def test_a_disabled_json_server_is_skipped(write: Write) -> None:
         }}
         """,
     )
-    assert list(load_config(path, environ={}).servers) == ["on"]
+    config = load_config(path, environ={})
+    assert list(config.servers) == ["on"]
+    assert config.notes == ('mcpServers.off: not mounted: the file disables it ("disabled": true)',)
 
 
 def test_host_only_json_keys_are_ignored_but_other_keys_are_errors(write: Write) -> None:
-    """Keys hosts add (autoApprove, timeout, ...) are ignored; anything else is unknown."""
+    """Keys hosts add that mean nothing here (timeout, dev, ...) are ignored; anything else
+    is unknown."""
     path = write(
         "servers.json",
         """
         {"mcpServers": {
-          "fs": {"command": "a", "autoApprove": ["x"], "alwaysAllow": [], "timeout": 60,
+          "fs": {"command": "a", "timeout": 60, "dev": {"watch": "src/**"},
                  "description": "files", "disabledTools": []},
           "bad": {"command": "a", "arg": ["x"], "required": false}
         }}
@@ -153,9 +156,10 @@ def test_a_bad_json_server_entry_names_its_key(write: Write, entry: str, problem
 
 
 def test_a_json_file_without_mcpservers_is_an_error(write: Write) -> None:
-    """A JSON file must be an MCP host file."""
-    (problem,) = problems_of(write("servers.json", '{"servers": {}}'))
+    """A JSON file must be an MCP host file: ``mcpServers``, or VS Code's ``servers``."""
+    (problem,) = problems_of(write("servers.json", '{"mcpservers": {}}'))
     assert problem.startswith("mcpServers: is required")
+    assert "VS Code's" in problem
 
 
 def test_mcpmount_variables_apply_to_json_host_files(write: Write) -> None:

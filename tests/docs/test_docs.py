@@ -32,7 +32,7 @@ from docs_support import (
 )
 
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
-from mcpmount.config import load_config
+from mcpmount.config import input_variable, load_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -60,9 +60,12 @@ def output_of(block: Block) -> Block | None:
 
 
 def variables(text: str) -> dict[str, str]:
-    """This environment, with a stand-in (long enough for a token) for each unset ``${VAR}``."""
+    """This environment, with a stand-in (long enough for a token) for each unset ``${VAR}``
+    or ``${env:VAR}``, and for the variable that answers each ``${input:id}``."""
     env = environment()
-    for name in re.findall(r"\$\{(\w+)", text):
+    names = re.findall(r"\$\{(?:env:)?(\w+)", text)
+    names += [input_variable(found) for found in re.findall(r"\$\{input:([^}]+)\}", text)]
+    for name in names:
         env.setdefault(name, f"docs-test-{name.lower()}-stand-in")
     return env
 
@@ -139,13 +142,13 @@ def test_a_toml_block_is_a_config_mcpmount_loads(block: Block, tmp_path: Path) -
 def test_a_json_block_is_a_host_file_that_runs_mcpmount_as_it_parses(
     block: Block, tmp_path: Path
 ) -> None:
-    """It parses; an ``mcpServers`` file loads as a config; a server it declares that runs
-    ``mcpmount`` passes arguments the command line accepts."""
+    """It parses; an ``mcpServers`` file, or VS Code's ``servers``, loads as a config; a
+    server it declares that runs ``mcpmount`` passes arguments the command line accepts."""
     document = json.loads(block.text)
     servers: dict[str, dict[str, object]] = document.get("mcpServers") or document.get(
         "servers", {}
     )
-    if "mcpServers" in document:
+    if "mcpServers" in document or "servers" in document:
         host_file = tmp_path / "mcp.json"
         host_file.write_text(block.text)
         load_config(host_file, environ=variables(block.text))

@@ -17,13 +17,13 @@ from rich.console import Console
 
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from mcpmount.cli._hosts import HOSTS, add_install, load_for, run_install
 from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._query import run_call, run_search, run_tools
 from mcpmount.cli._serve import add_serve_auth_flags, run_serve
 from mcpmount.cli._shown import ShownLogHandler, shown
 from mcpmount.cli._signals import until_signalled
-from mcpmount.config import load_config
 from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
 
 __all__ = ["main"]
@@ -41,12 +41,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         and not args.arguments.lstrip().startswith("{")
     ):
         args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
+    if getattr(args, "from_host", None) and args.config is not None:
+        parser.error("check: give a config file or --from HOST, not both")
     _configure_logging(args.verbose)
     # Piped output keeps whole rows (a terminal's width is unknown there); --json is for scripts.
     out = Console() if sys.stdout.isatty() else Console(width=200)
     err = Console(stderr=True)
     try:
-        config = load_config(args.config or DEFAULT_CONFIG)
+        if args.command == "install":  # writes a host's file; mounts nothing
+            return run_install(args, out, err)
+        config = load_for(args, DEFAULT_CONFIG, err)
+    except OSError as exc:  # install cannot write the host's file
+        err.print(shown(f"{args.command}: {exc}", "red", lines=True))
+        return EXIT_FAILED
     except ConfigError as exc:
         err.print(shown(str(exc), "red", lines=True))
         return EXIT_USAGE
@@ -128,6 +135,12 @@ def _parser() -> argparse.ArgumentParser:
     check = command("check", "mount every server, show how each did, close them all")
     config_arg(check)
     check.add_argument(
+        "--from",
+        dest="from_host",
+        choices=HOSTS,
+        help="check the servers this host would start, from its own config files",
+    )
+    check.add_argument(
         "--refresh-cache",
         action="store_true",
         help="write every server's live lists to the manifest cache (start = background/lazy)",
@@ -202,6 +215,7 @@ def _parser() -> argparse.ArgumentParser:
         '(redis://host:6379/0 or unix:///path.sock; pip install "mcpmount[redis]")',
     )
     add_serve_auth_flags(serve)
+    add_install(commands)
     return parser
 
 

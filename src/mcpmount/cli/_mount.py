@@ -71,6 +71,7 @@ async def run_check(
             "config": str(config.path) if config.path else None,
             "ok": not failed,
             "seconds": round(mounted_in, 3),
+            "notes": list(config.notes),
             "servers": [
                 {
                     "server": row.server,
@@ -108,6 +109,8 @@ async def run_check(
                 shown(row.error.detail if row.error else "", lines=True),
             )
         out.print(table)
+        for note in config.notes:  # from the file: a disabled server, an idle autoApprove
+            err.print(shown(note, "yellow", lines=True))
         for row in rows:
             for note in row.notes:
                 err.print(shown(f"{row.server}: {note}", "yellow", lines=True))

@@ -13,8 +13,9 @@ A config file is TOML::
     url = "https://search.example.com/mcp"
     headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
 
-or, when its name ends in ``.json``, the ``{"mcpServers": {...}}`` file that MCP hosts use
-(Claude Desktop's config, ``.mcp.json``).
+or, when its name ends in ``.json``, the file that MCP hosts use: ``{"mcpServers": {...}}``
+(Claude Desktop's config, Claude Code's ``.mcp.json``, Cursor's ``mcp.json``) or VS Code's
+``{"servers": {...}, "inputs": [...]}``, with each host's variables.
 
 This package never imports ``mcp`` and never starts anything, so ``mcpmount check`` can
 validate a config without spawning a server. Every problem is reported at once, one line
@@ -27,13 +28,21 @@ bounded first), ``_fields`` (checked field types), ``_settings`` (`RegistrySetti
 declares), ``_oauth`` (a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the
 stdio kind and the union of kinds), ``_expand`` (``${VAR}``), ``_read`` (files to
 tables), ``_tables`` (tables to data), ``_hostfile`` (the ``mcpServers`` dialect),
+<<<<<<< HEAD
 ``_sandbox`` (a stdio server's sandbox), ``_serve`` (the ``[serve]`` table) and ``_load``
 (`load_config`).
+=======
+``_variables`` (the hosts' own variables: ``${env:X}``, ``${input:id}``, ...), ``_dotenv``
+(an ``envFile``), ``_hostentry`` (one host entry in our keys), ``_hostfile`` (the host
+files), ``_serve`` (the ``[serve]`` table), ``_load`` (`load_config`) and ``_needs``
+(`needed_variables`: what a config needs of its environment).
+>>>>>>> wt-hostfiles
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._json import load_json
 from mcpmount.config._load import RegistryConfig, load_config
+from mcpmount.config._needs import needed_variables
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._sandbox import SandboxTable
@@ -41,12 +50,15 @@ from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, 
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 from mcpmount.config._urls import redacted_url
+from mcpmount.config._variables import Asker, HostInput, input_variable
 
 __all__ = [
     "LIMIT_KEYS",
     "MIN_TOKEN_LENGTH",
+    "Asker",
     "HeaderName",
     "HeaderValue",
+    "HostInput",
     "HttpServer",
     "OAuthSpec",
     "RegistryConfig",
@@ -59,7 +71,9 @@ __all__ = [
     "ServerSpec",
     "StdioServer",
     "ToolOverride",
+    "input_variable",
     "load_config",
     "load_json",
+    "needed_variables",
     "redacted_url",
 ]

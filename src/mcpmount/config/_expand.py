@@ -1,26 +1,36 @@
 """``${VAR}`` and ``${VAR:-default}`` in the values of a server table.
 
-Only ``args``, ``env``, ``cwd``, ``url``, ``headers``, ``headers_command`` and ``oauth``
-values are expanded; ``$$`` is a literal ``$``. There is no shell: no ``$NAME``, ``~`` or
-globs.
+Only ``command``, ``args``, ``env``, ``cwd``, ``url``, ``headers``, ``headers_command`` and
+``oauth`` values are expanded; ``$$`` is a literal ``$``. There is no shell: no ``$NAME``,
+``~`` or globs. A host file also has its host's variables (``${env:NAME}``,
+``${workspaceFolder}``, ``${input:id}``, ...: `HostVariables`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import cast
 
 from mcpmount.config._problems import Loc, format_loc
+from mcpmount.config._variables import (
+    PREDEFINED,
+    HostVariables,
+    input_variable,
+    outside_host_file,
+)
 
 logger = logging.getLogger(__name__)
 
 _REFERENCE = re.compile(
-    r"\$(?:(?P<dollar>\$)|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}|(?P<bad>\{))"
+    r"\$(?:(?P<dollar>\$)"
+    r"|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*|/)(?::-(?P<default>[^}]*))?\}"
+    r"|\{(?P<scheme>env|input|command|config):(?P<arg>[^}]*)\}"
+    r"|(?P<bad>\{))"
 )
 
-_EXPANDED_TEXT = ("cwd", "url")
+_EXPANDED_TEXT = ("command", "cwd", "url")
 _EXPANDED_LISTS = ("args", "headers_command")
 _EXPANDED_TABLES = ("env", "headers", "oauth")
 
@@ -52,7 +62,7 @@ _PLAIN_NAMES = frozenset(
 hidden wherever it may show (errors, stderr, logs), whichever key it was expanded in."""
 
 
-def _is_plain(name: str) -> bool:
+def is_plain(name: str) -> bool:
     """Whether the variable is one known to hold no secret."""
     return name in _PLAIN_NAMES or name.startswith("XDG_")
 
@@ -63,12 +73,20 @@ def expand(
     environ: Mapping[str, str],
     problems: list[str],
     secrets: list[str] | None = None,
+    host: HostVariables | None = None,
 ) -> str:
     """Return ``value`` with its references expanded; a lone ``$`` stays as it is.
 
     Values taken from ``environ`` (not defaults, which are in the file) are added to
-    ``secrets``, unless the variable is one known to hold none (``HOME``, ``USER``, ...).
+    ``secrets``, unless the variable is one known to hold none (``HOME``, ``USER``, ...);
+    so are the answers to ``${input:id}``. ``host`` resolves a host file's own variables;
+    without it they are problems that say how to write them here.
     """
+
+    def secret(found: str) -> str:
+        if secrets is not None and found:
+            secrets.append(found)
+        return found
 
     def replace(match: re.Match[str]) -> str:
         if match["dollar"]:
@@ -79,7 +97,23 @@ def expand(
                 "and $$ for a literal $"
             )
             return ""
+        if match["scheme"]:
+            if host is None:
+                problems.append(f"{where}: {outside_host_file(match['scheme'], match['arg'])}")
+                return ""
+            found, is_secret = host.scheme(match["scheme"], match["arg"], where, environ, problems)
+            plain = match["scheme"] == "env" and is_plain(match["arg"])
+            return secret(found) if is_secret and not plain else found
         name, default = match["name"], match["default"]
+        if host is not None and default is None:
+            if (predefined := host.predefined(name)) is not None:
+                return predefined
+            if name not in environ and (why := host.editor_only(name)) is not None:
+                problems.append(f"{where}: {why}")
+                return ""
+        if name == "/":
+            problems.append(f"{where}: ${{/}} is VS Code's path separator; write / here")
+            return ""
         found = environ.get(name)
         if default is not None and not found:  # like the shell: unset or empty
             return default
@@ -89,9 +123,7 @@ def expand(
                 f"(use ${{{name}:-default}} to give a default)"
             )
             return ""
-        if secrets is not None and found and not _is_plain(name):
-            secrets.append(found)
-        return found
+        return found if is_plain(name) else secret(found)
 
     return _REFERENCE.sub(replace, value)
 
@@ -104,13 +136,13 @@ def _warn_secret_arg(arg: object, where: str) -> None:
     if not isinstance(arg, str):
         return
     for match in _REFERENCE.finditer(arg):
-        name = match["name"]
-        if name and _SECRET_NAME.search(name) and not _is_plain(name):
+        name = match["arg"] if match["scheme"] == "env" else match["name"]
+        if name and _SECRET_NAME.search(name) and not is_plain(name):
             logger.warning(
-                "%s: passes ${%s} on the command line, where every local user can read it "
+                "%s: passes %s on the command line, where every local user can read it "
                 "(/proc/<pid>/cmdline); pass it in env instead",
                 where,
-                match["name"],
+                match[0],
             )
 
 
@@ -120,11 +152,13 @@ def expand_server(
     environ: Mapping[str, str],
     problems: list[str],
     secrets: list[str],
+    host: HostVariables | None = None,
 ) -> set[Loc]:
     """Expand the references in a server table in place; return the keys that failed.
 
     Every value taken from the environment that may be a secret is added to ``secrets``.
-    A value of the wrong type is left for validation to report.
+    A value of the wrong type is left for validation to report. ``host`` resolves a host
+    file's own variables (`expand`).
     """
     failed: set[Loc] = set()
 
@@ -132,7 +166,7 @@ def expand_server(
         if not isinstance(value, str):
             return value
         before = len(problems)
-        expanded = expand(value, format_loc((*loc, *key)), environ, problems, secrets)
+        expanded = expand(value, format_loc((*loc, *key)), environ, problems, secrets, host)
         if len(problems) > before:
             failed.add(key)
         return expanded
@@ -151,3 +185,19 @@ def expand_server(
             entries = cast("dict[str, object]", table)
             data[key] = {name: expand_one(value, (key, name)) for name, value in entries.items()}
     return failed
+
+
+def references(value: str, *, host_file: bool) -> Iterator[tuple[str, bool]]:
+    """Yield each environment variable ``value`` refers to, with whether it has a default.
+
+    In a host file, ``${input:id}`` refers to ``MCPMOUNT_INPUT_<ID>``, and the hosts'
+    predefined names (``${workspaceFolder}``, ...) to no variable at all.
+    """
+    for match in _REFERENCE.finditer(value):
+        name = match["name"]
+        if name and name != "/" and not (host_file and name in PREDEFINED):
+            yield name, match["default"] is not None
+        elif match["scheme"] == "env":
+            yield match["arg"], False
+        elif match["scheme"] == "input":
+            yield input_variable(match["arg"]), False

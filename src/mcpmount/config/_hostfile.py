@@ -1,71 +1,42 @@
-"""MCP host files: the ``{"mcpServers": {...}}`` JSON of Claude Desktop and ``.mcp.json``.
+"""MCP host files: the JSON that Claude Desktop, Claude Code, Cursor and VS Code keep.
+
+Most hosts keep their servers under ``mcpServers`` (Claude Desktop's
+``claude_desktop_config.json``, Claude Code's ``.mcp.json`` and ``~/.claude.json``,
+Cursor's ``mcp.json``); VS Code's ``mcp.json`` keeps them under ``servers``, beside the
+``inputs`` its ``${input:id}`` variables ask for. Claude Code keeps a project's own servers
+deeper, under ``projects.<folder>.mcpServers`` of ``~/.claude.json``: ``within`` names the
+object that holds them.
 
 Each entry is a server under a name of the host's choosing; its namespace is derived from
-that name. Keys that hosts add and that mean nothing here are ignored.
-
-Claude Code's ``headersHelper`` is a shell command string whose output is a JSON object of
-headers; it becomes ``headers_command = ["/bin/sh", "-c", <the string>]``, since the host
-defines it as a command for the shell, not as a program and its arguments. An ``oauth``
-object is our ``oauth`` table, with its keys also taken in the hosts' camelCase
-(``clientId``, ``clientSecret``, ``callbackPort``); ``true`` works too.
+that name. The entry itself is read by `host_entry`; its values may use the variables of
+every host (`HostVariables`): ``${VAR}`` and ``${VAR:-default}`` (Claude Code),
+``${env:VAR}``, ``${userHome}`` and ``${workspaceFolder}`` (Cursor, VS Code) and
+``${input:id}`` (VS Code).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Literal, cast
+from collections.abc import Sequence
+from pathlib import Path
 
-from mcpmount.config._problems import Loc, line, unknown_key
+from mcpmount.config._hostentry import RENAMED, host_entry
+from mcpmount.config._problems import Loc, line
 from mcpmount.config._read import Table
 from mcpmount.config._settings import RegistrySettings
 from mcpmount.config._spec import ServerSpec
 from mcpmount.config._tables import Tables
+from mcpmount.config._variables import Asker, HostVariables, read_inputs
 from mcpmount.naming import MAX_NAMESPACE_LENGTH
 
-_HOST_ONLY_KEYS = frozenset({"disabled", "autoApprove", "alwaysAllow", "timeout", "description"})
-"""Keys MCP hosts add to ``mcpServers`` entries that mean nothing here; they are ignored."""
-
-_HOST_KEYS = (
-    "command",
-    "args",
-    "env",
-    "cwd",
-    "url",
-    "headers",
-    "headersHelper",
-    "oauth",
-    "type",
-    "enabledTools",
-    "disabledTools",
-)
-
-_RENAMED = {
-    "enabledTools": "tools",
-    "disabledTools": "exclude_tools",
-    "headersHelper": "headers_command",
-}
-"""Host keys that mean what one of ours means, under another name."""
-
-_OAUTH_KEYS = {
-    "clientId": "client_id",
-    "clientSecret": "client_secret",
-    "callbackPort": "callback_port",
-}
-"""An ``oauth`` object's keys as hosts spell them, and as we do."""
-
-_HOST_TYPES: Mapping[str, Literal["stdio", "http", "sse"]] = {
-    "stdio": "stdio",
-    "http": "http",
-    "streamable-http": "http",
-    "streamableHttp": "http",
-    "sse": "sse",
-}
-"""Each ``type`` hosts write, as our ``transport``."""
+__all__ = ["read_host_file"]
 
 _INVALID_RUN = re.compile(r"[^a-z0-9_-]+|_{2,}")
 _LEADING_NON_LETTERS = re.compile(r"^[^a-z]+")
+
+_SPELT = {"transport": "type"} | {ours: theirs for theirs, ours in RENAMED.items()}
+"""Our keys as host files spell them, to name them in problems."""
 
 
 def _derive_namespace(name: str) -> str:
@@ -79,22 +50,38 @@ def _derive_namespace(name: str) -> str:
 
 
 def read_host_file(
-    document: Table, tables: Tables
+    document: Table,
+    tables: Tables,
+    *,
+    within: Sequence[str] = (),
+    workspace: Path,
+    ask: Asker | None,
 ) -> tuple[RegistrySettings | None, dict[str, ServerSpec]]:
-    """Return the settings (from ``MCPMOUNT_*`` only) and the servers of a host file."""
+    """Return the settings (from ``MCPMOUNT_*`` only) and the servers of a host file.
+
+    Args:
+        document: The file's top-level object.
+        tables: Where its problems and notes go.
+        within: The keys of the object that holds the servers; none for the top level.
+        workspace: What ``${workspaceFolder}`` names.
+        ask: Asks the user for an ``${input:id}``; None where nobody can be asked.
+    """
     # Other top-level keys are the host's own settings (Claude Desktop keeps many there).
     settings = tables.settings({}, prefix=())
-    if "mcpServers" not in document:
-        tables.problems.append(
-            'mcpServers: is required (an MCP host file is {"mcpServers": {...}})'
-        )
+    holder, at = _holder(document, tuple(within), tables)
+    if holder is None:
         return settings, {}
+    key = _servers_key(holder, at, tables.problems)
+    if key is None:
+        return settings, {}
+    inputs = read_inputs(holder["inputs"], tables.problems) if "inputs" in holder else {}
+    host = HostVariables(workspace=workspace, inputs=inputs, ask=ask)
     servers: dict[str, ServerSpec] = {}
     names: dict[str, str] = {}
-    for name, raw in (tables.table(document["mcpServers"], ("mcpServers",)) or {}).items():
-        loc = ("mcpServers", name)
+    for name, raw in (tables.table(holder[key], (*at, key)) or {}).items():
+        loc = (*at, key, name)
         data = tables.table(raw, loc)
-        if data is None or (data := _our_keys(data, loc, tables.problems)) is None:
+        if data is None or (data := host_entry(data, loc, tables, host, settings)) is None:
             continue
         namespace = _derive_namespace(name)
         if not namespace:
@@ -107,40 +94,45 @@ def read_host_file(
                     f"the namespace {namespace!r}; rename one",
                 )
             )
-        spelt = {"transport": "type"} | {ours: theirs for theirs, ours in _RENAMED.items()}
-        spec = tables.server(data, loc, spelt=spelt)
+        spec = tables.server(data, loc, spelt=_SPELT, host=host)
         if spec is not None and namespace and names[namespace] == name:
             servers[namespace] = spec
     return settings, servers
 
 
-def _our_keys(entry: Table, loc: Loc, problems: list[str]) -> Table | None:
-    """Return an ``mcpServers`` entry in our keys, or None if it is disabled or broken."""
-    disabled = entry.get("disabled", False)
-    if not isinstance(disabled, bool):
-        problems.append(line((*loc, "disabled"), "must be true or false"))
-    elif disabled:
+def _holder(document: Table, within: Loc, tables: Tables) -> tuple[Table | None, Loc]:
+    """Return the object at ``within`` (None after adding the problem), and its location."""
+    holder: Table | None = document
+    for depth, key in enumerate(within):
+        assert holder is not None
+        if key not in holder:
+            tables.problems.append(line(within[: depth + 1], "not found"))
+            return None, within
+        holder = tables.table(holder[key], within[: depth + 1])
+        if holder is None:
+            return None, within
+    return holder, within
+
+
+def _servers_key(holder: Table, at: Loc, problems: list[str]) -> str | None:
+    """Return the key that holds the servers: ``mcpServers``, or VS Code's ``servers``."""
+    if "mcpServers" in holder and "servers" in holder:
+        problems.append(
+            line(
+                at,
+                'has both "mcpServers" and "servers" (VS Code\'s); keep the one its host reads',
+            )
+        )
         return None
-    data: Table = {}
-    for key, value in entry.items():
-        if key in _HOST_KEYS:
-            data[_RENAMED.get(key, key)] = value
-        elif key not in _HOST_ONLY_KEYS:
-            problems.append(line((*loc, key), unknown_key(key, _HOST_KEYS)))
-    if "type" in data:
-        kind = data.pop("type")
-        if not isinstance(kind, str) or kind not in _HOST_TYPES:
-            expected = ", ".join(map(repr, _HOST_TYPES))
-            problems.append(line((*loc, "type"), f"must be one of {expected}"))
-            return None
-        data["transport"] = _HOST_TYPES[kind]
-    if "headers_command" in data:
-        helper = data["headers_command"]
-        if not isinstance(helper, str):
-            problems.append(line((*loc, "headersHelper"), "must be a string (a shell command)"))
-            return None
-        data["headers_command"] = ["/bin/sh", "-c", helper]
-    if isinstance(oauth := data.get("oauth"), dict):
-        table = cast("Table", oauth)
-        data["oauth"] = {_OAUTH_KEYS.get(key, key): value for key, value in table.items()}
-    return data
+    if "mcpServers" in holder:
+        return "mcpServers"
+    if "servers" in holder:
+        return "servers"
+    problems.append(
+        line(
+            (*at, "mcpServers"),
+            'is required (an MCP host file is {"mcpServers": {...}}, '
+            'or VS Code\'s {"servers": {...}})',
+        )
+    )
+    return None

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
 from mcpmount.config._hostfile import read_host_file
 from mcpmount.config._problems import line, unknown_key
-from mcpmount.config._read import Table, read_document
+from mcpmount.config._read import Table, read_config
 from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
 from mcpmount.config._tables import Tables
+from mcpmount.config._variables import Asker, workspace_of
 from mcpmount.errors import ConfigError
 from mcpmount.naming import namespace_problem
 
@@ -34,6 +35,10 @@ class RegistryConfig:
 
     serve: ServeSettings = field(default_factory=ServeSettings)
     """Who may use HTTP ``mcpmount serve`` (the ``[serve]`` table)."""
+
+    notes: tuple[str, ...] = ()
+    """What loading noticed that is no problem, one line each: a server a host file
+    disables, an ``autoApprove`` that changes nothing. ``mcpmount check`` shows them."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "servers", MappingProxyType(dict(self.servers)))
@@ -75,18 +80,32 @@ def _check_namespace(namespace: str, problems: list[str]) -> bool:
 
 
 def load_config(
-    path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None
+    path: str | os.PathLike[str],
+    *,
+    environ: Mapping[str, str] | None = None,
+    ask: Asker | None = None,
+    workspace: str | os.PathLike[str] | None = None,
+    within: Sequence[str] = (),
 ) -> RegistryConfig:
-    """Load and validate a config file: TOML, or an MCP host's ``mcpServers`` JSON.
+    """Load and validate a config file: TOML, or an MCP host's JSON.
 
-    ``${VAR}`` and ``${VAR:-default}`` are expanded in ``args``, ``env``, ``cwd``, ``url``,
-    ``headers`` and ``headers_command`` values, and in every string of ``[serve]``, before
-    validation (``$$`` is a literal ``$``; no shell, ``~`` or globs). ``MCPMOUNT_<KEY>``
-    variables override the ``[registry]`` table.
+    ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``,
+    ``cwd``, ``url``, ``headers`` and ``headers_command`` values, and in every string of
+    ``[serve]``, before validation (``$$`` is a literal ``$``; no shell, ``~`` or globs).
+    A host file also has its hosts' variables: ``${env:VAR}``, ``${userHome}``,
+    ``${workspaceFolder}`` and VS Code's ``${input:id}``. ``MCPMOUNT_<KEY>`` variables
+    override the ``[registry]`` table.
 
     Args:
-        path: The config file; a name ending in ``.json`` is read as ``mcpServers`` JSON.
+        path: The config file; a name ending in ``.json`` is read as a host's file
+            (``mcpServers``, or VS Code's ``servers``).
         environ: The variables to expand and read settings from; defaults to ``os.environ``.
+        ask: Asks the user for a VS Code ``${input:id}`` that no ``MCPMOUNT_INPUT_<ID>``
+            variable answers; None (the default) never asks.
+        workspace: What ``${workspaceFolder}`` names; defaults to the folder holding the
+            file's ``.vscode/`` or ``.cursor/`` folder, else the file's own folder.
+        within: The keys of the object of a host file that holds its servers (Claude
+            Code keeps a project's under ``("projects", "<folder>")``); none for the top.
 
     Returns:
         The config, with its servers in file order.
@@ -96,23 +115,29 @@ def load_config(
     """
     environ = os.environ if environ is None else environ
     file = Path(path)
-    is_json = file.suffix.lower() == ".json"
     problems: list[str] = []
-    document = read_document(file, problems, json_file=is_json)
-    if document is None:
-        raise ConfigError(str(path), problems)
+    document, is_json = read_config(file, problems)
     tables = Tables(
         file.absolute().parent, environ, problems, word="an object" if is_json else "a table"
     )
     serve = ServeSettings()
     if is_json:
-        registry, servers = read_host_file(document, tables)
+        folder = workspace_of(file) if workspace is None else Path(workspace).absolute()
+        registry, servers = read_host_file(
+            document, tables, within=within, workspace=folder, ask=ask
+        )
     else:
         registry, servers = _read_toml_file(document, tables)
         serve = read_serve(document.get("serve", {}), tables)
     if problems or registry is None:
         raise ConfigError(str(path), problems)
-    return RegistryConfig(settings=registry, servers=servers, path=file.absolute(), serve=serve)
+    return RegistryConfig(
+        settings=registry,
+        servers=servers,
+        path=file.absolute(),
+        serve=serve,
+        notes=tuple(tables.notes),
+    )
 
 
 def _read_toml_file(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 from typing import TypeAlias, cast
 
 from mcpmount.config._json import load_json
 from mcpmount.config._problems import Loc, format_loc
+from mcpmount.errors import ConfigError
 
 Table: TypeAlias = dict[str, object]
 """A TOML table or a JSON object, as parsed."""
@@ -16,6 +18,22 @@ Table: TypeAlias = dict[str, object]
 
 class _JsonObject(list[tuple[str, object]]):
     """A JSON object as its key-value pairs, so duplicate keys can be found and named."""
+
+
+def read_config(path: str | os.PathLike[str], problems: list[str]) -> tuple[Table, bool]:
+    """Return the top-level table of a config file, and whether it is a host's JSON (its
+    name ends in ``.json``) rather than our TOML; problems it has but can be read with
+    (a duplicate key) go to ``problems``.
+
+    Raises:
+        ConfigError: If the file is missing, unreadable, or not TOML or JSON.
+    """
+    file = Path(path)
+    is_json = file.suffix.lower() == ".json"
+    document = read_document(file, problems, json_file=is_json)
+    if document is None:
+        raise ConfigError(str(path), problems)
+    return document, is_json
 
 
 def read_document(file: Path, problems: list[str], *, json_file: bool) -> Table | None:

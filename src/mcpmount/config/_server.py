@@ -59,6 +59,10 @@ class ServerBase(BaseModel):
     approve: list[str] = []
     """Globs of raw names whose calls wait for the registry's approver (``approval``)."""
 
+    auto_approve: list[str] = []
+    """Globs of raw names whose calls never wait for the approver, whatever ``approve`` and
+    the registry's ``approval`` say (``autoApprove`` or ``alwaysAllow`` in a host file)."""
+
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse"
     """What to do with a raw tool name that breaks SEP-986: refuse the server, skip the
     tool, or mount it under a sanitized public name (calls still use the raw name)."""

@@ -73,10 +73,12 @@ class StdioServer(ServerBase):
         return [*self.env_values().values(), *super().secret_values()]
 
     def __repr_args__(self) -> Iterable[tuple[str | None, object]]:
-        # An argument or the cwd may hold a value expanded from a secret variable.
+        # The command, an argument or the cwd may hold a value expanded from a secret variable.
         for name, value in super().__repr_args__():
             if name == "args":
                 yield name, [self.redact(arg) for arg in self.args]
+            elif name == "command":
+                yield name, self.redact(self.command)
             elif name == "cwd" and self.cwd is not None:
                 yield name, self.redact(self.cwd)
             else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import cast
@@ -15,6 +15,7 @@ from mcpmount.config._problems import Loc, line, problem_lines, unknown_key
 from mcpmount.config._read import Table
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import IMPLIED_BY, KINDS, SPEC, ServerSpec, kind_of
+from mcpmount.config._variables import HostVariables
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ class Tables:
     word: str
     """What a mapping is called in the file: "a table" in TOML, "an object" in JSON."""
 
+    notes: list[str] = field(default_factory=list[str])
+    """One line per thing worth saying that is no problem (a server the file disables)."""
+
     def table(self, value: object, loc: Loc) -> Table | None:
         """Return ``value`` if it is a mapping, else None after adding the problem."""
         if isinstance(value, dict):
@@ -47,14 +51,20 @@ class Tables:
         )
 
     def server(
-        self, data: Table, loc: Loc, *, spelt: Mapping[str, str] = MappingProxyType({})
+        self,
+        data: Table,
+        loc: Loc,
+        *,
+        spelt: Mapping[str, str] = MappingProxyType({}),
+        host: HostVariables | None = None,
     ) -> ServerSpec | None:
         """Expand and validate one server table; None after adding its problems.
 
-        ``spelt`` maps our keys to the file's, for a file whose keys differ from ours.
+        ``spelt`` maps our keys to the file's, for a file whose keys differ from ours;
+        ``host`` resolves a host file's own variables.
         """
         expanded: list[str] = []
-        skip = expand_server(data, loc, self.environ, self.problems, expanded)
+        skip = expand_server(data, loc, self.environ, self.problems, expanded, host)
         cwd = data.get("cwd")
         if isinstance(cwd, str) and cwd and ("cwd",) not in skip:
             data["cwd"] = str(self.base / cwd)  # an absolute cwd replaces the base

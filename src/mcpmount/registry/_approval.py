@@ -14,6 +14,9 @@ A call is gated (`needs_approval`) when the registry's ``approval`` policy says 
 ``"all"``           every call (``tool_search`` excepted: it runs in the registry)
 ==================  =====================================================================
 
+A tool that matches a glob of its server's ``auto_approve`` (a host file's ``autoApprove``)
+is never gated, whatever the policy.
+
 A gated call waits for the approver before anything is sent; the server never sees a
 denied call. With no approver, or one that raises, the call is denied. The wait is not
 bounded by the call's timeout (a person may take a while to answer), which starts once the
@@ -50,6 +53,8 @@ NO_APPROVER = (
 def needs_approval(entry: MountedTool, spec: ServerSpec, policy: str) -> bool:
     """Return whether a call of ``entry`` must wait for the approver under ``policy`` (the
     registry's ``approval``; see the module docstring)."""
+    if any(fnmatchcase(entry.raw_name, glob) for glob in spec.auto_approve):
+        return False
     if policy == "all" or any(fnmatchcase(entry.raw_name, glob) for glob in spec.approve):
         return True
     return policy == "destructive" and _may_destroy(entry)

@@ -111,5 +111,20 @@ def status_message(status: int, spec: HttpServer) -> str:
             return f"HTTP {status} from {url}: the server refused the credentials; check {check}"
         case 404:
             return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
+        case 400 | 405 | 406 if spec.transport in _OTHER:
+            # What a server of the other HTTP transport answers: a streamable HTTP endpoint
+            # refuses SSE's bare GET (400, 405), an SSE endpoint streamable HTTP's POST (405).
+            other = _OTHER[spec.transport]
+            return (
+                f"HTTP {status} from {url}: it may speak {_NAMES[other]}, not "
+                f'{_NAMES[spec.transport]}; set transport = "auto" to find out, or '
+                f'"{other}" ("type": "{other}" in a host file)'
+            )
         case _:
             return f"HTTP {status} from {url}"
+
+
+_OTHER = {"http": "sse", "sse": "http"}
+"""The other HTTP transport of each."""
+
+_NAMES = {"http": "streamable HTTP", "sse": "legacy HTTP+SSE"}
