@@ -27,6 +27,7 @@ FLOORS = {
     "observers": 2,
     "transports": 2,
     "catalog": 2,
+    "audit": 2,
     "upstream": 3,
     "manifests": 3,
     "registry": 4,
