@@ -139,3 +139,18 @@ def test_a_lock_file_clears_the_unpinned_finding(tmp_path: Path) -> None:
     assert mcpmount("lock", config).returncode == 0
     code, findings = audit_json(config, "--fail-on", "info")
     assert (code, findings) == (0, [])
+
+
+def test_check_refuses_under_refuse_and_notes_what_strip_removed(tmp_path: Path) -> None:
+    """``check`` under ``hidden_text = "refuse"``: exit 1, the error names the server, the
+    tool and the setting that accepts it; under the default it mounts with a note."""
+    refused = write_config(tmp_path, poisoned("p", extra='hidden_text = "refuse"'))
+    done = mcpmount("check", refused)
+    assert done.returncode == 1
+    flat = " ".join(done.stdout.split())
+    assert "tool 'add': its text holds hidden characters: 35 tag characters" in flat
+    assert 'set hidden_text = "strip" to mount it' in flat
+    stripped = write_config(tmp_path, poisoned("p"))
+    done = mcpmount("check", stripped)
+    assert done.returncode == 0, done.stderr
+    assert "p: hidden characters stripped from tool 'add'" in " ".join(done.stderr.split())

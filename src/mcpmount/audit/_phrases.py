@@ -90,7 +90,7 @@ _PHRASES: tuple[tuple[str, Severity, str], ...] = (
         "asks for a credential to be passed",
         Severity.MEDIUM,
         r"\b(?:pass|send|include|provide|add|put|attach|forward|copy)\b.{0,50}\b(?:another|other"
-        r"|every|all|any) (?:\w+ ){0,2}(?:tokens?|api[ _-]?keys?|passwords?|credentials?"
+        r"|every|all|any) (?:[\w']+ ){0,2}(?:tokens?|api[ _-]?keys?|passwords?|credentials?"
         r"|secrets?|private keys?)\b",
     ),
     (
