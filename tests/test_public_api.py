@@ -29,6 +29,7 @@ FLOORS = {
     "transports": 2,
     "catalog": 2,
     "hosts": 2,
+    "audit": 2,
     "upstream": 3,
     "manifests": 3,
     "registry": 4,

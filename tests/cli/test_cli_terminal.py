@@ -2,7 +2,9 @@
 
 Every command runs against ``hostile_text_server.py``, whose names, descriptions, URIs,
 results, errors and stderr all carry a screen clear, an OSC title, a C1 CSI, bidi and
-zero-width characters, a tag character, DEL and rich markup. The command writes to a
+zero-width characters, a tag character, DEL and rich markup (the registry strips those
+characters from descriptions, ``hidden_text``; raw names, URIs, results and errors keep
+them). The command writes to a
 pseudo-terminal, so tables, colours, the spinner and logs take a terminal's paths.
 """
 
@@ -42,8 +44,12 @@ SHOWN = HOSTILE.encode("unicode_escape").decode()
 IN_URI = SHOWN.replace(r"\x1b[2J\x1b]0;pwned\x07", "[2J]0;pwned").replace(r"\x7f", "")
 """Shown as in the resource's URI, which may not hold C0 controls or DEL."""
 
-CUT = r"\x1b[2J\x1b]0;pw"
-"""The start of ``SHOWN``: all a description column of 60 cells has room for."""
+STRIPPED = "[2J]0;pwned31mtxt.exe [bold red]loud[/] [link=https://evil.example]click[/link]"
+"""``HOSTILE`` with its hidden characters stripped, as the registry lists a description
+(``hidden_text = "strip"``): the markup is left, to be printed literally."""
+
+CUT = STRIPPED[:40]
+"""The start of ``STRIPPED``: what a description column of 60 cells has room for."""
 
 RAW = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
@@ -100,7 +106,7 @@ def on_terminal(*args: str) -> tuple[int, str]:
         pytest.param(["tools"], 0, [SHOWN, CUT], id="tools"),
         pytest.param(["search", "paint"], 0, [CUT], id="search"),
         pytest.param(["resources"], 0, [IN_URI, CUT], id="resources"),
-        pytest.param(["prompts"], 0, [SHOWN, CUT], id="prompts"),
+        pytest.param(["prompts"], 0, [CUT], id="prompts"),
         pytest.param(
             ["call", "h__paint"], 0, [f"line one\n{SHOWN} ", f"[image: {SHOWN}, 4"], id="call"
         ),
@@ -141,7 +147,7 @@ def test_json_escapes_every_control_and_parses_back_to_the_exact_text(tmp_path: 
         found = sorted({f"U+{ord(c):04X}" for c in RAW.findall(done.stdout)})
         assert not found, f"{done.args} sent {found} raw"
     descriptions = {row["name"]: row["description"] for row in json.loads(tools.stdout)}
-    assert descriptions["h__paint"] == HOSTILE
+    assert descriptions["h__paint"] == STRIPPED
     assert json.loads(failed.stdout)["content"][0]["text"] == HOSTILE
 
 

@@ -15,6 +15,7 @@ from functools import partial
 import anyio
 from rich.console import Console
 
+from mcpmount.cli._audit import FAIL_ON_DEFAULT, run_audit, severity_arg
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from mcpmount.cli._hosts import HOSTS, add_install, load_for, run_install
@@ -82,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 command = partial(run_status, config, args, out, err)
             case "lock":
                 command = partial(run_lock, config, out, err)
+            case "audit":
+                command = partial(run_audit, config, args, out, err)
             case "login":
                 command = partial(run_login, config, args, out, err)
             case "logout":
@@ -155,6 +158,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     config_arg(
         command("lock", "pin every mounted tool's definition in a lock file beside the config")
+    )
+    audit = command(
+        "audit",
+        "mount every server and report, offline, what it tells the model and how the config "
+        "treats it: hidden characters, text naming other servers' tools, instruction-like "
+        "phrasing, destructive tools without a gate, secrets in args, missing pins",
+    )
+    config_arg(audit)
+    audit.add_argument(
+        "--fail-on",
+        type=severity_arg,
+        default=FAIL_ON_DEFAULT,
+        metavar="SEVERITY",
+        help="exit 1 on a finding at or above this severity: info, low, medium or high "
+        f"(default {FAIL_ON_DEFAULT})",
     )
     tools = command("tools", "list the mounted tools under their public names")
     config_arg(tools)

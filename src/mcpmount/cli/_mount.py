@@ -26,10 +26,10 @@ from mcpmount.errors import ConfigError
 from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
 from mcpmount.sandbox import summary
 
-__all__ = ["run_check", "run_lock", "run_status"]
+__all__ = ["mount_each", "run_check", "run_lock", "run_status"]
 
 
-async def _mount_each(
+async def mount_each(
     registry: Registry, config: RegistryConfig, err: Console
 ) -> list[MountOutcome]:
     """Mount every server concurrently, whatever fails, showing progress on stderr."""
@@ -63,7 +63,7 @@ async def run_check(
     config = _live(config)
     pins = read_pins(config)
     async with Registry(config.settings, pins=pins, refresh_cache=refresh) as registry:
-        rows = await _mount_each(registry, config, err)
+        rows = await mount_each(registry, config, err)
         mounted_in = time.perf_counter() - began
     failed = [row for row in rows if row.error is not None]
     if as_json:
@@ -127,7 +127,7 @@ async def run_status(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
     async with Registry(config.settings, pins=read_pins(config)) as registry:
-        outcomes = await _mount_each(registry, config, err)
+        outcomes = await mount_each(registry, config, err)
         failed = {row.server: row for row in outcomes if row.error is not None}
         if args.json:
             print_json(out, json.dumps(_status_json(registry, config, failed)))

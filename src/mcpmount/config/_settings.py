@@ -111,6 +111,13 @@ class RegistrySettings(BaseSettings):
     and every tool that may be destructive (unless a trusted server says it is read-only
     or not destructive); or every call."""
 
+    hidden_text: Literal["refuse", "strip"] = "strip"
+    """What to do with hidden characters in what a server lists for the model (titles,
+    descriptions, schemas, prompt arguments, resource names): Unicode tag characters,
+    bidi controls, zero-width characters and terminal escapes. ``strip`` removes them and
+    warns once per server, naming the tools; ``refuse`` refuses the server. Servers may
+    say otherwise (``[servers.x] hidden_text``)."""
+
     token_dir: str | None = None
     """Where OAuth logins are kept, one file per server and client, readable by the user
     only; default: ``tokens`` in mcpmount's directory under the user's state directory

@@ -13,6 +13,7 @@ from typing import Any
 import mcp_types
 from mcp.shared.dispatcher import ProgressFnT
 
+from mcpmount.audit import ServerListing
 from mcpmount.catalog import Listener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
@@ -25,7 +26,7 @@ from mcpmount.registry._library import LibraryRequests, UpdateListener, subscrib
 from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
 from mcpmount.registry._servers import Servers
-from mcpmount.registry._status import MountOutcome, ServerStatus, status_rows
+from mcpmount.registry._status import MountOutcome, ServerStatus, listing_of, status_rows
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
@@ -405,3 +406,11 @@ class Registry:
         """Return one row per mounted server, sorted by namespace."""
         servers = self._servers
         return status_rows(servers.supervisors, self._catalog.of, servers.stats)
+
+    def listings(self) -> list[ServerListing]:
+        """Return what each mounted server lists, as `mcpmount.audit.audit` reads it."""
+        of, approval = self._library.of, self.settings.approval
+        return [
+            listing_of(supervisor, self._catalog.of(server), of(server), approval)
+            for server, supervisor in sorted(self._servers.supervisors.items())
+        ]

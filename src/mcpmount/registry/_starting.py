@@ -10,9 +10,9 @@ lists are published over the cached ones through the same path as a re-list (pin
 written again. With ``idle_timeout`` a started server nobody called for that long is
 closed and dormant again; its tools stay published and the next call starts it.
 
-A cached list is checked like a live one (`check_tools`) and held against the lock file's
-pins: an entry the pins refuse is ignored with a warning, and the server mounts from its
-live list, whose own check decides.
+A cached list is checked and cleaned like a live one (`check_tools`, `Cleaner`) and held
+against the lock file's pins: an entry the pins refuse is ignored with a warning, and the
+server mounts from its live list, whose own check decides.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, TypeVarTuple
 import anyio
 import mcp_types
 
+from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import RegistryError, ServerStartError
 from mcpmount.manifests import (
@@ -161,13 +162,21 @@ class Starter:
             return None
         settings = spec.limits(self.settings)
         schemas = self._schemas
+        cleaner = Cleaner.of(server, spec, settings)  # a shared cache is untrusted too
         try:
             tools = check_tools(
-                server, manifest.tools, settings, spec.invalid_names, spec.filters_out, schemas
+                server,
+                manifest.tools,
+                settings,
+                spec.invalid_names,
+                spec.filters_out,
+                schemas,
+                cleaner,
             )
-            content = check_content(server, manifest.content, settings, spec.invalid_names)
+            content = check_content(server, manifest.content, settings, spec.invalid_names, cleaner)
             stand_in = Connection(server, spec, self.settings, schemas=schemas)
             stand_in.hold(tools, content)
+            stand_in.cleaned(cleaner)
             supervisor = Supervisor(server, spec, stand_in, cached=True)
             supervisor.sleep()
             self._host.publish(supervisor, tools, content, first=True)

@@ -1,4 +1,5 @@
-"""What the registry reports about each server: its status row and its call statistics."""
+"""What the registry reports about each server: its status row, its call statistics, and
+what the audit reads of it."""
 
 from __future__ import annotations
 
@@ -6,12 +7,23 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mcpmount.audit import ServerListing
+from mcpmount.catalog import StagedContent
 from mcpmount.config import ServerSpec
 from mcpmount.errors import ServerError
+from mcpmount.registry._approval import needs_approval
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
-__all__ = ["CallStats", "MountOutcome", "ServerStatus", "notes_of", "status_row", "status_rows"]
+__all__ = [
+    "CallStats",
+    "MountOutcome",
+    "ServerStatus",
+    "listing_of",
+    "notes_of",
+    "status_row",
+    "status_rows",
+]
 
 _LATENCY_WINDOW = 256
 """How many of the latest answered calls the median is taken over."""
@@ -84,16 +96,21 @@ class CallStats:
 
 
 def notes_of(supervisor: Supervisor, tools: Sequence[MountedTool]) -> tuple[str, ...]:
-    """Return what a mounted server's config or list asks for that is not mounted.
+    """Return what a mounted server's config or list asks for that is not mounted as asked.
 
-    A tool that can only be called as a task is left out, and an override may name a tool
-    that is not mounted (the server does not list it, or a filter drops it); neither stops
-    the server, so each is a note rather than an error.
+    A tool that can only be called as a task is left out, an override may name a tool
+    that is not mounted (the server does not list it, or a filter drops it), and hidden
+    characters are stripped from what it lists; none stops the server, so each is a note
+    rather than an error.
     """
     notes: list[str] = []
-    if hidden := supervisor.connection.needs_tasks:
-        names = ", ".join(map(repr, hidden))
+    if tasks := supervisor.connection.needs_tasks:
+        names = ", ".join(map(repr, tasks))
         notes.append(f"not mounted, callable only as tasks (taskSupport required): {names}")
+    notes += (
+        f"hidden characters stripped from {found.kind} {found.name!r}: {found.summary()}"
+        for found in supervisor.connection.hidden
+    )
     if unknown := sorted(supervisor.spec.overrides.keys() - {tool.raw_name for tool in tools}):
         notes.append(f"overrides name tools that are not mounted: {', '.join(map(repr, unknown))}")
     return tuple(notes)
@@ -133,6 +150,29 @@ def status_rows(
         status_row(supervisor, tools_of(server), stats.get(server))
         for server, supervisor in sorted(supervisors.items())
     ]
+
+
+def listing_of(
+    supervisor: Supervisor,
+    tools: Sequence[MountedTool],
+    content: StagedContent | None,
+    approval: str,
+) -> ServerListing:
+    """Return what the audit reads of one mounted server: its ``tools``, its published
+    ``content``, which tools are gated under the registry's ``approval``, and what was
+    stripped from its lists."""
+    spec = supervisor.spec
+    gated = frozenset(tool.raw_name for tool in tools if needs_approval(tool, spec, approval))
+    return ServerListing(
+        supervisor.server,
+        spec,
+        tuple(tools),
+        gated,
+        tuple(entry.definition for entry in content.prompts.values()) if content else (),
+        content.resources if content else (),
+        content.templates if content else (),
+        supervisor.connection.hidden,
+    )
 
 
 def _transport(supervisor: Supervisor) -> str:

@@ -7,7 +7,8 @@ server. ``Connection.run`` is that task: it connects, lists and checks every too
 ``started``, then waits until it is told to stop or its server dies. Calls come from any
 task. Once started, the owner never raises into the shared task group: a server that dies
 is marked failed and its error kept, and no other server notices. Prompts, resources and
-templates are listed with the tools (`list_content`), under the same rules.
+templates are listed with the tools (`list_content`), under the same rules. Each listing
+passes one `Cleaner` (``hidden_text``), which warns once of what it stripped.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mcp.client.session import IncomingMessage
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcpmount.audit import Cleaner, HiddenText
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     CallTimeoutError,
@@ -115,6 +117,9 @@ class Connection:
     needs_tasks: tuple[str, ...] = ()
     """Raw names of listed tools left out because they can only be called as tasks."""
 
+    hidden: tuple[HiddenText, ...] = ()
+    """Hidden characters stripped from its last applied lists (``hidden_text = "strip"``)."""
+
     schemas: SchemaVetting = field(default_factory=SchemaVetting)
     """Verdicts on schemas already checked: the registry's, shared by its connections."""
 
@@ -187,9 +192,13 @@ class Connection:
                         await watchers.start(self.feed.listen, client)
                     self.asking.client = client  # a level set from now on is sent at once
                     await self.asking.log.apply(client)
+                    cleaner = Cleaner.of(self.server, self.spec, self.settings)
                     listed = await list_all_tools(client, self.server, self.settings)
-                    self.tools = self._check(listed)
-                    self.content = await list_content(client, self.server, self.spec, self.settings)
+                    self.tools = self._check(listed, cleaner)
+                    self.content = await list_content(
+                        client, self.server, self.spec, self.settings, cleaner
+                    )
+                    self.cleaned(cleaner)
                     startup.deadline = math.inf
                     self._client = client
                     self.state = ServerState.READY
@@ -237,28 +246,39 @@ class Connection:
     async def _relist(self, client: Client) -> None:
         """List every page again and hand it to ``on_tools``; on any error keep the old list."""
         try:
+            cleaner = Cleaner.of(self.server, self.spec, self.settings)
             with anyio.fail_after(self._startup_timeout()):
                 listed = await list_all_tools(client, self.server, self.settings)
-                content = await list_content(client, self.server, self.spec, self.settings)
-            tools = self._check(listed)
+                content = await list_content(client, self.server, self.spec, self.settings, cleaner)
+            tools = self._check(listed, cleaner)
             if self.on_tools is not None:
                 self.on_tools(self, tools, content)
             self.tools, self.content = tools, content
+            self.cleaned(cleaner)
         except (RegistryError, MCPError, TimeoutError) as exc:
             logger.warning("server %r: its changed lists were not applied: %s", self.server, exc)
             self.relist_error = str(exc)
         else:
             self.relist_error = None
 
-    def _check(self, listed: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
+    def _check(self, listed: list[mcp_types.Tool], cleaner: Cleaner) -> list[mcp_types.Tool]:
         """The tools of ``listed`` that may be registered (see `check_tools`)."""
         spec = self.spec
         self.needs_tasks = tuple(
             tool.name for tool in listed if needs_task(tool) and not spec.filters_out(tool.name)
         )
+        filters_out, schemas = spec.filters_out, self.schemas
         return check_tools(
-            self.server, listed, self.settings, spec.invalid_names, spec.filters_out, self.schemas
+            self.server, listed, self.settings, spec.invalid_names, filters_out, schemas, cleaner
         )
+
+    def cleaned(self, cleaner: Cleaner) -> None:
+        """Keep what ``cleaner`` stripped from the lists just applied; warn if that changed
+        (so a server re-listing the same text is named once, not at every list change)."""
+        found = tuple(cleaner.found)
+        if found != self.hidden:
+            cleaner.warn()
+        self.hidden = found
 
     async def _on_message(self, message: IncomingMessage) -> None:
         self.feed.on_message(message)

@@ -5,8 +5,9 @@ mount (and again when it says a list changed) through the same pager and page li
 its tools (`list_pages`). Every definition is third-party data and is checked like a
 tool: a prompt name follows SEP-986 and the server's ``invalid_names`` policy; names and
 URIs are unique; text fits ``max_description_bytes``; counts fit ``max_prompts`` and
-``max_resources``. A list that breaks a rule refuses the server whole (`ToolListError`
-naming the prompt or resource), as a tool list does.
+``max_resources``; hidden characters in their text are stripped or refuse the server
+(`Cleaner`). A list that breaks a rule refuses the server whole (`ToolListError` naming
+the prompt or resource), as a tool list does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TypeVar
 import mcp_types
 from mcp import Client, MCPError
 
+from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ToolListError
 from mcpmount.naming import TOOL_NAME_PATTERN
@@ -49,9 +51,15 @@ class ServerContent:
 
 
 async def list_content(
-    client: Client, server: str, spec: ServerSpec, settings: RegistrySettings
+    client: Client,
+    server: str,
+    spec: ServerSpec,
+    settings: RegistrySettings,
+    cleaner: Cleaner | None = None,
 ) -> ServerContent:
     """List and check every prompt, resource and template the server's capabilities offer.
+
+    Each definition passes ``cleaner`` (see `check_content`).
 
     Raises:
         ToolListError: A list is invalid, too long, endless, failed with a JSON-RPC error
@@ -89,7 +97,7 @@ async def list_content(
         templates = await _listed(template_page, server, spec, method, pages, most)
     subscribe = capabilities.resources is not None and bool(capabilities.resources.subscribe)
     content = ServerContent(tuple(prompts), tuple(resources), tuple(templates), subscribe)
-    return check_content(server, content, settings, spec.invalid_names)
+    return check_content(server, content, settings, spec.invalid_names, cleaner)
 
 
 async def _listed(
@@ -114,18 +122,28 @@ async def _listed(
 
 
 def check_content(
-    server: str, content: ServerContent, settings: RegistrySettings, invalid_names: str = "refuse"
+    server: str,
+    content: ServerContent,
+    settings: RegistrySettings,
+    invalid_names: str = "refuse",
+    cleaner: Cleaner | None = None,
 ) -> ServerContent:
     """Return the content that may be registered, or refuse the whole server.
 
     A prompt whose name breaks SEP-986 is skipped under ``invalid_names = "skip"`` and
-    refused under ``"refuse"``; any other policy leaves it to the naming rules.
+    refused under ``"refuse"``; any other policy leaves it to the naming rules. Each
+    definition passes ``cleaner`` (the caller warns of what it found); without one, hidden
+    characters are stripped with a warning.
 
     Raises:
         ToolListError: On a refused prompt name, a duplicate name or URI, text over
-            ``max_description_bytes``, too many prompt arguments, or a URI that is empty,
-            over `MAX_URI_CHARS` or holds control characters.
+            ``max_description_bytes``, too many prompt arguments, a URI that is empty,
+            over `MAX_URI_CHARS` or holds control characters, or hidden characters under
+            a cleaner that refuses them.
     """
+    own_cleaner = cleaner is None
+    if cleaner is None:
+        cleaner = Cleaner(server)
     limit = settings.max_description_bytes
     prompts: list[mcp_types.Prompt] = []
     for prompt in _unique(server, content.prompts, lambda p: p.name, "prompt"):
@@ -136,6 +154,7 @@ def check_content(
                 reason = "its name is not 1-128 characters of A-Z a-z 0-9 . _ - (SEP-986)"
                 hint = '; set invalid_names = "sanitize" (or "skip") to keep (or drop) it'
                 raise ToolListError(server, reason + hint, tool=prompt.name, kind="prompt")
+        prompt = cleaner.prompt(prompt)  # before the argument names are compared
         arguments = prompt.arguments or []
         if len(arguments) > MAX_PROMPT_ARGUMENTS:
             problem = f"it declares {len(arguments)} arguments, over {MAX_PROMPT_ARGUMENTS}"
@@ -150,6 +169,15 @@ def check_content(
         prompts.append(prompt)
     resources = _unique(server, content.resources, lambda r: r.uri, "resource")
     templates = _unique(server, content.templates, lambda t: t.uri_template, "resource template")
+    for kind, uri in [
+        *(("resource", r.uri) for r in resources),
+        *(("resource template", t.uri_template) for t in templates),
+    ]:
+        if not uri or len(uri) > MAX_URI_CHARS or _CONTROL.search(uri):
+            problem = f"its URI must be 1-{MAX_URI_CHARS} characters without control characters"
+            raise ToolListError(server, problem, tool=uri[:200], kind=kind)
+    resources = [cleaner.resource(r) for r in resources]
+    templates = [cleaner.template(t) for t in templates]
     for kind, uri, texts in [
         *(("resource", r.uri, [r.name, r.title, r.description]) for r in resources),
         *(
@@ -157,10 +185,9 @@ def check_content(
             for t in templates
         ),
     ]:
-        if not uri or len(uri) > MAX_URI_CHARS or _CONTROL.search(uri):
-            problem = f"its URI must be 1-{MAX_URI_CHARS} characters without control characters"
-            raise ToolListError(server, problem, tool=uri[:200], kind=kind)
         _check_texts(server, kind, uri, texts, limit)
+    if own_cleaner:
+        cleaner.warn()
     return ServerContent(tuple(prompts), tuple(resources), tuple(templates), content.subscribe)
 
 

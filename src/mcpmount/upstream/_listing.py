@@ -2,6 +2,7 @@
 
 Everything a server lists is data from a third-party program. A server whose list breaks
 a rule is refused whole (all-or-nothing), with an error naming the server and the tool;
+hidden characters in what the model reads are stripped, or refuse it (`Cleaner`);
 only names that break SEP-986 may instead be skipped or sanitized, when the server's
 policy says so. A tool that can only run as a task is not mounted: this client never
 drives task-augmented calls, so it could be listed but never called.
@@ -17,6 +18,7 @@ import mcp_types
 import pydantic
 from mcp import Client
 
+from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError, describe_invalid
 from mcpmount.naming import TOOL_NAME_PATTERN
@@ -103,6 +105,7 @@ def check_tools(
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse",
     filtered_out: Callable[[str], bool] = lambda _: False,
     schemas: SchemaVetting | None = None,
+    cleaner: Cleaner | None = None,
 ) -> list[mcp_types.Tool]:
     """Return the tools that may be registered, or refuse the whole server.
 
@@ -113,15 +116,20 @@ def check_tools(
     refuses the server, or with ``invalid_names`` drops the tool (``"skip"``) or keeps it
     (``"sanitize"``: its public name is sanitized and suffixed, calls use the raw name).
     Each distinct schema is checked once per ``schemas`` (the registry's verdicts; without
-    it, once per call).
+    it, once per call). Each tool passes ``cleaner`` (the caller warns of what it found);
+    without one, hidden characters are stripped with a warning.
 
     Raises:
         ToolListError: On an invalid name (with ``invalid_names == "refuse"``), a duplicate
             name, a description over ``max_description_bytes``, a schema nested deeper
-            than ``max_schema_depth`` or a schema that is not a valid JSON Schema.
+            than ``max_schema_depth``, a schema that is not a valid JSON Schema, or hidden
+            characters under a cleaner that refuses them.
     """
     if schemas is None:
         schemas = SchemaVetting()
+    own_cleaner = cleaner is None
+    if cleaner is None:
+        cleaner = Cleaner(server)
     kept: list[mcp_types.Tool] = []
     names: set[str] = set()
     for tool in tools:
@@ -152,14 +160,6 @@ def check_tools(
         if name in names:
             raise ToolListError(server, "it is listed twice", tool=name)
         names.add(name)
-        size = len((tool.description or "").encode("utf-8", "surrogatepass"))
-        if size > settings.max_description_bytes:
-            raise ToolListError(
-                server,
-                f"its description is {size} bytes, over max_description_bytes "
-                f"({settings.max_description_bytes})",
-                tool=name,
-            )
         depth = max(schema_depth(tool.input_schema), schema_depth(tool.output_schema))
         if depth > settings.max_schema_depth:
             raise ToolListError(
@@ -168,9 +168,20 @@ def check_tools(
                 f"({settings.max_schema_depth})",
                 tool=name,
             )
+        tool = cleaner.tool(tool)  # its schemas' depth is bounded now
+        size = len((tool.description or "").encode("utf-8", "surrogatepass"))
+        if size > settings.max_description_bytes:
+            raise ToolListError(
+                server,
+                f"its description is {size} bytes, over max_description_bytes "
+                f"({settings.max_description_bytes})",
+                tool=name,
+            )
         if (problem := schema_problem(tool, schemas)) is not None:
             raise ToolListError(server, problem, tool=name)
         kept.append(tool)
+    if own_cleaner:
+        cleaner.warn()
     return kept
 
 
