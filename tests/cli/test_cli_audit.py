@@ -52,6 +52,7 @@ def test_audit_finds_every_planted_finding_by_rule_server_and_item(tmp_path: Pat
         ("secret-in-args", "p", None, None, "high"),
         ("unpinned", "p", None, None, "info"),
         ("unpinned", "fx", None, None, "info"),
+        ("unsandboxed", "p", None, None, "info"),
     }
     assert expected <= got
     messages = {(f["rule"], f["item"]): f["message"] or "" for f in findings}
@@ -134,11 +135,30 @@ def test_the_table_names_each_finding_and_the_summary_counts_them(tmp_path: Path
 
 
 def test_a_lock_file_clears_the_unpinned_finding(tmp_path: Path) -> None:
-    """After ``mcpmount lock`` the servers it pinned are no longer ``unpinned``."""
-    config = write_config(tmp_path, server("fx"))
+    """After ``mcpmount lock`` the servers it pinned are no longer ``unpinned`` (and a
+    sandboxed one is not ``unsandboxed``: nothing is left to report)."""
+    config = write_config(tmp_path, server("fx", extra="sandbox = true"))
     assert mcpmount("lock", config).returncode == 0
     code, findings = audit_json(config, "--fail-on", "info")
     assert (code, findings) == (0, [])
+
+
+def test_a_server_without_a_sandbox_is_an_info_finding_and_the_default_clears_it(
+    tmp_path: Path,
+) -> None:
+    """A stdio server that runs with all of the user's rights is ``unsandboxed``; the
+    registry-wide ``sandbox = true`` covers every server that sets none."""
+    plain = write_config(tmp_path, server("fx") + server("own", extra="sandbox = false"))
+    _, findings = audit_json(plain, "--fail-on", "info")
+    unsandboxed = {f["server"] for f in findings if f["rule"] == "unsandboxed"}
+    assert unsandboxed == {"fx", "own"}
+    assert all(f["severity"] == "info" for f in findings)
+    default = write_config(
+        tmp_path,
+        "[registry]\nsandbox = true\n" + server("fx") + server("own", extra="sandbox = false"),
+    )
+    _, findings = audit_json(default, "--fail-on", "info")
+    assert {f["server"] for f in findings if f["rule"] == "unsandboxed"} == {"own"}
 
 
 def test_check_refuses_under_refuse_and_notes_what_strip_removed(tmp_path: Path) -> None:

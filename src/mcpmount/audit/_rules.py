@@ -15,6 +15,7 @@ one is one more entry in its tuple.
 ``destructive-ungated``  a tool that says it is destructive (``destructiveHint``), or is
                          named so (``delete_``, ``drop_``, ``rm``), with no approval gate
 ``secret-in-args``       a stdio server's argument that looks like a secret (``_secrets``)
+``unsandboxed``          a stdio server that runs without a sandbox (info)
 ``unpinned``             a server the lock file does not pin (or there is none)
 ``unmounted``            a server that failed to mount, so it could not be read
 =======================  ============================================================
@@ -279,5 +280,16 @@ def unpinned(server: str, _: ServerSpec, pinned: Collection[str] | None) -> Iter
     yield Finding(Severity.INFO, "unpinned", server, message)
 
 
-CONFIG_CHECKS: tuple[ConfigCheck, ...] = (secret_in_args, unpinned)
+def unsandboxed(server: str, spec: ServerSpec, _: Collection[str] | None) -> Iterator[Finding]:
+    """A stdio server that runs with all of the user's rights (``spec.sandbox`` holds the
+    registry's default already where the server sets none)."""
+    if isinstance(spec, StdioServer) and (spec.sandbox is None or not spec.sandbox.enabled):
+        message = (
+            "it runs with all of your rights (files, network, processes): "
+            "set sandbox = true, or a table with the paths and hosts it needs"
+        )
+        yield Finding(Severity.INFO, "unsandboxed", server, message)
+
+
+CONFIG_CHECKS: tuple[ConfigCheck, ...] = (secret_in_args, unpinned, unsandboxed)
 """The checks of each server's config, run for servers that failed to mount too."""

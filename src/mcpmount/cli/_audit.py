@@ -26,7 +26,7 @@ from mcpmount.audit import Finding, Severity, audit
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._mount import mount_each
 from mcpmount.cli._shown import print_json, shown
-from mcpmount.config import RegistryConfig
+from mcpmount.config import RegistryConfig, SandboxTable, ServerSpec, StdioServer
 from mcpmount.registry import Registry, read_pins
 
 __all__ = ["FAIL_ON_DEFAULT", "run_audit", "severity_arg"]
@@ -58,6 +58,20 @@ def _read_as_is(config: RegistryConfig) -> RegistryConfig:
     return dataclasses.replace(config, settings=settings, servers=servers)
 
 
+def _with_sandbox_default(config: RegistryConfig) -> dict[str, ServerSpec]:
+    """The servers, each stdio one that sets no ``sandbox`` given the registry's."""
+    default = config.settings.sandbox
+    if default is False:
+        return dict(config.servers)
+    table = SandboxTable(prefer=default == "prefer")
+    return {
+        name: spec.model_copy(update={"sandbox": table})
+        if isinstance(spec, StdioServer) and spec.sandbox is None
+        else spec
+        for name, spec in config.servers.items()
+    }
+
+
 async def run_audit(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
@@ -68,7 +82,7 @@ async def run_audit(
         outcomes = await mount_each(registry, read, err)
         listings = registry.listings()
     failed = {o.server: o.error.detail for o in outcomes if o.error is not None}
-    findings = audit(config.servers, listings, pinned, failed)
+    findings = audit(_with_sandbox_default(config), listings, pinned, failed)
     fail_on: Severity = args.fail_on
     failing = [f for f in findings if f.severity >= fail_on]
     if args.json:
