@@ -32,7 +32,7 @@ def test_check_prints_a_table_and_exits_0_when_all_mount(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert "one" in done.stdout
     assert "mounted" in done.stdout
-    assert "1/1 servers mounted" in done.stderr
+    assert "1/1 server mounted" in done.stderr
 
 
 def test_lock_pins_the_tools_and_check_refuses_a_changed_server(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import math
 import sys
 from collections.abc import Sequence
 from functools import partial
+from importlib.metadata import version
 
 import anyio
 from rich.console import Console
@@ -121,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="mcpmount", description="Mount many MCP servers as one namespaced tool registry."
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    parser.add_argument("--version", action="version", version=f"mcpmount {version('mcpmount')}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str) -> argparse.ArgumentParser:

@@ -25,7 +25,7 @@ from rich.text import Text
 from mcpmount.audit import Finding, Severity, audit
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._mount import mount_each
-from mcpmount.cli._shown import print_json, shown
+from mcpmount.cli._shown import counted, print_json, shown
 from mcpmount.config import RegistryConfig, SandboxTable, ServerSpec, StdioServer
 from mcpmount.registry import Registry, read_pins
 
@@ -102,7 +102,9 @@ async def run_audit(
 
 
 def _table(findings: list[Finding], servers: int) -> Table:
-    table = Table(title=Text(f"audit of {servers} servers: {len(findings)} findings"))
+    table = Table(
+        title=Text(f"audit of {counted(servers, 'server')}: {counted(len(findings), 'finding')}")
+    )
     for column in ("severity", "server"):
         table.add_column(column, no_wrap=True)
     table.add_column("item", overflow="fold", max_width=40)
@@ -123,7 +125,7 @@ def _table(findings: list[Finding], servers: int) -> Table:
 def _summary(findings: list[Finding], failing: list[Finding], fail_on: Severity) -> Text:
     counts = Counter(f.severity for f in findings)
     each = ", ".join(f"{counts[s]} {s.label}" for s in sorted(counts, reverse=True))
-    found = f"{len(findings)} findings ({each})" if findings else "no findings"
+    found = f"{counted(len(findings), 'finding')} ({each})" if findings else "no findings"
     if failing:
         return Text(f"{found}; {len(failing)} at or above {fail_on.label}", style="red")
     return Text(f"{found}; none at or above {fail_on.label}", style="green")

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from mcpmount.catalog import lock_path
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
-from mcpmount.cli._shown import print_json, shown
+from mcpmount.cli._shown import counted, print_json, shown
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
 from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
@@ -34,7 +34,7 @@ async def mount_each(
 ) -> list[MountOutcome]:
     """Mount every server concurrently, whatever fails, showing progress on stderr."""
     done = 0
-    with err.status(f"mounting {len(config.servers)} servers...") as status:
+    with err.status(f"mounting {counted(len(config.servers), 'server')}...") as status:
 
         def progress(_: MountOutcome) -> None:
             nonlocal done
@@ -90,7 +90,7 @@ async def run_check(
         }
         print_json(out, json.dumps(report))
     else:
-        table = Table(title=Text(f"{config.path or 'config'}: {len(rows)} servers"))
+        table = Table(title=Text(f"{config.path or 'config'}: {counted(len(rows), 'server')}"))
         for column in ("server", "transport", "sandbox", "state", "tools", "startup"):
             table.add_column(column, justify="right" if column in ("tools", "startup") else "left")
         table.add_column("error", overflow="fold")
@@ -115,7 +115,8 @@ async def run_check(
             for note in row.notes:
                 err.print(shown(f"{row.server}: {note}", "yellow", lines=True))
         total = sum(row.tools for row in rows)
-        totals = f"{len(rows) - len(failed)}/{len(rows)} servers mounted, {total} tools, "
+        mounted = f"{len(rows) - len(failed)}/{counted(len(rows), 'server')} mounted"
+        totals = f"{mounted}, {counted(total, 'tool')}, "
         err.print(Text(totals + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -156,7 +157,7 @@ def _sandbox(config: RegistryConfig, server: str) -> str:
 def _status_table(
     registry: Registry, config: RegistryConfig, failed: Mapping[str, MountOutcome]
 ) -> Table:
-    table = Table(title=Text(f"{len(registry.status()) + len(failed)} servers"))
+    table = Table(title=Text(counted(len(registry.status()) + len(failed), "server")))
     columns = ("server", "transport", "sandbox", "state", "pid", "tools", "restarts", "calls")
     for column in (*columns, "p50"):
         right = column in ("pid", "tools", "restarts", "calls", "p50")
@@ -262,5 +263,5 @@ async def run_lock(config: RegistryConfig, out: Console, err: Console) -> int:
         len(r) for kind in ("resources", "templates") for r in sections.get(kind, {}).values()
     )
     pinned = f"{tools} tool, {prompts} prompt and {resources} resource definitions pinned"
-    out.print(Text(f"wrote {path}: {len(servers)} servers, {pinned}"))
+    out.print(Text(f"wrote {path}: {counted(len(servers), 'server')}, {pinned}"))
     return EXIT_OK

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from mcpmount.cli._shown import print_json, shown, widest
+from mcpmount.cli._shown import counted, print_json, shown, widest
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import needs_approval, open_registry
 
@@ -40,7 +40,7 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
             print_json(out, json.dumps(rows))
             return EXIT_OK
         raws = [t.raw_name for t in tools if t.renamed]
-        table = Table(title=Text(f"{len(tools)} tools"))
+        table = Table(title=Text(counted(len(tools), "tool")))
         table.add_column("name", no_wrap=True, min_width=widest(t.name for t in tools))
         table.add_column("raw name", no_wrap=True, min_width=widest(raws))
         table.add_column("deferred", no_wrap=True, min_width=8)

@@ -26,7 +26,7 @@ from rich.highlighter import JSONHighlighter
 from rich.logging import RichHandler
 from rich.text import Text
 
-__all__ = ["ShownLogHandler", "print_json", "shown", "visible", "widest"]
+__all__ = ["ShownLogHandler", "counted", "print_json", "shown", "visible", "widest"]
 
 _INVISIBLE: Final = (
     "\x7f-\x9f"  # DEL and the C1 controls (U+009B is a CSI)
@@ -107,3 +107,8 @@ class ShownLogHandler(RichHandler):
 
     def render_message(self, record: LogRecord, message: str) -> ConsoleRenderable:
         return super().render_message(record, visible(message, lines=True))
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless there is one: "1 server", "3 servers"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

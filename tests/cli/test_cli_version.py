@@ -1,0 +1,12 @@
+"""``mcpmount --version`` says which mcpmount this is, without a command or a config."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from cli_support import mcpmount
+
+
+def test_version_prints_the_installed_version_and_exits_0() -> None:
+    done = mcpmount("--version")
+    assert (done.returncode, done.stdout.strip()) == (0, f"mcpmount {version('mcpmount')}")
