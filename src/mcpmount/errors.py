@@ -249,7 +249,8 @@ class CallDeniedError(CallError, PermissionError):
 class SecretRefusedError(CallDeniedError):
     """Raised when a call's arguments carry a secret they may not carry; nothing was sent.
 
-    ``where`` names the argument (``token``, ``items[2]``); ``carried`` says what it holds
+    ``where`` names the argument (``token``, ``items[2].url``, ``a key of headers``);
+    ``carried`` says what it holds
     (``a secret of server 'gh'``, ``what looks like a GitHub token``), never the value;
     ``owner`` is the server whose secret it is (None for a credential format); ``rule`` is
     the rule that refused it.
@@ -269,7 +270,7 @@ class SecretRefusedError(CallDeniedError):
         self.where = where
         self.owner = owner
         self.rule = rule
-        reason = f"its argument {where!r} carries {carried}, and {rule}; {remedy}"
+        reason = f"its arguments carry {carried} (in {where}), and {rule}; {remedy}"
         super().__init__(server, tool, reason)
 
 

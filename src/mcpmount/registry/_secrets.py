@@ -267,7 +267,7 @@ def _where(arguments: Mapping[str, Any], pattern: re.Pattern[str]) -> str:
             for key, item in reversed(list(mapping.items())):
                 name = f"{where}.{key}" if where else str(key)
                 if pattern.search(str(key)):
-                    return name
+                    return f"a key of {where or 'the arguments'}"
                 stack.append((name, item))
         elif isinstance(value, list | tuple):
             items: list[object] = list(value)  # pyright: ignore[reportUnknownArgumentType]
