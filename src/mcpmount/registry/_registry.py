@@ -229,9 +229,8 @@ class Registry:
             ServerCrashedError: The server died during the call.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result is over ``max_result_bytes``.
-            CallDeniedError: An approval gate or an interceptor refused it (a
-                ``SecretRefusedError`` when its arguments carry a secret they may not);
-                nothing was sent.
+            CallDeniedError: An approval gate or an interceptor refused it (the secret
+                guard's: ``SecretRefusedError``); nothing was sent.
             ResultWithheldError: The tool ran, but an interceptor failed on its result.
         """
         if name == TOOL_SEARCH_NAME:
