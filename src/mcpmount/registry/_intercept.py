@@ -49,7 +49,6 @@ class Plan:
     entry: MountedTool
     spec: ServerSpec
     settings: RegistrySettings
-    version: int
 
     async def run_before(
         self, arguments: Mapping[str, Any] | None, context: object | None
@@ -156,8 +155,9 @@ class Interception:
         self._changes += 1
 
         def remove() -> None:
-            if interceptor in self._host:
-                self._host.remove(interceptor)
+            kept = [each for each in self._host if each is not interceptor]
+            if len(kept) < len(self._host):
+                self._host = kept
                 self._changes += 1
 
         return remove
@@ -165,7 +165,7 @@ class Interception:
     def plan(self, entry: MountedTool, spec: ServerSpec, settings: RegistrySettings) -> Plan:
         """The hooks ``entry``'s calls pass now."""
         version = self._changes + self.secrets.version()
-        if self._version != version:  # drop the plans of tools that may be gone
+        if self._version != version:  # every plan may be stale, and some tools gone
             self._plans.clear()
             self._version = version
         plan = self._plans.get(entry.name)
@@ -174,7 +174,6 @@ class Interception:
             or plan.entry is not entry
             or plan.spec is not spec
             or plan.settings is not settings
-            or plan.version != version
         ):
             stages: list[Stage] = [self.secrets.results]
             stages += [_always(interceptor) for interceptor in self._host]
@@ -182,7 +181,7 @@ class Interception:
             hooks = [hook for stage in stages if (hook := stage(entry, spec, settings)) is not None]
             before = tuple(hook for hook in hooks if hook.before is not None)
             after = tuple(hook for hook in reversed(hooks) if hook.after is not None)
-            plan = self._plans[entry.name] = Plan(before, after, entry, spec, settings, version)
+            plan = self._plans[entry.name] = Plan(before, after, entry, spec, settings)
         return plan
 
 
