@@ -244,9 +244,8 @@ class Registry:
         )
 
     def intercept(self, interceptor: Interceptor) -> Callable[[], None]:
-        """Add hooks before and after every call, after those already given; returns
-        what removes them. See `Interceptor` for what a hook may do and in what order
-        they run: the secret guard, ``before_call`` and approval always run inside them."""
+        """Add hooks around every call, after those given (see `Interceptor`); returns
+        what removes them."""
         return self._interception.add(interceptor)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:

@@ -83,8 +83,7 @@ class Servers:
         """Servers that failed to mount and were left out, with their errors."""
         self.stats: dict[str, CallStats] = {}
         self.generation = 0
-        """Counts the publishes and forgets: what is built from every server (the secrets
-        the calls are guarded against) is stale when it changed."""
+        """Counts publishes and forgets (what is built from every server is stale if it grew)."""
         self.schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
         self._pins = pins
