@@ -17,10 +17,12 @@ The tree::
         ├── ServerNotRunningError     the server crashed or was closed; nothing was sent
         └── CallError                 a call (a prompt, a read) failed (``.tool``, ``.kind``)
             ├── ArgumentsError        the arguments cannot be sent as JSON; nothing was sent
-            ├── CallDeniedError       an approval gate denied the call; nothing was sent
+            ├── CallDeniedError       an approval gate or an interceptor refused it; not sent
+            │   └── SecretRefusedError  its arguments carry a secret (``.owner``, ``.rule``)
             ├── CallTimeoutError      no answer in time: the outcome is unknown
             ├── NotSupportedError     the server does not offer what was asked; nothing was sent
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
+            ├── ResultWithheldError   the tool ran, but an interceptor failed on its result
             ├── ServerCrashedError    the connection was lost while the call was in flight
             ├── ToolRemovedError      its server, once started, no longer lists it; not sent
             └── UpstreamError         the server answered with a JSON-RPC error (``.code``)
@@ -47,6 +49,8 @@ __all__ = [
     "NotSupportedError",
     "RegistryError",
     "ResultTooLargeError",
+    "ResultWithheldError",
+    "SecretRefusedError",
     "ServerCrashedError",
     "ServerError",
     "ServerNotRunningError",
@@ -230,9 +234,9 @@ class ArgumentsError(CallError, ValueError):
 
 
 class CallDeniedError(CallError, PermissionError):
-    """Raised when an approval gate denies a call; the server never saw it.
+    """Raised when an approval gate or an interceptor refuses a call; the server never saw it.
 
-    ``reason`` is the approver's (or says why there was no approver to ask).
+    ``reason`` is the approver's or the interceptor's (or says why there was none to ask).
     """
 
     def __init__(self, server: str, tool: str, reason: str) -> None:
@@ -240,6 +244,34 @@ class CallDeniedError(CallError, PermissionError):
         super().__init__(
             server, tool, f"the call was denied and not sent to the server: {self.reason}"
         )
+
+
+class SecretRefusedError(CallDeniedError):
+    """Raised when a call's arguments carry a secret they may not carry; nothing was sent.
+
+    ``where`` names the argument (``token``, ``items[2].url``, ``a key of headers``);
+    ``carried`` says what it holds
+    (``a secret of server 'gh'``, ``what looks like a GitHub token``), never the value;
+    ``owner`` is the server whose secret it is (None for a credential format); ``rule`` is
+    the rule that refused it.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        tool: str,
+        *,
+        where: str,
+        carried: str,
+        rule: str,
+        remedy: str,
+        owner: str | None = None,
+    ) -> None:
+        self.where = where
+        self.owner = owner
+        self.rule = rule
+        reason = f"its arguments carry {carried} (in {where}), and {rule}; {remedy}"
+        super().__init__(server, tool, reason)
 
 
 class ToolRemovedError(CallError, LookupError):
@@ -297,6 +329,15 @@ class ResultTooLargeError(CallError):
             "truncated",
             kind=kind,
         )
+
+
+class ResultWithheldError(CallError):
+    """Raised when a tool ran but an interceptor failed on its result, which was withheld
+    (it might have carried what the interceptor was there to take out)."""
+
+    def __init__(self, server: str, tool: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(server, tool, f"the tool ran, but its result was withheld: {reason}")
 
 
 class ServerCrashedError(CallError):

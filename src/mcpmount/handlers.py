@@ -9,6 +9,8 @@ Upstream log messages go to Python `logging` unless a log handler is given.
 
 An `Approver` sees every call that a gate holds (a server's ``approve`` globs, or the
 registry's ``approval`` policy) before the server does; a denied call never reaches it.
+An `Interceptor` sees every call: its arguments before they are sent (to let them through,
+rewrite or refuse them) and its result before the caller gets it (to keep or rewrite it).
 
 Every handler is told who asks (`Asker`): the server, and the tool call in flight when
 that can be told. A handler that raises answers the server with an error (an
@@ -26,16 +28,20 @@ from typing import Any
 import mcp_types
 
 __all__ = [
+    "AfterCall",
     "Approval",
     "ApprovalRequest",
     "Approver",
     "Asker",
+    "BeforeCall",
     "ClientHandlers",
     "ElicitationCompleteHandler",
     "ElicitationHandler",
+    "Interceptor",
     "LogHandler",
     "RootsHandler",
     "SamplingHandler",
+    "ToolCall",
 ]
 
 
@@ -139,3 +145,50 @@ Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
 """Decides a gated call; raising counts as a denial. Its wait is not bounded by the call's
 timeout (a person may take a while), which starts once the call is approved; cancelling
 the call cancels the approver."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call on its way to a server, as interceptors see it."""
+
+    server: str
+    tool: str
+    """The public name."""
+    raw_name: str
+    """The name the server knows the tool by."""
+    arguments: Mapping[str, Any]
+    """A read-only copy of what is sent (after the hooks before this one); in an ``after``
+    hook, what was sent."""
+    context: object | None = None
+    """What the caller passed as ``context=`` to `Registry.call`."""
+
+
+BeforeCall = Callable[[ToolCall], Awaitable[Mapping[str, Any] | Approval | None]]
+"""Sees a call before it is sent. Returns None (or `Approval.allow()`) to let it through
+as it is, other arguments to send instead, or `Approval.deny(reason)` to refuse it: the
+caller gets ``CallDeniedError`` with ``reason``, and the server never sees the call.
+Raising refuses it too (logged; the caller is told only the exception's type)."""
+
+AfterCall = Callable[
+    [ToolCall, mcp_types.CallToolResult], Awaitable[mcp_types.CallToolResult | None]
+]
+"""Sees the result of a call that ran. Returns the result to give the caller instead, or
+None to keep it. Raising withholds it: the caller gets ``ResultWithheldError``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interceptor:
+    """Hooks around every tool call of a registry (``tool_search`` excepted); either may
+    be left out.
+
+    ``before`` hooks run in the order the interceptors were given, each seeing the
+    arguments the one before returned; ``after`` hooks run in the reverse order. The
+    registry's own checks run inside them: a call's arguments pass the secret guard, the
+    server's ``before_call`` program and its approval gate after every ``before`` hook,
+    and a result has every known secret redacted after every ``after`` hook.
+    """
+
+    before: BeforeCall | None = None
+    after: AfterCall | None = None
+    name: str = "an interceptor"
+    """What logs and refusals call it."""

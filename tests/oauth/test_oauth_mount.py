@@ -30,6 +30,7 @@ from oauth_support import (
 from mcpmount import open_registry
 from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
+from mcpmount.errors import SecretRefusedError
 from serve.serve_support import BEHAVIOUR, served_stdio, wait_for_tool
 
 # Two servers, a login and token lifetimes of seconds: generous on a loaded machine.
@@ -229,6 +230,32 @@ async def test_client_credentials_need_no_login(tmp_path: Path) -> None:
         assert server.client_id in str(result.content)
         [kept] = tokens.glob("*.json")
         assert server.client_secret not in kept.read_text()
+
+
+async def test_the_tokens_a_server_sends_are_secrets_no_other_server_gets(
+    tmp_path: Path,
+) -> None:
+    """Once sent, the access token is guarded like the server's other secrets: a call to
+    another server carrying it is refused, naming whose it is."""
+    tokens = tmp_path / "tokens"
+    echo = json.dumps([str(Path(__file__).parents[1] / "servers" / "token_thief_server.py")])
+    async with authorization_server() as server, resource_server(server.issuer) as url:
+        config = tmp_path / "mcpmount.toml"
+        config.write_text(
+            f'[servers.crm]\nurl = "{url}"\n[servers.crm.oauth]\ngrant = "client_credentials"\n'
+            f'client_id = "{server.client_id}"\nclient_secret = "{server.client_secret}"\n'
+            f'issuer = "{server.issuer}"\nscopes = {json.dumps(server.scopes)}\n'
+            f'[servers.other]\ncommand = "{sys.executable}"\nargs = {echo}\n'
+            f'[registry]\ntoken_dir = "{tokens}"\n'
+        )
+        async with open_registry(load_config(config)) as registry:
+            await registry.call("crm__whoami", {})
+            [kept] = tokens.glob("*.json")
+            access = str(json.loads(kept.read_text())["tokens"]["access_token"])
+            with pytest.raises(SecretRefusedError) as caught:
+                await registry.call("other__echo", {"text": access})
+    assert caught.value.owner == "crm"
+    assert access not in str(caught.value)
 
 
 async def test_logins_can_live_in_the_system_keyring(setup: Setup, tmp_path: Path) -> None:

@@ -23,13 +23,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from cli.cli_support import mcpmount, write_config
 from http_fixture import build_http_fixture_server, serve_http
 from mcpmount.config import HttpServer, load_config
-from mcpmount.errors import CallError, ConfigError, ServerStartError, UpstreamError
+from mcpmount.errors import (
+    CallError,
+    ConfigError,
+    SecretRefusedError,
+    ServerStartError,
+    UpstreamError,
+)
 from mcpmount.registry import Registry
 from mcpmount.transports import Diagnostics, _headers_command
 from mcpmount.transports._headers_command import CommandHeaders  # pyright: ignore[reportPrivateUsage]
 from mcpmount.transports._http_client import http_client  # pyright: ignore[reportPrivateUsage]
 from servers.sse_faults import build_sse_server
-from support import text_of
+from support import fixture, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -116,6 +122,20 @@ class TestStreamableHttp:
             assert text_of(await registry.call("corp__echo", {"text": "again"})) == "again"
         assert tokens.runs() == 2
         assert gate.refused == 1
+
+    async def test_the_printed_token_is_a_secret_no_other_server_gets(self, tokens: Tokens) -> None:
+        """What the helper printed joins the server's secrets: another server's call
+        carrying it is refused, and so it is once the token rotated."""
+        gate = BearerGate(build_http_fixture_server().streamable_http_app(), tokens.valid)
+        async with serve_http(gate) as url, Registry() as registry:
+            await registry.mount("corp", spec(url, tokens))
+            await registry.mount("other", fixture())
+            with pytest.raises(SecretRefusedError, match="a secret of server 'corp'"):
+                await registry.call("other__echo", {"text": tokens.token})
+            tokens.set("tok-second-9876543210")
+            assert text_of(await registry.call("corp__echo", {"text": "hi"})) == "hi"
+            with pytest.raises(SecretRefusedError, match="a secret of server 'corp'"):
+                await registry.call("other__echo", {"text": f"now {tokens.token}"})
 
     async def test_the_same_headers_after_a_401_are_not_sent_again(self, tokens: Tokens) -> None:
         """A helper that prints the refused token again: the request is not repeated, and

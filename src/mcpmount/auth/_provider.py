@@ -51,6 +51,8 @@ class Persisted(OAuthClientProvider):
     _interactive: bool
     _configured_client: OAuthClientInformationFull | None
     _refused: bool = False
+    _spec: HttpServer | None = None
+    _kept: str | None = None
 
     def keep(
         self,
@@ -105,6 +107,21 @@ class Persisted(OAuthClientProvider):
         else:
             self._refused = True
         return refreshed
+
+    def keep_secret(self, spec: HttpServer) -> Persisted:
+        """Add each token it sends to ``spec``'s secrets: hidden in every message, and
+        guarded in calls to other servers. Returns itself."""
+        self._spec = spec
+        return self
+
+    def _add_auth_header(self, request: httpx2.Request) -> None:
+        super()._add_auth_header(request)
+        tokens = self.context.current_tokens
+        if self._spec is None or tokens is None or tokens.access_token == self._kept:
+            return
+        self._kept = tokens.access_token
+        fresh = [token for token in (tokens.access_token, tokens.refresh_token) if token]
+        self._spec.with_expanded([*self._spec.secret_values(), *fresh])
 
     def _stale(self) -> bool:
         return not self.context.is_token_valid() and self.context.can_refresh_token()
@@ -254,4 +271,4 @@ def oauth_for(spec: HttpServer, namespace: str, store: TokenStore) -> Persisted 
     if spec.oauth is None:
         return None
     login = store.login(spec.url, spec.oauth.client_id)
-    return provider(spec.url, spec.oauth, login, namespace)
+    return provider(spec.url, spec.oauth, login, namespace).keep_secret(spec)

@@ -71,6 +71,16 @@ Text = Annotated[str, AfterValidator(_not_blank)]
 Arg = Annotated[str, AfterValidator(_no_nul)]
 """A command-line argument: any string without NUL, even an empty one."""
 
+
+def _starts_with_program(argv: list[str]) -> list[str]:
+    if not (argv and argv[0].strip()):
+        raise PydanticCustomError("mcpmount_empty", "must start with the program to run")
+    return argv
+
+
+Command = Annotated[list[Arg], AfterValidator(_starts_with_program)]
+"""A program and its arguments, one string each (a single string is refused, never split)."""
+
 EnvName = Annotated[str, AfterValidator(_env_name)]
 EnvValue = Annotated[SecretStr, AfterValidator(_secret_without_nul)]
 HeaderName = Annotated[str, AfterValidator(_header_name)]

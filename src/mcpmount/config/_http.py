@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._fields import Arg, HeaderName, HeaderValue
+from mcpmount.config._fields import Command, HeaderName, HeaderValue
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._server import ServerBase
 from mcpmount.config._urls import redacted_url
@@ -44,7 +44,7 @@ class HttpServer(ServerBase):
     headers: dict[HeaderName, HeaderValue] = {}
     """Headers sent with every request; the values are secrets."""
 
-    headers_command: list[Arg] | None = None
+    headers_command: Command | None = None
     """A program and its arguments, never run through a shell (a single string is refused),
     that prints a JSON object of header names to values: run before the first request and
     again after an HTTP 401, with the user's environment, for at most 10 seconds. Its
@@ -66,13 +66,6 @@ class HttpServer(ServerBase):
                 "applies to streamable HTTP only; an SSE server's one stream is its GET",
             )
         return value
-
-    @field_validator("headers_command")
-    @classmethod
-    def _check_headers_command(cls, argv: list[str] | None) -> list[str] | None:
-        if argv is not None and not (argv and argv[0].strip()):
-            raise PydanticCustomError("mcpmount_empty", "must start with the program to run")
-        return argv
 
     @field_validator("oauth", mode="before")
     @classmethod

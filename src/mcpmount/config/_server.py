@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
-from typing import Literal, Self, cast
+from typing import ClassVar, Literal, Self, cast
 
-from pydantic import BaseModel, PrivateAttr, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._fields import STRICT_DATA, Limit, Timeout
+from mcpmount.config._fields import STRICT_DATA, Command, Limit, Timeout
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
@@ -124,6 +124,23 @@ class ServerBase(BaseModel):
     """With a lock file: refuse, or accept with a warning, or accept tool definitions that
     differ from the pinned ones."""
 
+    block_secrets: bool | None = None
+    """Also refuse a call to this server whose arguments carry a secret of its own, or
+    text in a well-known credential format (``ghp_...``, ``sk-...``, ``xoxb-...``, AWS
+    keys, JWTs, private keys); None uses the registry's. Another server's secret is
+    refused whatever this says (see the security page)."""
+
+    before_call: Command | None = None
+    """A program and its arguments, never run through a shell, that sees every call to this
+    server before it is sent: the call as a JSON object on its stdin (``server``, ``tool``,
+    ``raw_name``, ``arguments``). Exit status 0 lets it through; any other refuses it, with
+    the first line the program printed (stdout, else stderr) as the reason. It runs with
+    the user's environment, for at most ``before_call_timeout`` seconds."""
+
+    before_call_timeout: float = Field(default=10.0, gt=0, allow_inf_nan=False)
+    """Seconds ``before_call`` may run; past them the call is refused and the program
+    stopped (its whole process group)."""
+
     @field_validator("transport", mode="before", check_fields=False)
     @classmethod
     def _check_transport(cls, value: object) -> object:
@@ -155,13 +172,19 @@ class ServerBase(BaseModel):
     _expanded: tuple[str, ...] = PrivateAttr(default=())
     """Values ``${VAR}`` references took from the environment, in any key: secrets too."""
 
+    secrets_changed: ClassVar[int] = 0
+    """How many times `with_expanded` ran, on any spec: what keeps a set of the secrets
+    of many specs (the registry's guard) knows it is stale when this changed."""
+
     def with_expanded(self, values: Iterable[str]) -> Self:
-        """Record ``values`` (expanded from the environment at load time) as secrets.
+        """Record ``values`` (expanded from the environment at load time, or printed by
+        ``headers_command``) as secrets.
 
         Returns:
             This spec, for chaining at its creation.
         """
         self._expanded = tuple(dict.fromkeys(values))
+        ServerBase.secrets_changed += 1
         return self
 
     def secret_values(self) -> list[str]:

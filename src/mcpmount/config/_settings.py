@@ -190,6 +190,11 @@ class RegistrySettings(BaseSettings):
     refuses a server where no sandbox tool is installed), ``"prefer"`` does so where one is
     installed."""
 
+    block_secrets: bool = False
+    """The ``block_secrets`` of every server that does not set its own: also refuse a call
+    whose arguments carry a secret of the called server itself, or text in a well-known
+    credential format. A secret of another server is always refused."""
+
     @field_validator("cache")
     @classmethod
     def _redis_url(cls, value: str | None) -> str | None:

@@ -22,24 +22,27 @@ denied call. With no approver, or one that raises, the call is denied. The wait 
 bounded by the call's timeout (a person may take a while to answer), which starts once the
 call is approved; a caller that cannot wait cancels the call (e.g. ``anyio.move_on_after``
 around `Registry.call`), and the approver's task is cancelled with it.
+
+The gate is the innermost of a call's interceptors (`ApprovalGate`): the approver sees the
+arguments every other hook let through, exactly as they will be sent.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 from typing import Any, cast
 
 import mcp_types
 
-from mcpmount.config import ServerSpec
+from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import CallDeniedError
-from mcpmount.handlers import Approval, ApprovalRequest, Approver
+from mcpmount.handlers import Approval, ApprovalRequest, Approver, Interceptor, ToolCall
 from mcpmount.tool import MountedTool
 
-__all__ = ["needs_approval", "seek_approval", "warn_unmatched"]
+__all__ = ["ApprovalGate", "needs_approval", "seek_approval", "warn_unmatched"]
 
 logger = logging.getLogger(__name__)
 
@@ -114,3 +117,26 @@ async def seek_approval(
         logger.info("call of %r denied by the approver: %s", entry.name, answer.reason)
         raise CallDeniedError(entry.server, entry.name, answer.reason)
     return approved
+
+
+class ApprovalGate:
+    """Approval as an interceptor: a gated tool's hook asks the approver of the moment.
+
+    Args:
+        approver: Returns the approver to ask (the registry's, which the host may replace).
+    """
+
+    def __init__(self, approver: Callable[[], Approver | None]) -> None:
+        self._approver = approver
+
+    def hook(
+        self, entry: MountedTool, spec: ServerSpec, settings: RegistrySettings
+    ) -> Interceptor | None:
+        """The hook of ``entry``'s calls, if they are gated."""
+        if not needs_approval(entry, spec, settings.approval):
+            return None
+
+        async def ask(call: ToolCall) -> Mapping[str, Any]:
+            return await seek_approval(self._approver(), entry, call.arguments, call.context)
+
+        return Interceptor(before=ask, name="the approval gate")

@@ -1,5 +1,5 @@
-"""One call on its way to a server: its arguments checked, its approval sought, and its
-timeout a deadline.
+"""One call on its way to a server: its arguments checked, its interceptors passed (the
+secret guard and approval among them, see ``_intercept``), and its timeout a deadline.
 
 Arguments: a transport that meets a value it cannot encode fails inside its writer, and
 that failure would tear down the whole connection and every call in flight on it. So the
@@ -29,9 +29,8 @@ from mcpmount.errors import (
     ServerNotRunningError,
     ToolRemovedError,
 )
-from mcpmount.handlers import Approver
 from mcpmount.observers import Observers
-from mcpmount.registry._approval import needs_approval, seek_approval
+from mcpmount.registry._intercept import Interception
 from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Connection, ServerState, Supervisor
@@ -81,15 +80,22 @@ async def call_tool(
     timeout: float | None,
     progress: ProgressFnT | None,
     context: object | None,
-    approver: Approver | None,
+    interception: Interception,
     observers: Observers,
 ) -> mcp_types.CallToolResult:
-    """Call ``entry`` once its arguments are checked and its approval (if gated) given;
-    count it in its server's statistics. See `Registry.call`."""
+    """Call ``entry`` once its arguments are checked and its interceptors (the secret
+    guard, its approval gate, ...) let it through, and return its result once they saw
+    it; count it in its server's statistics. See `Registry.call`."""
     check_arguments(entry.server, entry.name, arguments)
     supervisor = servers.supervisors[entry.server]
-    if needs_approval(entry, supervisor.spec, servers.settings.approval):
-        arguments = await seek_approval(approver, entry, arguments, context)
+    plan = interception.plan(entry, supervisor.spec, servers.settings)
+    call = None
+    if plan.before or plan.after:
+        call = await plan.run_before(arguments, context)
+        if call.arguments or arguments is not None:  # a call without arguments stays so
+            if call.arguments != arguments:  # a hook rewrote them: check them again
+                check_arguments(entry.server, entry.name, call.arguments)
+            arguments = call.arguments
     seconds = servers.timeout(supervisor, timeout)  # the same default as prompts and reads
     began = anyio.current_time()
     result = await call_within(
@@ -97,7 +103,8 @@ async def call_tool(
     )
     if (stats := servers.stats.get(entry.server)) is not None:
         stats.record(anyio.current_time() - began)
-    return rewrite_call(entry.server, result)
+    result = rewrite_call(entry.server, result)
+    return result if call is None else await plan.run_after(call, result)
 
 
 def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 
 from mcpmount.catalog import Pins, lock_path
 from mcpmount.config import RegistryConfig, load_config
 from mcpmount.errors import ConfigError
-from mcpmount.handlers import Approver, ClientHandlers
+from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.registry._registry import Registry
 
 __all__ = ["open_registry", "read_pins"]
@@ -23,6 +23,7 @@ async def open_registry(
     use_lock: bool = True,
     handlers: ClientHandlers | None = None,
     approver: Approver | None = None,
+    interceptors: Sequence[Interceptor] = (),
     refresh_cache: bool = False,
 ) -> AsyncGenerator[Registry]:
     """Mount every server of ``config`` concurrently; close them all on the way out.
@@ -36,6 +37,7 @@ async def open_registry(
         use_lock: Hold the tools against the lock file, if there is one.
         handlers: The host's answers to what servers ask; see `Registry`.
         approver: Decides the calls an approval gate holds; see `Registry`.
+        interceptors: Hooks before and after every call; see `Registry.intercept`.
         refresh_cache: Ignore cached manifests: mount every server from its live lists
             and write its entry, whatever its ``start``.
 
@@ -51,6 +53,7 @@ async def open_registry(
         pins=pins,
         handlers=handlers,
         approver=approver,
+        interceptors=interceptors,
         refresh_cache=refresh_cache,
     ) as registry:
         await registry.mount_all(config.servers, fail_fast=fail_fast)

@@ -7,7 +7,7 @@ needs: `Servers` (mounting, restarts, closing), `LibraryRequests`, `Reloader`, `
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 import mcp_types
@@ -17,11 +17,12 @@ from mcpmount.audit import ServerListing
 from mcpmount.catalog import Listener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
-from mcpmount.handlers import Approver, ClientHandlers
+from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.manifests import ManifestStore
 from mcpmount.observers import Observers
 from mcpmount.registry._calls import call_tool
 from mcpmount.registry._closer import Closer
+from mcpmount.registry._intercept import Interception
 from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
@@ -47,6 +48,7 @@ class Registry:
             differ is handled by its ``on_change`` policy, at mount and at every re-list.
         handlers: The host's answers to what servers ask, and its log handler.
         approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
+        interceptors: Hooks before and after every call, in order (see `intercept`).
         store: Cached manifests (``start = "background" | "lazy"``); default: the Redis
             of ``cache``, else ``cache_dir``.
         refresh_cache: Mount every server from its live lists and write its cache entry.
@@ -59,6 +61,7 @@ class Registry:
         pins: Pins | None = None,
         handlers: ClientHandlers | None = None,
         approver: Approver | None = None,
+        interceptors: Sequence[Interceptor] = (),
         store: ManifestStore | None = None,
         refresh_cache: bool = False,
     ) -> None:
@@ -70,6 +73,9 @@ class Registry:
         self._catalog, self._library = self._servers.catalog, self._servers.library
         self._requests = LibraryRequests(self._servers, self._library)
         self._reloader = Reloader(self._servers)
+        self._interception = Interception(
+            self._servers, interceptors, lambda: self.approver, self._servers.reaper
+        )
 
     @property
     def settings(self) -> RegistrySettings:
@@ -224,17 +230,24 @@ class Registry:
             ServerCrashedError: The server died during the call.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result is over ``max_result_bytes``.
-            CallDeniedError: An approval gate denied it; nothing was sent.
+            CallDeniedError: An approval gate or an interceptor refused it (the secret
+                guard's: ``SecretRefusedError``); nothing was sent.
+            ResultWithheldError: The tool ran, but an interceptor failed on its result.
         """
         if name == TOOL_SEARCH_NAME:
             return (await self.run_tool_search(arguments)).result
         if timeout is not None and not timeout > 0:  # NaN too
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         entry = self._catalog.get(name)
-        approver, observers = self.approver, self.observers
+        interception, observers = self._interception, self.observers
         return await call_tool(
-            self._servers, entry, arguments, timeout, progress, context, approver, observers
+            self._servers, entry, arguments, timeout, progress, context, interception, observers
         )
+
+    def intercept(self, interceptor: Interceptor) -> Callable[[], None]:
+        """Add hooks around every call, after those given (see `Interceptor`); returns
+        what removes them."""
+        return self._interception.add(interceptor)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` after every change of the tool, prompt or resource tables

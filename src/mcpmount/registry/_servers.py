@@ -82,6 +82,8 @@ class Servers:
         self.failures: dict[str, ServerError] = {}
         """Servers that failed to mount and were left out, with their errors."""
         self.stats: dict[str, CallStats] = {}
+        self.generation = 0
+        """Counts publishes and forgets (what is built from every server is stale if it grew)."""
         self.schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
         self._pins = pins
@@ -96,6 +98,11 @@ class Servers:
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
+
+    @property
+    def reaper(self) -> Reaper:
+        """Ends every process group it watches if this process dies without closing."""
+        return self._reaper
 
     @property
     def pins(self) -> Pins | None:
@@ -262,6 +269,7 @@ class Servers:
         self.library.commit(staged)
         warn_unmatched(server, supervisor.spec, tools)
         self.supervisors[server] = supervisor
+        self.generation += 1
         if first:
             self.stats[server] = CallStats()
 
@@ -297,6 +305,7 @@ class Servers:
         if self.supervisors.get(supervisor.server) is not supervisor:
             return
         del self.supervisors[supervisor.server]
+        self.generation += 1
         del self.stats[supervisor.server]
         self.catalog.forget(supervisor.server)
         self.library.forget(supervisor.server)

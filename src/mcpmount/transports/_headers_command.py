@@ -6,11 +6,10 @@ command printed to every request, over same-named static ``headers``. When the s
 answers 401, it runs the command again (once for all the requests refused with the same
 headers) and sends the request once more, unless the command printed the same headers.
 
-The command runs with the user's environment, stdin closed, as the leader of a process
-group of its own, for at most `TIMEOUT` seconds; however it ends (exit, timeout, the
-caller's cancellation) the group is stopped and swept as a stdio server's is
-(`ProcessGroup.stop`). Its output holds secrets: no message quotes it, the values are
-added to what the spec redacts, and at most one short line of its stderr is quoted.
+The command runs as `run_program` runs a helper (the user's environment, stdin closed, a
+process group of its own, stopped and swept however it ends) for at most `TIMEOUT`
+seconds. Its output holds secrets: no message quotes it, the values are added to what the
+spec redacts, and at most one short line of its stderr is quoted.
 
 A layer under the client that answers refused requests itself (the SSE POSTs,
 ``_sse_posts``) agrees on a 401 through the request extension `RENEWAL`: it hands up a
@@ -26,11 +25,10 @@ from dataclasses import dataclass
 
 import anyio
 import httpx2
-from anyio.abc import ByteReceiveStream
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from mcpmount.config import HeaderName, HeaderValue, HttpServer
-from mcpmount.transports._procgroup import ProcessGroup
+from mcpmount.transports._program import first_line, run_program
 from mcpmount.transports._reaper import Reaper
 
 __all__ = [
@@ -49,9 +47,6 @@ it, the command is stopped as a server is (SIGTERM a few seconds later, then SIG
 
 _MAX_OUTPUT = 64 * 1024
 """The most the command may print to stdout (a few headers fit many times over)."""
-
-_STDERR_LINE = 200
-"""The most of the command's stderr an error quotes: the start of its first line."""
 
 _HEADERS = TypeAdapter(
     dict[HeaderName, HeaderValue], config=ConfigDict(strict=True, hide_input_in_errors=True)
@@ -171,56 +166,18 @@ async def run_headers_command(spec: HttpServer, reaper: Reaper | None = None) ->
         return HeadersCommandError(spec.redact(f"headers_command ({program}) {what}; {hint}"))
 
     try:
-        group = await ProcessGroup.spawn(argv, env=os.environ, cwd=None, on_reaped=lambda _: None)
+        run = await run_program(argv, timeout=TIMEOUT, max_output=_MAX_OUTPUT, reaper=reaper)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise failed(f"cannot be started: {reason}", "check the program's name or path") from None
-    if reaper is not None:  # a helper that hangs must not outlive a killed host either
-        reaper.watch(group.pid)
-    stdout, stderr = bytearray(), bytearray()
-    try:
-        assert group.process.stdin is not None
-        await group.process.stdin.aclose()
-        with anyio.move_on_after(TIMEOUT) as bounded:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_read, group.process.stdout, stdout, _MAX_OUTPUT + 1)
-                tg.start_soon(_read, group.process.stderr, stderr, _STDERR_LINE * 4)
-            await group.wait_exit()
-    finally:  # reaps the leader, so ``returncode`` is set after it
-        with anyio.CancelScope(shield=True):
-            await group.stop()
-            await group.close_pipes()
-            if reaper is not None:
-                reaper.unwatch(group.pid)
-    if bounded.cancelled_caught:
+    if run.status is None:
         raise failed(f"did not finish within {TIMEOUT:g} s", "check that it runs non-interactively")
-    status = group.returncode or 0
-    if status != 0:
-        how = f"exited with status {status}" if status > 0 else f"was killed by signal {-status}"
-        note = _first_line(stderr, spec)
-        raise failed(how + (f": {note}" if note else ""), "run it by hand to see why")
-    if len(stdout) > _MAX_OUTPUT:
+    if run.status != 0:
+        note = first_line(run.stderr, spec.redact)
+        raise failed(run.how() + (f": {note}" if note else ""), "run it by hand to see why")
+    if len(run.stdout) > _MAX_OUTPUT:
         raise failed(f"printed more than {_MAX_OUTPUT // 1024} KiB", _WHAT_TO_PRINT)
-    return _parse(bytes(stdout), failed)
-
-
-async def _read(stream: ByteReceiveStream | None, into: bytearray, cap: int) -> None:
-    """Read ``stream`` to its end, keeping its first ``cap`` bytes."""
-    if stream is None:
-        return
-    try:
-        async for chunk in stream:
-            into += chunk[: max(0, cap - len(into))]
-    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        pass
-
-
-def _first_line(stderr: bytearray, spec: HttpServer) -> str:
-    """Return the first non-blank line of ``stderr``, redacted and cut to a short line."""
-    text = stderr.decode("utf-8", "replace")
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    line = "".join(ch if ch.isprintable() else "?" for ch in spec.redact(line))
-    return line if len(line) <= _STDERR_LINE else line[:_STDERR_LINE] + "..."
+    return _parse(run.stdout, failed)
 
 
 def _parse(output: bytes, failed: Callable[[str, str], HeadersCommandError]) -> dict[str, str]:
