@@ -165,11 +165,11 @@ def test_check_refuses_under_refuse_and_notes_what_strip_removed(tmp_path: Path)
     """``check`` under ``hidden_text = "refuse"``: exit 1, the error names the server, the
     tool and the setting that accepts it; under the default it mounts with a note."""
     refused = write_config(tmp_path, poisoned("p", extra='hidden_text = "refuse"'))
-    done = mcpmount("check", refused)
+    done = mcpmount("check", refused, "--json")  # the error whole, not wrapped in a table
     assert done.returncode == 1
-    flat = " ".join(done.stdout.split())
-    assert "tool 'add': its text holds hidden characters: 35 tag characters" in flat
-    assert 'set hidden_text = "strip" to mount it' in flat
+    (row,) = json.loads(done.stdout)["servers"]
+    assert "tool 'add': its text holds hidden characters: 35 tag characters" in row["error"]
+    assert 'set hidden_text = "strip" to mount it' in row["error"]
     stripped = write_config(tmp_path, poisoned("p"))
     done = mcpmount("check", stripped)
     assert done.returncode == 0, done.stderr

@@ -77,10 +77,12 @@ def test_a_vscode_file_runs_with_its_input_env_file_and_workspace_folder(
     MCPMOUNT_INPUT_API_TOKEN) and the envFile's variables."""
     env = environment(tmp_path, MCPMOUNT_INPUT_API_TOKEN=TOKEN)
     config = str(project / ".vscode" / "mcp.json")
-    token = mcpmount("call", "svc__env", '{"name": "TOKEN"}', config, env=env)
-    assert (token.returncode, token.stdout.strip()) == (0, TOKEN), token.stderr
-    region = mcpmount("call", "svc__env", '{"name": "REGION"}', config, env=env)
-    assert (region.returncode, region.stdout.strip()) == (0, "eu-west-1"), region.stderr
+    token = mcpmount("call", "svc__reversed_env", '{"name": "TOKEN"}', config, env=env)
+    assert (token.returncode, token.stdout.strip()) == (0, TOKEN[::-1]), token.stderr
+    shown = mcpmount("call", "svc__env", '{"name": "TOKEN"}', config, env=env)
+    assert shown.stdout.strip() == "[redacted: secret of server 'svc']"  # an input is a secret
+    region = mcpmount("call", "svc__reversed_env", '{"name": "REGION"}', config, env=env)
+    assert (region.returncode, region.stdout.strip()) == (0, "eu-west-1"[::-1]), region.stderr
 
 
 def test_an_input_nobody_can_be_asked_for_exits_2_naming_the_variable(
@@ -117,7 +119,7 @@ def test_an_input_is_asked_on_the_terminal_without_echo(project: Path, tmp_path:
     """On a terminal the input's description is shown, the password typed unseen, and the
     answer reaches the server."""
     leader, follower = pty.openpty()
-    command = [sys.executable, "-m", "mcpmount", "call", "svc__env", '{"name": "TOKEN"}']
+    command = [sys.executable, "-m", "mcpmount", "call", "svc__reversed_env", '{"name": "TOKEN"}']
     process = subprocess.Popen(
         [*command, str(project / ".vscode" / "mcp.json")],
         stdin=follower,
@@ -138,8 +140,9 @@ def test_an_input_is_asked_on_the_terminal_without_echo(project: Path, tmp_path:
         if process.poll() is None:
             process.kill()
             process.wait()
-    # Once: the tool's answer. Never echoed as it was typed.
-    assert bytes(seen).count(TOKEN.encode()) == 1, bytes(seen)
+    # The tool's answer (backwards: the token itself would be redacted). Never echoed.
+    assert bytes(seen).count(TOKEN[::-1].encode()) == 1, bytes(seen)
+    assert TOKEN.encode() not in bytes(seen)
 
 
 def fixture_entry(**extra: object) -> dict[str, object]:
@@ -308,4 +311,4 @@ def test_check_from_a_host_without_files_exits_2_saying_where_it_looked(tmp_path
     done = mcpmount("check", "--from", "cursor", env=environment(tmp_path), cwd=tmp_path)
     assert done.returncode == 2
     assert "no config file of Cursor found" in done.stderr
-    assert str(tmp_path / ".cursor" / "mcp.json") in " ".join(done.stderr.split())
+    assert str(tmp_path / ".cursor" / "mcp.json") in "".join(done.stderr.split())  # unwrapped
