@@ -176,6 +176,7 @@ def test_tools_added_and_removed_between_two_searches_leave_no_trace() -> None:
         assert (tool.name in found[:1]) == (tool not in tools[::2])
 
 
+@pytest.mark.timeout(180)  # 5,000 searches over 5,000 tools: seconds, a minute on a loaded box
 def test_the_cache_of_query_words_stays_bounded() -> None:
     """Thousands of distinct query words never hold more than the bound, and the answers
     do not change when the cache starts over."""
