@@ -32,6 +32,7 @@ FLOORS = {
     "audit": 2,
     "upstream": 3,
     "manifests": 3,
+    "gates": 4,
     "registry": 4,
     "adapters": 5,
     "serve": 5,

@@ -1,8 +1,8 @@
 """The registry: mounted servers, one name table, calls routed through it."""
 
 from mcpmount.catalog import RegistryChange
+from mcpmount.gates import needs_approval
 from mcpmount.observers import CallEvent, Observers, SearchEvent
-from mcpmount.registry._approval import needs_approval
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry

@@ -29,8 +29,8 @@ from mcpmount.errors import (
     ServerNotRunningError,
     ToolRemovedError,
 )
+from mcpmount.gates import Interception
 from mcpmount.observers import Observers
-from mcpmount.registry._intercept import Interception
 from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Connection, ServerState, Supervisor

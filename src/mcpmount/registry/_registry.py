@@ -17,12 +17,12 @@ from mcpmount.audit import ServerListing
 from mcpmount.catalog import Listener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
+from mcpmount.gates import Interception
 from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.manifests import ManifestStore
 from mcpmount.observers import Observers
 from mcpmount.registry._calls import call_tool
 from mcpmount.registry._closer import Closer
-from mcpmount.registry._intercept import Interception
 from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult

@@ -31,9 +31,9 @@ from mcpmount.errors import (
     ServerStartError,
     UnknownResourceError,
 )
+from mcpmount.gates import warn_unmatched
 from mcpmount.handlers import ClientHandlers
 from mcpmount.manifests import ManifestStore
-from mcpmount.registry._approval import warn_unmatched
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import subscription
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently

@@ -11,7 +11,7 @@ from mcpmount.audit import ServerListing
 from mcpmount.catalog import StagedContent
 from mcpmount.config import ServerSpec
 from mcpmount.errors import ServerError
-from mcpmount.registry._approval import needs_approval
+from mcpmount.gates import needs_approval
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 

@@ -25,10 +25,10 @@ import mcp_types
 
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import CallDeniedError, ResultWithheldError
+from mcpmount.gates._approval import ApprovalGate
+from mcpmount.gates._before_call import ProgramGate
+from mcpmount.gates._secrets import Mounted, SecretGuard
 from mcpmount.handlers import Approval, Approver, Interceptor, ToolCall
-from mcpmount.registry._approval import ApprovalGate
-from mcpmount.registry._before_call import ProgramGate
-from mcpmount.registry._secrets import Mounted, SecretGuard
 from mcpmount.tool import MountedTool
 from mcpmount.transports import Reaper
 
