@@ -11,32 +11,22 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from cli_support import server, write_config
+from cli_support import mcpmount, server, write_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
-_NEEDS_BWRAP = pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bwrap (bubblewrap)")
-
 
 def run(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ) | ({"PATH": path} if path is not None else {})
-    return subprocess.run(
-        [sys.executable, "-m", "mcpmount", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
+    """``mcpmount ARGS``, with ``PATH`` replaced if ``path`` is given."""
+    return mcpmount(*args, env=dict(os.environ) | ({"PATH": path} if path is not None else {}))
 
 
-@_NEEDS_BWRAP
 def test_check_and_status_show_each_servers_sandbox(tmp_path: Path) -> None:
     """One row per server says ``bwrap`` and its network, or ``none``."""
+    assert shutil.which("bwrap"), "this test needs bwrap: apt-get install bubblewrap"
     config = write_config(
         tmp_path,
         server("boxed", extra="sandbox = true")
