@@ -140,6 +140,7 @@ async def serve(
             startup=startup,
             activations=_activations(activations, shared),
             bus=shared.bus if shared is not None else None,
+            call_tool=config.serve.call_tool,
         ) as served,
     ):
         registry = served.registry
