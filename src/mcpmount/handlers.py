@@ -79,8 +79,9 @@ ElicitationCompleteHandler = Callable[[str, str], Awaitable[None]]
 says is complete (``notifications/elicitation/complete``, a handshake-era notice: the
 2026-07-28 era has none). It runs on the connection's receive loop: keep it short."""
 
-RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData]]
-"""Answers ``roots/list``."""
+RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData | None]]
+"""Answers ``roots/list``; None when it cannot tell (no client to ask, or one without
+roots): the server is then told its configured ``roots``, or none."""
 
 LogHandler = Callable[[str, mcp_types.LoggingMessageNotificationParams], Awaitable[None]]
 """Takes an upstream server's log message; the first argument is its namespace."""
