@@ -9,6 +9,7 @@ clients: the ``[serve]`` table.
     metrics_port = 9100                     # /metrics on a listener of its own (metrics_host)
     metrics_token = "${METRICS_TOKEN}"      # /metrics, and /readyz's reasons, to this token
     call_tool = "sessionless"               # call_tool beside tool_search: "every" client
+    resume_window = 30                      # seconds a left call waits for its client
 
     [serve.tokens.ci]                       # the key names the token in logs, never its value
     token = "${CI_MCP_TOKEN}"
@@ -128,6 +129,12 @@ class ServeSettings(BaseModel):
     shows and never lists again (a one-shot command line such as the MCP Inspector's)
     can call what it found; or only clients without a session (``"sessionless"``), whose
     list cannot be told that a search grew it, so that a session's list stays smallest."""
+
+    resume_window: float = Field(default=30.0, ge=0, allow_inf_nan=False)
+    """Seconds a call of a handshake-era HTTP session waits for its client after the client
+    closed the call's stream before its answer, before it is cancelled upstream. A client
+    may close the stream and mean to come back, but ``serve`` keeps no events to replay,
+    so one that does not is let go here instead of at ``call_timeout``."""
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
 

@@ -196,6 +196,7 @@ async def serve(
                     on_ready=on_ready,
                     security=security,
                     on_metrics_ready=on_metrics_ready,
+                    resume_window=config.serve.resume_window,
                 )
             tg.cancel_scope.cancel()
     if failure is not None:
