@@ -4,7 +4,8 @@ An upstream server may ask its client for things mid-session: a model completion
 (sampling), input from the user (elicitation), the roots it may work in. mcpmount is that
 client, and the host answers through `ClientHandlers` (an agent's own code, or ``mcpmount
 serve`` relaying to its downstream client). A capability is offered upstream only when its
-handler is given, so the defaults are the safe ones: no sampling, no elicitation, no roots.
+handler is given (roots also when the config gives a server ``roots``, which answer when
+no handler can), so the defaults are the safe ones: no sampling, no elicitation, no roots.
 Upstream log messages go to Python `logging` unless a log handler is given.
 
 An `Approver` sees every call that a gate holds (a server's ``approve`` globs, or the
