@@ -4,7 +4,8 @@ An upstream server may ask its client for things mid-session: a model completion
 (sampling), input from the user (elicitation), the roots it may work in. mcpmount is that
 client, and the host answers through `ClientHandlers` (an agent's own code, or ``mcpmount
 serve`` relaying to its downstream client). A capability is offered upstream only when its
-handler is given, so the defaults are the safe ones: no sampling, no elicitation, no roots.
+handler is given (roots also when the config gives a server ``roots``, which answer when
+no handler can), so the defaults are the safe ones: no sampling, no elicitation, no roots.
 Upstream log messages go to Python `logging` unless a log handler is given.
 
 An `Approver` sees every call that a gate holds (a server's ``approve`` globs, or the
@@ -85,8 +86,9 @@ ElicitationCompleteHandler = Callable[[str, str], Awaitable[None]]
 says is complete (``notifications/elicitation/complete``, a handshake-era notice: the
 2026-07-28 era has none). It runs on the connection's receive loop: keep it short."""
 
-RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData]]
-"""Answers ``roots/list``."""
+RootsHandler = Callable[[Asker], Awaitable[mcp_types.ListRootsResult | mcp_types.ErrorData | None]]
+"""Answers ``roots/list``; None when it cannot tell (no client to ask, or one without
+roots): the server is then told its configured ``roots``, or none."""
 
 LogHandler = Callable[[str, mcp_types.LoggingMessageNotificationParams], Awaitable[None]]
 """Takes an upstream server's log message; the first argument is its namespace."""

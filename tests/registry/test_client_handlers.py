@@ -246,3 +246,15 @@ async def test_handlers_answer_a_server_reached_over_streamable_http(era: Era) -
         ("elicitation:url", "h", "h__elicit_url", None),
         ("roots", "h", "h__roots", "v"),
     ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_configured_roots_answer_when_the_host_has_no_roots_handler(era: Era) -> None:
+    """No roots handler, roots configured: the capability is offered, and the server is told
+    the server's own roots, else the registry's."""
+    settings = RegistrySettings(roots=["/srv/shared"])
+    servers = {"a": asking(protocol=era), "b": asking(protocol=era, roots=["file:///srv/b"])}
+    async with open_registry(RegistryConfig(settings, servers)) as registry:
+        shared = text_of(await registry.call("a__roots", {}))
+        own = text_of(await registry.call("b__roots", {}))
+    assert (shared, own) == ("roots: file:///srv/shared", "roots: file:///srv/b")

@@ -8,8 +8,9 @@ serve's stderr holds no traceback, serve answers the next call, and the upstream
 cancelled (tests/servers/busy_server.py counts how each of its calls ended).
 
 A handshake-era client with a session that only closes the call's stream has not given up
-(a disconnect is not a cancellation: the SDK keeps the call for the client to come back),
-so closing the stream is tried sessionless: ``--stateless`` and the 2026-07-28 era.
+at once (a disconnect is not a cancellation: the SDK keeps the call for the client to come
+back), so its call is cancelled only once ``[serve] resume_window`` is over; closing the
+stream is otherwise tried sessionless: ``--stateless`` and the 2026-07-28 era.
 """
 
 from __future__ import annotations
@@ -44,16 +45,16 @@ HANDSHAKE: Final = "2025-11-25"
 MODERN: Final = "2026-07-28"
 
 
-def busy_config(tmp_path: Path) -> str:
+def busy_config(tmp_path: Path, *more: str) -> str:
     """The busy server twice: ``busy`` negotiates 2026-07-28 with serve, ``old`` the
     handshake era (its question is asked mid-call, so a call waiting for the answer is
-    still running upstream, and can be cancelled)."""
+    still running upstream, and can be cancelled); then the tables ``more``."""
     args = json.dumps([str(SERVERS / "busy_server.py")])
     tables = [
         f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}'
         for name, extra in (("busy", ""), ("old", 'protocol = "legacy"\n'))
     ]
-    return write_config(tmp_path, *tables)
+    return write_config(tmp_path, *tables, *more)
 
 
 @dataclass(frozen=True)
@@ -351,4 +352,38 @@ async def test_a_call_and_the_end_of_its_session_sent_together_leave_no_tracebac
                     tg.start_soon(partial(http.delete, url, headers=headers))
         await assert_cancelled_and_answering(watcher, [])
     assert set(answered) <= {200, 404}
+    assert_no_traceback(tmp_path)
+
+
+async def test_a_session_call_whose_stream_is_closed_and_never_resumed_is_cancelled(
+    tmp_path: Path,
+) -> None:
+    """Raw HTTP, a handshake-era session: the call's stream is closed while the tool runs
+    and the client never comes back (nor cancels, nor ends its session): the upstream call
+    is cancelled once ``resume_window`` is over, not before, and serve logs no traceback."""
+    window = 2.0
+    config = busy_config(tmp_path, f"[serve]\nresume_window = {window}\n")
+    way = GiveUp("busy__wait")
+    body, _ = raw_call(HANDSHAKE, way.tool)
+    async with (
+        served_http(config, tmp_path) as (url, _),
+        connected(Client(url, mode="legacy", cache=None)) as watcher,
+        httpx2.AsyncClient(timeout=BEHAVIOUR) as http,
+    ):
+        await wait_for_tool(watcher, way.tool)
+        headers = await open_session(http, url)
+
+        async def call() -> None:
+            async with http.stream("POST", url, json=body, headers=headers) as response:
+                async for _ in response.aiter_lines():
+                    pass
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call)
+            await reach(watcher, way.server, "wait", 1)
+            tg.cancel_scope.cancel()  # the stream is closed; the session lives on
+        closed = anyio.current_time()
+        await reach(watcher, way.server, "wait cancelled", 1)
+        assert anyio.current_time() - closed >= window * 0.9
+        await assert_cancelled_and_answering(watcher, [])
     assert_no_traceback(tmp_path)

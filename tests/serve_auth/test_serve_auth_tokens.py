@@ -119,10 +119,9 @@ async def test_a_token_sees_only_its_namespaces_and_a_hidden_one_is_unknown(
                     await attempt
                 refused.append(error.value)
             through: list[MCPError] = []
-            if "call_tool" in names(await everything.list_tools()):  # no session to tell
-                with pytest.raises(MCPError) as error:
-                    await limited.call_tool("call_tool", {"name": "beta__echo"})
-                through.append(error.value)
+            with pytest.raises(MCPError) as error:  # hidden through call_tool too
+                await limited.call_tool("call_tool", {"name": "beta__echo"})
+            through.append(error.value)
             allowed = await limited.call_tool("alpha__link", {})
             if mode == "auto" and not stateless:  # a listen stream: no hidden resource
                 asked = ["mcpmount://alpha/memo://one", "mcpmount://gamma/memo://one"]
@@ -133,9 +132,8 @@ async def test_a_token_sees_only_its_namespaces_and_a_hidden_one_is_unknown(
             all_tools = names(await everything.list_tools())
             all_found = await everything.call_tool("tool_search", {"query": "echo text"})
     alpha = ["alpha__add_prompt", "alpha__add_resource", "alpha__link", "alpha__touch"]
-    sessionless = mode == "auto"  # the 2026-07-28 era has no session: call_tool is listed
-    assert sorted(tools) == [*alpha, *(["call_tool"] if sessionless else []), "tool_search"]
-    assert len(through) == (1 if sessionless else 0)
+    assert sorted(tools) == [*alpha, "call_tool", "tool_search"]  # call_tool: every client
+    assert len(through) == 1
     for error in through:
         _assert_unknown(str(error), "tool", "beta__echo", visible=tools)
     assert prompts == ["alpha__greet"]

@@ -31,9 +31,13 @@ ERAS = [
 ]
 
 
-def deferred_config(tmp_path: Path) -> str:
-    """``one`` fully deferred; ``two`` visible, so the manifest is not empty."""
-    return config_with(tmp_path, fixture_server("one", extra="defer = true"), fixture_server("two"))
+def deferred_config(tmp_path: Path, serve: str = "") -> str:
+    """``one`` fully deferred; ``two`` visible, so the manifest is not empty; ``serve``:
+    the lines of a ``[serve]`` table."""
+    path = config_with(tmp_path, fixture_server("one", extra="defer = true"), fixture_server("two"))
+    if serve:
+        Path(path).write_text(Path(path).read_text() + f"\n[serve]\n{serve}\n")
+    return path
 
 
 @asynccontextmanager
@@ -165,25 +169,36 @@ async def test_a_malformed_conversation_header_is_refused(tmp_path: Path) -> Non
     assert "Mcp-Conversation-Id" in refused.value.error.message
 
 
-async def test_a_handshake_era_session_sees_no_call_tool_and_is_told_of_its_finds(
-    tmp_path: Path,
+@pytest.mark.parametrize("offer", ["every", "sessionless"])
+async def test_a_handshake_era_session_is_told_of_its_finds_and_sees_call_tool_unless_told_not(
+    tmp_path: Path, offer: str
 ) -> None:
-    """Stateful HTTP, legacy mode: found tools join its list, with list_changed."""
+    """Stateful HTTP, legacy mode: found tools join its list, with list_changed; it sees
+    call_tool (and is told to use it) unless ``[serve] call_tool = "sessionless"``."""
     changed = anyio.Event()
 
     async def on_message(message: object) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
             changed.set()
 
-    async with served_deferred(tmp_path, (), "legacy", on_message) as client:
+    config = deferred_config(tmp_path, serve=f'call_tool = "{offer}"')
+    async with (
+        served_http(config, tmp_path) as (url, _),
+        client_of(url, mode="legacy", message_handler=on_message) as client,
+    ):
+        await wait_for_tool(client, "two__echo")
         with anyio.fail_after(BEHAVIOUR):
-            assert CALL_TOOL_NAME not in names(await client.list_tools())
+            listed = names(await client.list_tools())
             found = payload(await client.call_tool("tool_search", {"query": "select:one__add"}))
-            assert "call_with" not in found
             await changed.wait()
             assert "one__add" in names(await client.list_tools())
-            # Still callable, though not listed to a session.
+            # Callable through call_tool, listed or not.
             added = await client.call_tool(
                 CALL_TOOL_NAME, {"name": "one__add", "arguments": {"a": 4, "b": 4}}
             )
-            assert added.structured_content == {"result": 8}
+    assert added.structured_content == {"result": 8}
+    shown = offer == "every"
+    assert (CALL_TOOL_NAME in listed, "call_with" in found) == (shown, shown)
+    if shown:
+        assert listed.index(CALL_TOOL_NAME) == listed.index("tool_search") + 1
+        assert "Mcp-Conversation-Id" not in found["note"]  # a session's list is its own

@@ -6,9 +6,18 @@ Each check raises ``PydanticCustomError`` with a message that never quotes the v
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator, ConfigDict, Field, SecretStr
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    FileUrl,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+)
 from pydantic_core import PydanticCustomError
 
 STRICT_DATA = ConfigDict(
@@ -65,6 +74,21 @@ def _secret_on_one_line(value: SecretStr) -> SecretStr:
     return value
 
 
+_FILE_URL: TypeAdapter[FileUrl] = TypeAdapter(FileUrl)
+
+
+def _root_uri(value: str) -> str:
+    path = Path(_not_blank(value)).expanduser()
+    uri = value if value.startswith("file://") else path.as_uri() if path.is_absolute() else ""
+    try:
+        _FILE_URL.validate_python(uri)
+    except ValidationError:
+        raise PydanticCustomError(
+            "mcpmount_root", "must be a file:// URI, or an absolute path (or one under ~)"
+        ) from None
+    return uri
+
+
 Text = Annotated[str, AfterValidator(_not_blank)]
 """A string that is not blank and holds no NUL."""
 
@@ -85,6 +109,9 @@ EnvName = Annotated[str, AfterValidator(_env_name)]
 EnvValue = Annotated[SecretStr, AfterValidator(_secret_without_nul)]
 HeaderName = Annotated[str, AfterValidator(_header_name)]
 HeaderValue = Annotated[SecretStr, AfterValidator(_secret_on_one_line)]
+
+RootUri = Annotated[str, AfterValidator(_root_uri)]
+"""A root a server may work in: a ``file://`` URI, or an absolute path turned into one."""
 
 Timeout = Annotated[float | None, Field(gt=0, allow_inf_nan=False)]
 """Seconds, or None to use the registry's."""

@@ -1,4 +1,5 @@
-"""Who may use HTTP ``mcpmount serve`` and read its metrics: the ``[serve]`` table.
+"""Who may use HTTP ``mcpmount serve`` and read its metrics, and what it offers its
+clients: the ``[serve]`` table.
 
 ::
 
@@ -7,6 +8,8 @@
     tokens_file = "serve-tokens.txt"        # one token a line: TOKEN [ns1,ns2]
     metrics_port = 9100                     # /metrics on a listener of its own (metrics_host)
     metrics_token = "${METRICS_TOKEN}"      # /metrics, and /readyz's reasons, to this token
+    call_tool = "sessionless"               # call_tool beside tool_search: "every" client
+    resume_window = 30                      # seconds a left call waits for its client
 
     [serve.tokens.ci]                       # the key names the token in logs, never its value
     token = "${CI_MCP_TOKEN}"
@@ -25,7 +28,7 @@ from the environment is a secret (`ServeSettings.redact`), and tokens are never 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Self, cast
+from typing import Annotated, Literal, Self, cast
 
 from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, SecretStr, ValidationError
 from pydantic_core import PydanticCustomError
@@ -88,7 +91,7 @@ class ServeOAuth(BaseModel):
 
 class ServeSettings(BaseModel):
     """Inbound authentication, allowed hosts and the metrics' listener and token of HTTP
-    ``serve`` (the ``[serve]`` table)."""
+    ``serve``, and what every ``serve`` offers its clients (the ``[serve]`` table)."""
 
     model_config = STRICT_DATA
 
@@ -119,6 +122,19 @@ class ServeSettings(BaseModel):
     metrics_token: Token | None = None
     """The bearer token ``/metrics`` answers (on every listener that serves it), which also
     reads the reasons ``/readyz`` gives; it is no token for ``/mcp``. A secret."""
+
+    call_tool: Literal["every", "sessionless"] = "every"
+    """Who sees the ``call_tool`` meta-tool beside ``tool_search`` (listed only when a tool
+    is deferred): ``"every"`` client, so that one which calls only the tools its list
+    shows and never lists again (a one-shot command line such as the MCP Inspector's)
+    can call what it found; or only clients without a session (``"sessionless"``), whose
+    list cannot be told that a search grew it, so that a session's list stays smallest."""
+
+    resume_window: float = Field(default=30.0, ge=0, allow_inf_nan=False)
+    """Seconds a call of a handshake-era HTTP session waits for its client after the client
+    closed the call's stream before its answer, before it is cancelled upstream. A client
+    may close the stream and mean to come back, but ``serve`` keeps no events to replay,
+    so one that does not is let go here instead of at ``call_timeout``."""
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
 

@@ -14,7 +14,7 @@ from typing import ClassVar, Literal, Self, cast
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._fields import STRICT_DATA, Command, Limit, Timeout
+from mcpmount.config._fields import STRICT_DATA, Command, Limit, RootUri, Timeout
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
@@ -73,6 +73,12 @@ class ServerBase(BaseModel):
 
     overrides: dict[str, ToolOverride] = {}
     """Raw tool name -> the name, title and description the model is shown instead."""
+
+    roots: list[RootUri] | None = None
+    """The roots (``file://`` URIs, or absolute paths) this server is told when it asks
+    and no client can tell it: outside a call (a server may ask as it starts), or when
+    the client of the call offers none (``serve``), or when the host gives no roots
+    handler; None uses the registry's."""
 
     protocol: Literal["auto", "legacy"] = "auto"
     """The MCP handshake: ``auto`` probes ``server/discover`` first, ``legacy`` does not."""

@@ -17,6 +17,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from mcpmount.config._fields import RootUri
 from mcpmount.config._problems import Loc, problem_lines, unknown_key
 from mcpmount.naming import MIN_NAME_LENGTH
 
@@ -78,6 +79,10 @@ class RegistrySettings(BaseSettings):
 
     call_timeout: float = Field(default=120.0, gt=0, allow_inf_nan=False)
     """Seconds one call may take."""
+
+    roots: list[RootUri] = []
+    """The roots (``file://`` URIs, or absolute paths) every server without its own
+    ``roots`` is told when it asks and no client can tell it (see the server's)."""
 
     defer_all: bool = False
     """Defer every tool that is not pinned."""

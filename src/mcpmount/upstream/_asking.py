@@ -11,9 +11,17 @@ server may answer by asking too (`Asker.tool` then names the prompt or the resou
 the 2026-07-28 era a server asks inside a call's result
 (``InputRequiredResult``), and the SDK answers it by running the callbacks in the calling
 task (or tasks it starts there), so a context variable set around the call names it
-exactly. In the handshake era a request arrives on the session's own receive task, outside
-any call; then the asker is the one call of this server in flight, if there is exactly
-one, and unknown otherwise.
+exactly. In the handshake era a streamable HTTP server asks on the SSE stream of the POST
+that caused the question, and the SDK runs the callback in the context of the task that
+reads that stream, which it started in the calling task's context: the variable names the
+call exactly again, whatever else is in flight. A request on a stream of no call (stdio,
+the GET stream, the old HTTP+SSE transport) is asked outside any call; then the asker is
+the one call of this server in flight, if there is exactly one, and unknown otherwise.
+
+Roots: a server whose question no client can answer (the host gave no roots handler, or
+its handler answered None: no call to tell, or a client without roots) is told the roots
+its config gives it (`ServerSpec.roots`, else the registry's), or none, with a warning
+that says how to configure them.
 
 A handler that raises (a timeout included) answers with an error and is logged; it never
 reaches the connection, whose task group it would otherwise tear down. In the handshake
@@ -24,7 +32,7 @@ the call with it instead, so the call fails with that error as an `UpstreamError
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import InitVar, dataclass, field
@@ -81,6 +89,8 @@ class Asking:
     """The server's log messages and the level asked of it."""
     client: Client | None = None
     """The connection's SDK client from its handshake to its end, for requests outside calls."""
+    roots: Sequence[str] = ()
+    """The configured roots (``file://`` URIs): the answer when no client can tell."""
     _in_flight: list[_Call] = field(default_factory=list[_Call])
 
     def __post_init__(self, log_level: mcp_types.LoggingLevel | None) -> None:
@@ -148,13 +158,15 @@ class Asking:
         callbacks: Callbacks = {"logging_callback": self.log.receive, "log_level": self.log.level}
         handlers = self.handlers
         if handlers is None:
+            if self.roots:
+                callbacks["list_roots_callback"] = self._list_roots
             return callbacks
         if handlers.sampling is not None:
             callbacks["sampling_callback"] = self._sample
             callbacks["sampling_capabilities"] = handlers.sampling_capability
         if handlers.elicitation is not None:
             callbacks["elicitation_callback"] = self._elicit
-        if handlers.roots is not None:
+        if handlers.roots is not None or self.roots:
             callbacks["list_roots_callback"] = self._list_roots
         return callbacks
 
@@ -184,12 +196,23 @@ class Asking:
         self, context: ClientRequestContext
     ) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
         handler = self.handlers.roots if self.handlers is not None else None
-        if handler is None:
-            return _unsupported("roots")
-        answer = await self._answer("roots", handler)
+        answer = None if handler is None else await self._answer("roots", handler)
+        if answer is None:  # no client can tell
+            return self._configured_roots()
         if isinstance(answer, mcp_types.ListRootsResult | mcp_types.ErrorData):
             return answer
         return self._invalid("roots", answer)
+
+    def _configured_roots(self) -> mcp_types.ListRootsResult:
+        if not self.roots:
+            logger.warning(
+                "server %r asked for its roots, and no client can tell them (%s); answered "
+                "none: give it roots = [...] in its table, or in [registry]",
+                self.server,
+                _asked_by(self.asker()),
+            )
+        roots = [mcp_types.Root(uri=uri) for uri in self.roots]  # pyright: ignore[reportArgumentType]
+        return mcp_types.ListRootsResult(roots=roots)
 
     async def _answer(
         self, what: str, ask: Callable[[Asker], Awaitable[object]]

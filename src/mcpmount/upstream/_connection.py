@@ -151,7 +151,8 @@ class Connection:
         reaper: Reaper | None,
     ) -> None:
         self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
-        self.asking = Asking(self.server, self.spec, handlers, log_level)
+        roots = self.spec.roots if self.spec.roots is not None else self.settings.roots
+        self.asking = Asking(self.server, self.spec, handlers, log_level, roots=tuple(roots))
         if use_transport is None:
             use_transport = transport_for(self.spec, self.settings, reaper, server=self.server)
         self.transport = use_transport

@@ -1,12 +1,15 @@
-"""The ``call_tool`` meta-tool: how a client without a session calls what ``tool_search`` found.
+"""The ``call_tool`` meta-tool: how a client calls what ``tool_search`` found but its list lacks.
 
 Many hosts call only the tools their last ``tools/list`` showed (the MCP Inspector among
-them). A handshake-era session is told when a search grows its list; a request with no
-session (2026-07-28 over HTTP, ``--stateless``) cannot be told, so beside ``tool_search``
-(listed when a tool is deferred) it sees ``call_tool``, whose ``{"name", "arguments"}``
-reach the named tool as a ``tools/call`` of it would. Any caller may call it.
-``tool_search`` answers such a request with each found tool's name and input schema and a
-line saying to call them through ``call_tool``.
+them). A handshake-era session is told when a search grows its list, but a one-shot
+client (a command line that connects, lists, calls and leaves) never lists again, and a
+request with no session (2026-07-28 over HTTP, ``--stateless``) cannot be told. So beside
+``tool_search`` (listed when a tool is deferred) a caller sees ``call_tool``, whose
+``{"name", "arguments"}`` reach the named tool as a ``tools/call`` of it would: every
+caller by default, or only those without a session (``[serve] call_tool =
+"sessionless"``). Any caller may call it, listed or not. ``tool_search`` answers a caller
+that sees it with each found tool's name and input schema and a line saying to call them
+through ``call_tool``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final, Literal, cast
 
 import mcp_types
 
@@ -23,15 +26,19 @@ from mcpmount.search import TOOL_SEARCH_NAME
 __all__ = [
     "CALL_TOOL_NAME",
     "CallToolArguments",
+    "CallToolOffer",
     "call_tool_definition",
     "refusal",
-    "sessionless_search_result",
-    "sessionless_tool_search",
+    "search_result_via_call_tool",
+    "tool_search_via_call_tool",
     "unwrap",
 ]
 
 CALL_TOOL_NAME: Final = "call_tool"
 """The public name of the meta-tool (no mounted tool's name lacks ``__``, so none clashes)."""
+
+CallToolOffer = Literal["every", "sessionless"]
+"""Who sees ``call_tool`` beside ``tool_search``: every caller, or those without a session."""
 
 _USAGE: Final = 'call_tool takes {"name": string, "arguments": object}'
 
@@ -75,8 +82,8 @@ def call_tool_definition() -> mcp_types.Tool:
     )
 
 
-def sessionless_tool_search(definition: mcp_types.Tool) -> mcp_types.Tool:
-    """Return ``tool_search``'s definition as a request without a session sees it."""
+def tool_search_via_call_tool(definition: mcp_types.Tool) -> mcp_types.Tool:
+    """Return ``tool_search``'s definition as a caller that sees ``call_tool`` sees it."""
     description = (definition.description or "") + (
         "\nHere, call a found tool through call_tool unless your tools list shows it."
     )
@@ -115,7 +122,7 @@ def refusal(text: str) -> mcp_types.CallToolResult:
     )
 
 
-def sessionless_search_result(
+def search_result_via_call_tool(
     result: mcp_types.CallToolResult, *, conversation: bool
 ) -> mcp_types.CallToolResult:
     """Add to a ``tool_search`` result that found tools are called through ``call_tool``.

@@ -6,17 +6,18 @@ Three kinds of caller, by what the transport says (`Sessions.conversation`):
 a session (stdio, stateful    the manifest plus what its searches found; told with
 handshake-era HTTP)           ``list_changed`` when a search grows it (`Changes.tell_one`)
 a conversation (sessionless,  the manifest plus what its searches found, from its next
-``Mcp-Conversation-Id``)      ``tools/list`` on; plus ``call_tool``
-no key (2026-07-28 over HTTP, the manifest, plus ``call_tool``: nothing a search found
-``--stateless``)              leaks into another caller's list
+``Mcp-Conversation-Id``)      ``tools/list`` on
+no key (2026-07-28 over HTTP, the manifest: nothing a search found leaks into another
+``--stateless``)              caller's list
 ============================  ==========================================================
 
-``call_tool`` is listed only beside ``tool_search`` (when the registry defers tools), and
-only to callers without a session: a session's list grows by itself, and its list stays
-small. A sessionless caller's ``tool_search`` result says to call what it found through
-``call_tool`` (`mcpmount.serve.front._call_tool`). Found names are kept in an `ActivationStore`
-(`mcpmount.serve.front._activations`); a store that fails is logged, and the caller sees the
-manifest meanwhile.
+``call_tool`` is listed only beside ``tool_search`` (when the registry defers tools): to
+every caller, since a one-shot client with a session never lists again, or (``[serve]
+call_tool = "sessionless"``) only to callers without a session, whose list cannot be told
+to grow. The ``tool_search`` result of a caller that sees it says to call what it found
+through ``call_tool`` (`mcpmount.serve.front._call_tool`). Found names are kept in an
+`ActivationStore` (`mcpmount.serve.front._activations`); a store that fails is logged, and
+the caller sees the manifest meanwhile.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve.access import Principal, principal_of
 from mcpmount.serve.front._activations import ActivationStore
 from mcpmount.serve.front._call_tool import (
+    CallToolOffer,
     call_tool_definition,
-    sessionless_search_result,
-    sessionless_tool_search,
+    search_result_via_call_tool,
+    tool_search_via_call_tool,
 )
 from mcpmount.serve.sessions import BadConversationError, Sessions
 
@@ -65,12 +67,24 @@ class ToolLists:
         registry: The served registry.
         sessions: The front's sessions.
         store: Where each conversation's activations are kept.
+        call_tool: Who sees ``call_tool`` beside ``tool_search``.
     """
 
-    def __init__(self, registry: Registry, sessions: Sessions, store: ActivationStore) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        sessions: Sessions,
+        store: ActivationStore,
+        *,
+        call_tool: CallToolOffer = "every",
+    ) -> None:
         self._registry = registry
         self._sessions = sessions
         self.store = store
+        self._call_tool = call_tool
+
+    def _offers_call_tool(self, caller: Caller) -> bool:
+        return self._call_tool == "every" or not caller.session
 
     def caller(self, ctx: ServerRequestContext[Any, Any]) -> Caller:
         """Return who ``ctx`` comes from.
@@ -96,9 +110,7 @@ class ToolLists:
         if caller.key is not None:
             view.activated = await self._load(caller.key)
         tools = view.tools()
-        if caller.session:
-            return tools
-        return _sessionless(tools)
+        return _with_call_tool(tools) if self._offers_call_tool(caller) else tools
 
     async def search(self, caller: Caller, arguments: Mapping[str, Any] | None) -> Search:
         """Run ``tool_search`` for ``caller`` over the tools it may see: what it found joins
@@ -111,8 +123,9 @@ class ToolLists:
             if new:
                 await self._add(caller.key, outcome.names)
         result = outcome.result
-        if not caller.session:
-            result = sessionless_search_result(result, conversation=caller.key is not None)
+        if self._offers_call_tool(caller):
+            conversation = not caller.session and caller.key is not None
+            result = search_result_via_call_tool(result, conversation=conversation)
         hits = outcome.found.hits if outcome.found is not None else ()
         servers = frozenset(hit.tool.server for hit in hits if hit.tool.name in new)
         return Search(result, servers)
@@ -148,13 +161,13 @@ class Search:
         return bool(self.servers)
 
 
-def _sessionless(tools: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
-    """``tools`` as a caller without a session sees them: ``call_tool`` after ``tool_search``."""
+def _with_call_tool(tools: list[mcp_types.Tool]) -> list[mcp_types.Tool]:
+    """``tools`` with ``call_tool`` after ``tool_search``, if it is there."""
     for i, tool in enumerate(tools):
         if tool.name == TOOL_SEARCH_NAME:
             return [
                 *tools[:i],
-                sessionless_tool_search(tool),
+                tool_search_via_call_tool(tool),
                 call_tool_definition(),
                 *tools[i + 1 :],
             ]

@@ -55,7 +55,7 @@ from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve.access import Door, current_principal
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
-from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, unwrap
+from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, CallToolOffer, unwrap
 from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
@@ -84,6 +84,8 @@ class RegistryServer:
             process's memory (`InMemoryActivations`).
         bus: The ``subscriptions/listen`` fan-out (a `RedisSubscriptionBus` shares it
             between replicas); by default, this process's own.
+        call_tool: Who sees ``call_tool`` beside ``tool_search``: every caller, or only
+            those without a session (`ServeSettings.call_tool`).
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class RegistryServer:
         logs: Logs | None = None,
         activations: ActivationStore | None = None,
         bus: SubscriptionBus | None = None,
+        call_tool: CallToolOffer = "every",
     ) -> None:
         self.registry = registry
         self.relay = relay
@@ -140,7 +143,7 @@ class RegistryServer:
         answering = startup.answering if startup is not None else None
         self._changes = Changes(registry, self._sessions, self.bus, answering=answering)
         store = activations if activations is not None else InMemoryActivations()
-        self.lists = ToolLists(registry, self._sessions, store)
+        self.lists = ToolLists(registry, self._sessions, store, call_tool=call_tool)
         """Each caller's tools list and searches; ``lists.store`` keeps their finds."""
 
     def initialization_options(self) -> InitializationOptions:
@@ -278,11 +281,12 @@ async def open_front(
     name: str = "mcpmount",
     activations: ActivationStore | None = None,
     bus: SubscriptionBus | None = None,
+    call_tool: CallToolOffer = "every",
 ) -> AsyncGenerator[RegistryServer]:
     """Open an empty registry whose handlers relay to downstream clients, and its front.
 
     Mount servers into ``front.registry``; leaving closes the relayed calls, then every
-    server. ``startup`` and ``activations`` go to `RegistryServer`.
+    server. ``startup``, ``activations``, ``bus`` and ``call_tool`` go to `RegistryServer`.
     """
     logs = Logs(Sessions())
     relay = Relay(round_timeout=settings.call_timeout)
@@ -299,6 +303,7 @@ async def open_front(
             logs=logs,
             activations=activations,
             bus=bus,
+            call_tool=call_tool,
         )
 
 

@@ -4,7 +4,9 @@
   signals, reloads (``_reloading``), shared state, the transport.
 - `Host` (``_host``): a front on stdio or streamable HTTP (uvicorn, ``_runners``), with
   ``/healthz`` and ``/readyz`` (`Readiness`, ``_health``) and ``/metrics`` (``_metrics``),
-  read by whom the settings say (``_ops``).
+  read by whom the settings say (``_ops``); a session's DELETE after what its client sent
+  before it (``_session_ends``), and a call whose client left its stream cancelled after
+  a bound (``_left_calls``).
 """
 
 from mcpmount.serve.hosting._health import Readiness

@@ -18,6 +18,7 @@ from starlette.applications import Starlette
 from mcpmount.serve.access import HttpSecurity, app_security
 from mcpmount.serve.front import RegistryServer
 from mcpmount.serve.hosting._health import Readiness, mounts_done, required_servers_up
+from mcpmount.serve.hosting._left_calls import LeftCalls
 from mcpmount.serve.hosting._metrics import Metrics
 from mcpmount.serve.hosting._ops import Ops
 from mcpmount.serve.hosting._runners import run_http, run_stdio
@@ -54,6 +55,7 @@ class Host:
         host: str = "127.0.0.1",
         stateless: bool = False,
         security: HttpSecurity | None = None,
+        resume_window: float = 30.0,
     ) -> Starlette:
         """Return the streamable HTTP app (path ``/mcp``; ``/healthz``, ``/readyz``, ``/metrics``).
 
@@ -62,7 +64,9 @@ class Host:
         ``security`` adds bearer tokens on ``/mcp`` and allowed hosts
         (`mcpmount.serve.access`), and says who reads ``/metrics`` (served here or not) and
         ``/readyz``'s reasons (`mcpmount.serve.hosting._ops`). A session's DELETE waits for
-        what its client posted just before it (`SessionEnds`).
+        what its client posted just before it (`SessionEnds`); a session's call whose
+        client closed its stream is cancelled ``resume_window`` seconds later, unless it
+        was answered (`LeftCalls`).
         """
         app = self.front.server.streamable_http_app(
             host=host,
@@ -71,6 +75,7 @@ class Host:
             **app_security(security, host),
         )
         app.add_middleware(SessionEnds)
+        app.add_middleware(LeftCalls, window=resume_window)  # outermost: its cancel meets all
         return app
 
     async def run_http(
@@ -83,6 +88,7 @@ class Host:
         on_ready: Callable[[str], None] | None = None,
         security: HttpSecurity | None = None,
         on_metrics_ready: Callable[[str], None] | None = None,
+        resume_window: float = 30.0,
     ) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
 
@@ -99,13 +105,17 @@ class Host:
                 (see `http_app`).
             on_metrics_ready: Called with the metrics listener's URL once it serves,
                 before ``on_ready``.
+            resume_window: Seconds a session's call waits for its client to come back
+                after closing the call's stream, before it is cancelled.
 
         Raises:
             OSError: An address cannot be bound.
         """
         ops = Ops(self.readiness, self.metrics, security)
         await run_http(
-            self.http_app(host=host, stateless=stateless, security=security),
+            self.http_app(
+                host=host, stateless=stateless, security=security, resume_window=resume_window
+            ),
             stop,
             host=host,
             port=port,

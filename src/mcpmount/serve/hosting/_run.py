@@ -140,6 +140,7 @@ async def serve(
             startup=startup,
             activations=_activations(activations, shared),
             bus=shared.bus if shared is not None else None,
+            call_tool=config.serve.call_tool,
         ) as served,
     ):
         registry = served.registry
@@ -195,6 +196,7 @@ async def serve(
                     on_ready=on_ready,
                     security=security,
                     on_metrics_ready=on_metrics_ready,
+                    resume_window=config.serve.resume_window,
                 )
             tg.cancel_scope.cancel()
     if failure is not None:

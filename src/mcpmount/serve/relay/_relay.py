@@ -18,10 +18,15 @@ capability, before any client connects, so that no server hides what needs it; a
 with tools for a client that did not declare ``sampling.tools`` is not sent to it, and the
 server gets an error saying why.
 
-When the client did not declare the capability, or no call can be told (a question
-outside a call, or several calls of that server at once), the safe answers apply and
-the log says so: elicitation is declined, sampling refused with an error saying the
-client cannot sample, roots are an empty list, and a gated call is denied.
+Which call asked is told by the transport where it can be (`mcpmount.upstream.Asking`):
+over streamable HTTP a handshake-era server asks on the stream of the request that caused
+the question, and a 2026-07-28 server within that request's result. When the client did
+not declare the capability, or no call can be told (a question outside a call, or one of
+a handshake-era stdio server with several calls in flight), the safe answers apply and the
+log says so: elicitation is declined, sampling refused with an error saying the client
+cannot sample, and a gated call is denied; roots are the server's configured ``roots``
+(the registry's answer when the handler says None), with a warning only when there are
+none.
 """
 
 from __future__ import annotations
@@ -85,10 +90,12 @@ class Relay:
     # -- the registry's handlers ------------------------------------------------------------
 
     def _downstream(
-        self, asker: Asker, what: str, capable: Callable[[Downstream], bool]
+        self, asker: Asker, what: str, capable: Callable[[Downstream], bool], *, warn: bool = True
     ) -> Downstream | None:
         call = asker.context
         if not isinstance(call, Downstream):
+            if not warn:
+                return None
             logger.warning(
                 "server %r asked for %s outside a call that can be told (none, or several at "
                 "once); answered as a client that cannot",
@@ -97,6 +104,8 @@ class Relay:
             )
             return None
         if not call.can_ask() or not capable(call):
+            if not warn:
+                return None
             logger.warning(
                 "server %r asked for %s during %s; the client does not offer it",
                 asker.server,
@@ -179,10 +188,14 @@ class Relay:
                 exc,
             )
 
-    async def _roots(self, asker: Asker) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
-        call = self._downstream(asker, "roots", lambda c: c.capabilities.roots is not None)
+    async def _roots(self, asker: Asker) -> mcp_types.ListRootsResult | mcp_types.ErrorData | None:
+        """The roots of the asking call's client; None (the configured roots, which the
+        registry logs if there are none) when no client can tell."""
+        call = self._downstream(
+            asker, "roots", lambda c: c.capabilities.roots is not None, warn=False
+        )
         if call is None:
-            return mcp_types.ListRootsResult(roots=[])
+            return None
         answer = await call.ask(mcp_types.ListRootsRequest())
         if isinstance(answer, mcp_types.ListRootsResult):
             return answer
