@@ -221,6 +221,15 @@ class Cluster:
                 counts[row["svname"]] = sum(int(row[f"hrsp_{k}xx"] or 0) for k in range(1, 6))
         return counts
 
+    async def in_flight(self) -> dict[str, int]:
+        """How many requests each replica has open now (HAProxy's ``scur``; health checks
+        are not counted)."""
+        return {
+            row["svname"]: int(row["scur"] or 0)
+            for row in await self.stats()
+            if row["pxname"] == "replicas" and row["svname"] not in ("FRONTEND", "BACKEND")
+        }
+
     async def states(self) -> dict[str, str]:
         """Each replica's state as HAProxy's health checks see it (``UP``, ``DOWN``, ...)."""
         return {

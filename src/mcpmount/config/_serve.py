@@ -1,4 +1,4 @@
-"""Who may use HTTP ``mcpmount serve`` and read its metrics: the ``[serve]`` table.
+"""Who may use HTTP ``mcpmount serve``, who reads its metrics, how it stops: ``[serve]``.
 
 ::
 
@@ -7,6 +7,8 @@
     tokens_file = "serve-tokens.txt"        # one token a line: TOKEN [ns1,ns2]
     metrics_port = 9100                     # /metrics on a listener of its own (metrics_host)
     metrics_token = "${METRICS_TOKEN}"      # /metrics, and /readyz's reasons, to this token
+    drain = 5                               # on SIGTERM: seconds /readyz is 503 before closing
+    stop_timeout = 10                       # then: seconds the calls in flight get to finish
 
     [serve.tokens.ci]                       # the key names the token in logs, never its value
     token = "${CI_MCP_TOKEN}"
@@ -87,8 +89,8 @@ class ServeOAuth(BaseModel):
 
 
 class ServeSettings(BaseModel):
-    """Inbound authentication, allowed hosts and the metrics' listener and token of HTTP
-    ``serve`` (the ``[serve]`` table)."""
+    """Inbound authentication, allowed hosts, the metrics' listener and token, and how a
+    graceful stop goes, of HTTP ``serve`` (the ``[serve]`` table)."""
 
     model_config = STRICT_DATA
 
@@ -119,6 +121,19 @@ class ServeSettings(BaseModel):
     metrics_token: Token | None = None
     """The bearer token ``/metrics`` answers (on every listener that serves it), which also
     reads the reasons ``/readyz`` gives; it is no token for ``/mcp``. A secret."""
+
+    drain: float = Field(default=5.0, ge=0, le=300)
+    """Seconds a stopping HTTP ``serve`` (SIGTERM, SIGINT) keeps serving before it stops
+    accepting: ``/readyz`` answers 503 so a load balancer's health check takes it out,
+    and every answer closes its connection. It ends sooner once no connection is open.
+    Make it longer than your proxy needs to see a replica down (HAProxy: ``inter`` times
+    ``fall``); 0 closes at once, and a proxy may then lose a request sent on a pooled
+    connection just as it closes."""
+
+    stop_timeout: float = Field(default=10.0, ge=0, le=3600)
+    """Seconds the calls in flight get to finish once a stopping HTTP ``serve`` has closed
+    its listener. A call still running then is cancelled and answered with an error saying
+    its outcome is unknown."""
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
 
