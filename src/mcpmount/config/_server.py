@@ -59,6 +59,12 @@ class ServerBase(BaseModel):
     approve: list[str] = []
     """Globs of raw names whose calls wait for the registry's approver (``approval``)."""
 
+    prefix: bool = True
+    """Publish this server's tools and prompts as ``<namespace>__<name>`` and its resources
+    as ``mcpmount://<namespace>/<uri>``; false keeps its own names and URIs (to front one
+    server transparently). A name that does not fit model APIs is still sanitized, with
+    its hash suffix; a name or URI another server publishes too refuses the later one."""
+
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse"
     """What to do with a raw tool name that breaks SEP-986: refuse the server, skip the
     tool, or mount it under a sanitized public name (calls still use the raw name)."""

@@ -97,7 +97,7 @@ async def call_tool(
     )
     if (stats := servers.stats.get(entry.server)) is not None:
         stats.record(anyio.current_time() - began)
-    return rewrite_call(entry.server, result)
+    return rewrite_call(entry.server, result, prefix=supervisor.spec.prefix)
 
 
 def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:

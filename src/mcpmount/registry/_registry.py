@@ -15,7 +15,7 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount.catalog import Listener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
-from mcpmount.errors import ServerError
+from mcpmount.errors import ServerError, UnknownToolError
 from mcpmount.handlers import Approver, ClientHandlers
 from mcpmount.manifests import ManifestStore
 from mcpmount.observers import Observers
@@ -369,6 +369,16 @@ class Registry:
             UnknownToolError: No tool has that name.
         """
         return self._catalog.get(name)
+
+    def owner(self, kind: str, name: str) -> str | None:
+        """The namespace a tool or prompt name, or a resource URI (``kind``), belongs to;
+        None when it names nothing mounted."""
+        if kind != "tool":
+            return self._requests.owner(kind, name)
+        try:
+            return self._catalog.get(name).server
+        except UnknownToolError:
+            return None
 
     def search(self, query: str, limit: int = 5) -> SearchResult:
         """Rank every mounted tool (deferred ones included) for ``query``."""
