@@ -284,6 +284,14 @@ async def _spawn_replica(
     return process, portfile
 
 
+async def _stop_all(processes: Sequence[anyio.abc.Process]) -> None:
+    """Stop the replicas at once (each drains a moment on SIGTERM before it exits); each
+    one's own `_stop` then finds it reaped."""
+    async with anyio.create_task_group() as tg:
+        for process in processes:
+            tg.start_soon(_stop, process)
+
+
 async def _serving(name: str, process: anyio.abc.Process, portfile: Path) -> Replica:
     log, port = portfile.with_suffix(".log"), anyio.Path(portfile)
     with anyio.fail_after(STARTUP):
@@ -395,6 +403,7 @@ async def replicated(
     async with AsyncExitStack() as stack:
         # All start at once; the stack's callbacks are pushed from this task.
         spawned = [await _spawn_replica(stack, f"r{i}", command, directory) for i in range(count)]
+        stack.push_async_callback(_stop_all, [process for process, _ in spawned])
         replicas = [await _serving(f"r{i}", *p) for i, p in enumerate(spawned)]
         yield await _start_haproxy(
             stack,

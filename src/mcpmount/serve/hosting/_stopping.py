@@ -103,13 +103,20 @@ class Stopping:
     async def drain(self) -> None:
         """Step 1: drain for up to ``drain`` seconds, or until quiet for `_QUIET` seconds."""
         self.draining = True
+        began = anyio.current_time()
+        logger.info("stopping: draining for up to %g s", self.drain_seconds)
         with anyio.move_on_after(self.drain_seconds):
             while True:
                 self._asked = anyio.Event()
                 with anyio.move_on_after(_QUIET):
                     await self._asked.wait()
                 if not self._asked.is_set():
-                    return
+                    break
+        logger.info(
+            "stopping: drained in %.1f s; %d requests in flight",
+            anyio.current_time() - began,
+            len(self._running),
+        )
 
     def close(self) -> None:
         """Step 2: from now on a request that comes is answered 503, not run."""
