@@ -133,3 +133,29 @@ def test_a_trailing_underscore_namespace_is_refused_because_it_could_clash() -> 
     """`a_` + `b` and `a` + `_b` would both be `a___b`."""
     assert namespace_problem("a_") is not None
     assert public_name("a", "_b") == "a___b"
+
+
+def test_without_prefix_a_name_that_fits_is_its_own_public_name() -> None:
+    """``prefix = false``: a raw name model APIs accept is published as it is."""
+    assert public_name("fs", "read_file", prefix=False) == "read_file"
+    assert assign("fs", ["a", "b-c"], prefix=False) == {"a": "a", "b-c": "b-c"}
+
+
+def test_without_prefix_a_name_that_does_not_fit_still_gets_the_suffix_of_its_namespace() -> None:
+    """The same sanitizing, shortening and xxh3 suffix (keyed on the namespace), minus
+    the ``<namespace>__`` in front."""
+    digest = xxhash.xxh3_64_hexdigest(b"fs\0get.file")[:8]
+    assert public_name("fs", "get.file", prefix=False) == f"get_file_{digest}"
+    long = public_name("fs", "x" * 200, 64, prefix=False)
+    assert len(long) == 64
+    assert long.startswith("xxx")
+
+
+@given(namespaces, raw_names, lengths)
+def test_without_prefix_every_name_still_fits_model_apis(
+    namespace: str, raw: str, max_length: int
+) -> None:
+    """For arbitrary unicode input an unprefixed name matches ^[A-Za-z0-9_-]{1,N}$ too."""
+    name = public_name(namespace, raw, max_length, prefix=False)
+    assert VALID.match(name)
+    assert 1 <= len(name) <= max_length

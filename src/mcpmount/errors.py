@@ -179,16 +179,25 @@ class NameCollisionError(ServerError):
     """Raised when a public name is already taken by another tool."""
 
     def __init__(
-        self, server: str, tool: str, name: str, other_server: str, other_tool: str
+        self,
+        server: str,
+        tool: str,
+        name: str,
+        other_server: str,
+        other_tool: str,
+        *,
+        kind: str = "tool",
     ) -> None:
         self.tool = tool
         self.name = name
         self.other_server = other_server
         self.other_tool = other_tool
+        self.kind = kind
         super().__init__(
             server,
-            f"tool {tool!r} maps to {name!r}, which server {other_server!r} already uses "
-            f"for its tool {other_tool!r}; rename one namespace in the config",
+            f"{kind} {tool!r} maps to {name!r}, which server {other_server!r} already uses "
+            f"for its {kind} {other_tool!r}; rename one namespace in the config, or give "
+            "a server with prefix = false its prefix back",
         )
 
 

@@ -1,5 +1,9 @@
 """Public tool names: ``<namespace>__<tool>``, always valid for model APIs.
 
+A server mounted with ``prefix = false`` keeps its own names: a name that already fits is
+published as it is, and one that does not gets the same treatment without the namespace
+(sanitized, shortened, and the same hash suffix, still keyed on the namespace).
+
 Pure and deterministic. A tool's public name is a function of (namespace, raw name,
 max length) alone, so it never changes when other tools come and go or with mount order.
 Names are never parsed back: the registry routes calls through its name table.
@@ -83,7 +87,7 @@ def sanitize(raw_name: str) -> str:
     return _INVALID.sub("_", kept)
 
 
-def public_name(namespace: str, raw_name: str, max_length: int = 64) -> str:
+def public_name(namespace: str, raw_name: str, max_length: int = 64, *, prefix: bool = True) -> str:
     """Return the public name of tool ``raw_name`` of server ``namespace``.
 
     The raw name is sanitized (see `sanitize`), and a name longer than ``max_length`` is
@@ -96,6 +100,8 @@ def public_name(namespace: str, raw_name: str, max_length: int = 64) -> str:
         raw_name: The tool's name as the server sent it (or as an override renames it);
             any string.
         max_length: The longest name allowed, at least `MIN_NAME_LENGTH`.
+        prefix: Whether the name starts with ``<namespace>__``; without it a raw name
+            that fits is its own public name.
 
     Raises:
         ValueError: If the namespace is invalid or ``max_length`` too small.
@@ -105,7 +111,7 @@ def public_name(namespace: str, raw_name: str, max_length: int = 64) -> str:
     if max_length < MIN_NAME_LENGTH:
         raise ValueError(f"max_length must be at least {MIN_NAME_LENGTH}, got {max_length}")
     sanitized = sanitize(raw_name)
-    name = f"{namespace}{SEPARATOR}{sanitized}"
+    name = f"{namespace}{SEPARATOR}{sanitized}" if prefix else sanitized
     if sanitized == raw_name and raw_name and len(name) <= max_length:
         return name
     return name[: max_length - _SUFFIX_LENGTH] + _suffix(namespace, raw_name)
@@ -116,6 +122,8 @@ def assign(
     raw_names: Iterable[str],
     max_length: int = 64,
     renames: Mapping[str, str] | None = None,
+    *,
+    prefix: bool = True,
 ) -> dict[str, str]:
     """Return ``{public name: raw name}`` for one server's tools.
 
@@ -125,6 +133,7 @@ def assign(
         max_length: The longest name allowed.
         renames: Raw name -> the name its public name is built from instead (a per-tool
             override); a raw name not in it is built from itself.
+        prefix: Whether names start with ``<namespace>__`` (see `public_name`).
 
     Raises:
         ValueError: If two raw names get the same public name (a hash clash, a raw name
@@ -139,7 +148,7 @@ def assign(
 
     assigned: dict[str, str] = {}
     for raw in raw_names:
-        name = public_name(namespace, renames.get(raw, raw), max_length)
+        name = public_name(namespace, renames.get(raw, raw), max_length, prefix=prefix)
         if (other := assigned.get(name)) is not None and other != raw:
             raise ValueError(
                 f"tools {called(other)} and {called(raw)} both map to the public name {name!r}"

@@ -41,9 +41,10 @@ class MountedTool:
 
     @property
     def renamed(self) -> bool:
-        """Whether the public name is not simply ``<namespace>__<raw name>`` (an override
-        renamed the tool, or its name was sanitized or shortened and carries a hash suffix)."""
-        return self.name != f"{self.server}{SEPARATOR}{self.raw_name}"
+        """Whether the public name is not simply ``<namespace>__<raw name>``, or the raw
+        name itself (``prefix = false``): an override renamed the tool, or its name was
+        sanitized or shortened and carries a hash suffix."""
+        return self.name not in (f"{self.server}{SEPARATOR}{self.raw_name}", self.raw_name)
 
     def to_mcp(self) -> mcp_types.Tool:
         """Return the definition under its public name, as a ``tools/list`` entry.

@@ -221,6 +221,15 @@ class Cluster:
                 counts[row["svname"]] = sum(int(row[f"hrsp_{k}xx"] or 0) for k in range(1, 6))
         return counts
 
+    async def in_flight(self) -> dict[str, int]:
+        """How many requests each replica has open now (HAProxy's ``scur``; health checks
+        are not counted)."""
+        return {
+            row["svname"]: int(row["scur"] or 0)
+            for row in await self.stats()
+            if row["pxname"] == "replicas" and row["svname"] not in ("FRONTEND", "BACKEND")
+        }
+
     async def states(self) -> dict[str, str]:
         """Each replica's state as HAProxy's health checks see it (``UP``, ``DOWN``, ...)."""
         return {
@@ -273,6 +282,14 @@ async def _spawn_replica(
     await stack.enter_async_context(process)
     stack.push_async_callback(_stop, process)
     return process, portfile
+
+
+async def _stop_all(processes: Sequence[anyio.abc.Process]) -> None:
+    """Stop the replicas at once (each drains a moment on SIGTERM before it exits); each
+    one's own `_stop` then finds it reaped."""
+    async with anyio.create_task_group() as tg:
+        for process in processes:
+            tg.start_soon(_stop, process)
 
 
 async def _serving(name: str, process: anyio.abc.Process, portfile: Path) -> Replica:
@@ -386,6 +403,7 @@ async def replicated(
     async with AsyncExitStack() as stack:
         # All start at once; the stack's callbacks are pushed from this task.
         spawned = [await _spawn_replica(stack, f"r{i}", command, directory) for i in range(count)]
+        stack.push_async_callback(_stop_all, [process for process, _ in spawned])
         replicas = [await _serving(f"r{i}", *p) for i, p in enumerate(spawned)]
         yield await _start_haproxy(
             stack,

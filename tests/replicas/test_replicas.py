@@ -9,6 +9,7 @@ tells which replica answered a call. Redis-backed shared state is not used here:
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -244,3 +245,77 @@ async def test_a_replica_killed_mid_run_loses_no_retryable_request(
         assert errors == []
         assert (await grew(killed, cluster))[victim.name] == 0
         await others_serve(cluster, victim, killed)
+
+
+@MODES
+async def test_a_replica_stopped_mid_run_by_sigterm_fails_no_call(
+    tmp_path: Path, mode: str
+) -> None:
+    """A rolling update's SIGTERM: the replica finishes the calls it began and refuses new
+    connections, which HAProxy sends to another replica. No call fails, in either era,
+    though no tool is listed as idempotent (nothing that reached a replica is replayed)."""
+    async with mounted(tmp_path, fixture_server("fx"), "fx__add", mode) as cluster:
+        victim = cluster.replicas[1]
+        errors, stopping, _ = await calls_while_stopping(
+            cluster, mode, victim, lambda: victim.process.send_signal(signal.SIGTERM)
+        )
+        assert errors == []
+        await others_serve(cluster, victim, stopping)
+
+
+@pytest.mark.parametrize("idempotent", [True, False])
+@pytest.mark.parametrize(("mode", "flags"), [("auto", []), ("legacy", ["--json-response"])])
+async def test_an_in_flight_call_is_replayed_only_if_its_tool_is_listed_idempotent(
+    tmp_path: Path, mode: str, flags: list[str], idempotent: bool
+) -> None:
+    """Three clients each have a call in flight; a replica with one of them is killed.
+    Its calls run again on another replica only if the tool is listed as idempotent;
+    otherwise each fails, once. Nothing of their answers had gone out, so HAProxy could
+    replay them: in the 2026-07-28 era a call answered within 15 s is one JSON body, and in
+    the handshake era ``--json-response`` makes it one (without it, the answer is a stream
+    begun before the call runs, and no proxy can replay it)."""
+    config = write_config(tmp_path, fixture_server("fx"))
+    listed = ["fx__sleep"] if idempotent else []
+    async with replicated(config, tmp_path, idempotent_tools=listed, flags=flags) as cluster:
+        outcomes: list[str] = []
+        ready: list[int] = []
+        go = anyio.Event()
+
+        async def sleeper() -> None:
+            # A client of its own: a connection HAProxy closes ends that client, no other.
+            try:
+                async with connected(stateless_client(cluster.url, mode)) as client:
+                    with anyio.fail_after(STARTUP):  # its replica lists the tool (mounted)
+                        while "fx__sleep" not in names(await client.list_tools()):
+                            await anyio.sleep(0.1)
+                    ready.append(1)
+                    await go.wait()
+                    result = await client.call_tool("fx__sleep", {"seconds": 4})
+            except Exception as exc:
+                outcomes.append(f"error {exc!r}")
+            else:
+                outcomes.append("ok" if text_of(result) == "slept 4.0" else f"error {result}")
+
+        async def kill_one_with_calls() -> tuple[dict[str, int], Replica, int]:
+            """Once every call is in flight (HAProxy's count, no sleep), SIGKILL a replica
+            running some; return the counters before, the replica and its calls."""
+            while len(ready) < 3:
+                await anyio.sleep(0.02)
+            before = await cluster.served_requests()
+            go.set()
+            while sum((running := await cluster.in_flight()).values()) < 3:
+                await anyio.sleep(0.02)
+            victim = next(r for r in cluster.replicas if running[r.name] > 0)
+            victim.kill()
+            return before, victim, running[victim.name]
+
+        killed: list[tuple[dict[str, int], Replica, int]] = []
+        with anyio.fail_after(BEHAVIOUR * 2):
+            async with anyio.create_task_group() as tg:
+                for _ in range(3):
+                    tg.start_soon(sleeper)
+                killed.append(await kill_one_with_calls())
+        [(before, victim, cut)] = killed
+        assert sum(o != "ok" for o in outcomes) == (0 if idempotent else cut), outcomes
+        assert len(outcomes) == 3, outcomes
+        assert (await grew(before, cluster))[victim.name] == 0  # never answered

@@ -125,6 +125,7 @@ class Catalog:
                 [tool.name for tool in tools],
                 self.settings.max_name_length,
                 renames={raw: tool.name for raw, tool in shown.items()},
+                prefix=spec.prefix,
             )
         except ValueError as exc:
             raise ToolListError(server, str(exc)) from None

@@ -64,6 +64,16 @@ class StagedContent:
     templates: tuple[mcp_types.ResourceTemplate, ...]
     subscribe: bool = False
     """Whether the server supports subscribing to resource updates."""
+    prefix: bool = True
+    """Whether its URIs are published as registry URIs (false: as they are)."""
+
+    def uris(self) -> list[str]:
+        """Its resource URIs and URI templates, as the server lists them."""
+        return [r.uri for r in self.resources] + [t.uri_template for t in self.templates]
+
+    def published(self, uri: str) -> str:
+        """``uri`` of this server as the registry publishes it."""
+        return registry_uri(self.server, uri, prefix=self.prefix)
 
     def hashes(self) -> dict[str, dict[str, str]]:
         """Section -> raw name or URI -> definition hash (the lock file's sections)."""
@@ -108,19 +118,57 @@ class Library:
             DefinitionChangedError: A list differs from the pins and the policy refuses.
         """
         try:
-            names = naming.assign(server, [p.name for p in prompts], self.settings.max_name_length)
+            names = naming.assign(
+                server,
+                [p.name for p in prompts],
+                self.settings.max_name_length,
+                prefix=spec.prefix,
+            )
         except ValueError as exc:
             # `naming.assign` speaks of tools; these are prompts.
             raise ToolListError(server, str(exc).replace("tools", "prompts", 1)) from None
         for name, raw in names.items():
             other = self._prompts.get(name)
             if other is not None and other.server != server:
-                raise NameCollisionError(server, raw, name, other.server, other.raw_name)
+                raise NameCollisionError(
+                    server, raw, name, other.server, other.raw_name, kind="prompt"
+                )
         by_raw = {raw: name for name, raw in names.items()}
         entries = {p.name: MountedPrompt(by_raw[p.name], server, p.name, p) for p in prompts}
-        staged = StagedContent(server, entries, tuple(resources), tuple(templates), subscribe)
+        staged = StagedContent(
+            server, entries, tuple(resources), tuple(templates), subscribe, spec.prefix
+        )
+        if not spec.prefix or any(not other.prefix for other in self._servers.values()):
+            self._check_uris(staged)  # prefixed URIs alone never clash
         self._check_pins(spec, staged)
         return staged
+
+    def _check_uris(self, staged: StagedContent) -> None:
+        """Refuse a server that keeps its own URIs when another publishes one of them."""
+        taken = {
+            other.published(uri): (other.server, uri)
+            for other in self._servers.values()
+            if other.server != staged.server
+            for uri in other.uris()
+        }
+        for uri in staged.uris():
+            if (other := taken.get(uri)) is not None:
+                raise NameCollisionError(staged.server, uri, uri, *other, kind="resource")
+
+    def owner_of_uri(self, uri: str) -> tuple[str, str] | None:
+        """The server (and its own URI) of ``uri`` among the servers that keep their own
+        URIs: the one listing it, else the first (by namespace) with a template whose text
+        before its first ``{`` begins it; None if none."""
+        unprefixed = [s for _, s in sorted(self._servers.items()) if not s.prefix]
+        for staged in unprefixed:
+            if any(r.uri == uri for r in staged.resources):
+                return staged.server, uri
+        for staged in unprefixed:
+            for template in staged.templates:
+                literal = template.uri_template.split("{", 1)[0]
+                if literal and uri.startswith(literal):
+                    return staged.server, uri
+        return None
 
     def commit(self, staged: StagedContent) -> None:
         """Make a staged server's content visible and tell listeners what changed."""
@@ -151,9 +199,9 @@ class Library:
         self._changed(
             RegistryChange(
                 server,
-                added=tuple(registry_uri(server, uri) for uri in uris.added),
-                removed=tuple(registry_uri(server, uri) for uri in uris.removed),
-                changed=tuple(registry_uri(server, uri) for uri in uris.changed),
+                added=tuple(staged.published(uri) for uri in uris.added),
+                removed=tuple(staged.published(uri) for uri in uris.removed),
+                changed=tuple(staged.published(uri) for uri in uris.changed),
                 kind="resources",
             )
         )
@@ -167,8 +215,7 @@ class Library:
             del self._prompts[entry.name]
         gone = tuple(e.name for e in staged.prompts.values())
         self._changed(RegistryChange(server, removed=gone, kind="prompts"))
-        uris = [r.uri for r in staged.resources] + [t.uri_template for t in staged.templates]
-        gone = tuple(registry_uri(server, uri) for uri in uris)
+        gone = tuple(staged.published(uri) for uri in staged.uris())
         self._changed(RegistryChange(server, removed=gone, kind="resources"))
 
     def _check_pins(self, spec: ServerSpec, staged: StagedContent) -> None:
@@ -231,16 +278,16 @@ class Library:
     def resources(self) -> list[mcp_types.Resource]:
         """Every resource under its registry URI, by server, in list order."""
         return [
-            r.model_copy(update={"uri": registry_uri(server, r.uri)})
-            for server, staged in sorted(self._servers.items())
+            r.model_copy(update={"uri": staged.published(r.uri)})
+            for _, staged in sorted(self._servers.items())
             for r in staged.resources
         ]
 
     def templates(self) -> list[mcp_types.ResourceTemplate]:
         """Every resource template under its registry URI template, by server."""
         return [
-            t.model_copy(update={"uri_template": registry_uri(server, t.uri_template)})
-            for server, staged in sorted(self._servers.items())
+            t.model_copy(update={"uri_template": staged.published(t.uri_template)})
+            for _, staged in sorted(self._servers.items())
             for t in staged.templates
         ]
 

@@ -10,6 +10,10 @@ stands between ``mcpmount://`` and the first ``/`` after it (a namespace never h
 returns (``resource_link`` and embedded ``resource`` blocks in tool results and prompt
 messages, ``contents[].uri`` of a read) is rewritten the same way, so a URI the host gets
 can always be read back through the registry.
+
+A server mounted with ``prefix = false`` keeps its own URIs, in its lists and in what it
+returns (``prefix=False`` below leaves them as they are); the registry routes such a URI
+by its table of those servers' URIs and templates (`Library.owner_of_uri`).
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ __all__ = [
 URI_SCHEME = "mcpmount://"
 
 
-def registry_uri(namespace: str, uri: str) -> str:
-    """Return the registry URI of ``uri`` of server ``namespace``: ``mcpmount://ns/uri``."""
-    return f"{URI_SCHEME}{namespace}/{uri}"
+def registry_uri(namespace: str, uri: str, *, prefix: bool = True) -> str:
+    """Return the registry URI of ``uri`` of server ``namespace``: ``mcpmount://ns/uri``
+    (``uri`` itself without ``prefix``)."""
+    return f"{URI_SCHEME}{namespace}/{uri}" if prefix else uri
 
 
 def split_uri(uri: str) -> tuple[str, str]:
@@ -54,10 +59,13 @@ def split_uri(uri: str) -> tuple[str, str]:
 
 
 def rewrite_blocks(
-    namespace: str, blocks: Sequence[mcp_types.ContentBlock]
+    namespace: str, blocks: Sequence[mcp_types.ContentBlock], *, prefix: bool = True
 ) -> list[mcp_types.ContentBlock] | None:
-    """Return ``blocks`` with every resource URI made a registry URI; None if none has one."""
-    if not any(isinstance(b, mcp_types.ResourceLink | mcp_types.EmbeddedResource) for b in blocks):
+    """Return ``blocks`` with every resource URI made a registry URI; None if none has one
+    (or without ``prefix``: they stay the server's own)."""
+    if not prefix or not any(
+        isinstance(b, mcp_types.ResourceLink | mcp_types.EmbeddedResource) for b in blocks
+    ):
         return None
     rewritten: list[mcp_types.ContentBlock] = []
     for block in blocks:
@@ -74,14 +82,20 @@ def rewrite_blocks(
     return rewritten
 
 
-def rewrite_call(namespace: str, result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
-    """Return a tool result with its resource URIs made registry URIs."""
-    blocks = rewrite_blocks(namespace, result.content)
+def rewrite_call(
+    namespace: str, result: mcp_types.CallToolResult, *, prefix: bool = True
+) -> mcp_types.CallToolResult:
+    """Return a tool result with its resource URIs made registry URIs (see `registry_uri`)."""
+    blocks = rewrite_blocks(namespace, result.content, prefix=prefix)
     return result if blocks is None else result.model_copy(update={"content": blocks})
 
 
-def rewrite_prompt(namespace: str, result: mcp_types.GetPromptResult) -> mcp_types.GetPromptResult:
+def rewrite_prompt(
+    namespace: str, result: mcp_types.GetPromptResult, *, prefix: bool = True
+) -> mcp_types.GetPromptResult:
     """Return a prompt with the resource URIs of its messages made registry URIs."""
+    if not prefix:
+        return result
     messages: list[mcp_types.PromptMessage] = []
     for message in result.messages:
         blocks = rewrite_blocks(namespace, [message.content])
@@ -92,9 +106,11 @@ def rewrite_prompt(namespace: str, result: mcp_types.GetPromptResult) -> mcp_typ
 
 
 def rewrite_read(
-    namespace: str, result: mcp_types.ReadResourceResult
+    namespace: str, result: mcp_types.ReadResourceResult, *, prefix: bool = True
 ) -> mcp_types.ReadResourceResult:
     """Return a read result whose ``contents[].uri`` are registry URIs."""
+    if not prefix:
+        return result
     contents = [
         c.model_copy(update={"uri": registry_uri(namespace, c.uri)}) for c in result.contents
     ]

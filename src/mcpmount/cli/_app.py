@@ -222,6 +222,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--stateless", action="store_true", help="HTTP: no sessions (behind a load balancer)"
     )
+    serve.add_argument(
+        "--json-response",
+        action="store_true",
+        help="HTTP: answer every request with one JSON body, never a stream, so that a proxy "
+        "can replay a call whose replica died (no progress or log messages during a call)",
+    )
     serve.add_argument("--portfile", help="HTTP: write the bound port to this file once serving")
     serve.add_argument(
         "--no-watch",

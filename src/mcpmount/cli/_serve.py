@@ -92,6 +92,7 @@ async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Conso
         host=args.host,
         port=args.port,
         stateless=args.stateless,
+        json_response=args.json_response,
         on_ready=ready,
         watch=not args.no_watch,
         shared_state=args.shared_state,

@@ -1,5 +1,5 @@
-"""Who may use HTTP ``mcpmount serve`` and read its metrics, and what it offers its
-clients: the ``[serve]`` table.
+"""Who may use HTTP ``mcpmount serve`` and read its metrics, how it stops, and what it
+offers its clients: the ``[serve]`` table.
 
 ::
 
@@ -10,6 +10,8 @@ clients: the ``[serve]`` table.
     metrics_token = "${METRICS_TOKEN}"      # /metrics, and /readyz's reasons, to this token
     call_tool = "sessionless"               # call_tool beside tool_search: "every" client
     resume_window = 30                      # seconds a left call waits for its client
+    drain = 5                               # on SIGTERM: seconds /readyz is 503 before closing
+    stop_timeout = 10                       # then: seconds the calls in flight get to finish
 
     [serve.tokens.ci]                       # the key names the token in logs, never its value
     token = "${CI_MCP_TOKEN}"
@@ -90,8 +92,9 @@ class ServeOAuth(BaseModel):
 
 
 class ServeSettings(BaseModel):
-    """Inbound authentication, allowed hosts and the metrics' listener and token of HTTP
-    ``serve``, and what every ``serve`` offers its clients (the ``[serve]`` table)."""
+    """Inbound authentication, allowed hosts, the metrics' listener and token and how a
+    graceful stop goes, of HTTP ``serve``, and what every ``serve`` offers its clients (the
+    ``[serve]`` table)."""
 
     model_config = STRICT_DATA
 
@@ -135,6 +138,18 @@ class ServeSettings(BaseModel):
     closed the call's stream before its answer, before it is cancelled upstream. A client
     may close the stream and mean to come back, but ``serve`` keeps no events to replay,
     so one that does not is let go here instead of at ``call_timeout``."""
+    drain: float = Field(default=5.0, ge=0, le=300)
+    """Seconds a stopping HTTP ``serve`` (SIGTERM, SIGINT) keeps serving before it stops
+    accepting: ``/readyz`` answers 503 so a load balancer's health check takes it out,
+    and every answer closes its connection. It ends sooner once no connection is open.
+    Make it longer than your proxy needs to see a replica down (HAProxy: ``inter`` times
+    ``fall``); 0 closes at once, and a proxy may then lose a request sent on a pooled
+    connection just as it closes."""
+
+    stop_timeout: float = Field(default=10.0, ge=0, le=3600)
+    """Seconds the calls in flight get to finish once a stopping HTTP ``serve`` has closed
+    its listener. A call still running then is cancelled and answered with an error saying
+    its outcome is unknown."""
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
 

@@ -62,6 +62,11 @@ class ServerBase(BaseModel):
     auto_approve: list[str] = []
     """Globs of raw names whose calls never wait for the approver, whatever ``approve`` and
     the registry's ``approval`` say (``autoApprove`` or ``alwaysAllow`` in a host file)."""
+    prefix: bool = True
+    """Publish this server's tools and prompts as ``<namespace>__<name>`` and its resources
+    as ``mcpmount://<namespace>/<uri>``; false keeps its own names and URIs (to front one
+    server transparently). A name that does not fit model APIs is still sanitized, with
+    its hash suffix; a name or URI another server publishes too refuses the later one."""
 
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse"
     """What to do with a raw tool name that breaks SEP-986: refuse the server, skip the

@@ -103,7 +103,7 @@ async def call_tool(
     )
     if (stats := servers.stats.get(entry.server)) is not None:
         stats.record(anyio.current_time() - began)
-    result = rewrite_call(entry.server, result)
+    result = rewrite_call(entry.server, result, prefix=supervisor.spec.prefix)
     return result if call is None else await plan.run_after(call, result)
 
 

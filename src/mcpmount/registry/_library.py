@@ -5,8 +5,10 @@ and the listeners of every table (tools, prompts, resources).
 table by their public name, resources by their registry URI (``mcpmount://<namespace>/<uri>``,
 see `mcpmount.catalog.split_uri`): any URI under a mounted server's prefix is routed to it
 (an expanded template, a ``resource_link`` a tool returned), not only the listed ones.
-Each request is sent with the server's own name or URI, within the server's call timeout
-(waiting out a restart in it), and every URI in what comes back is made a registry URI.
+A server mounted with ``prefix = false`` keeps its own URIs: one of them is routed by the
+library's table of those servers (`Library.owner_of_uri`). Each request is sent with the
+server's own name or URI, within the server's call timeout (waiting out a restart in it),
+and every URI in what comes back is made a registry URI (left as it is for such a server).
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ import pydantic
 from mcp import Client
 
 from mcpmount.catalog import Catalog, Library, Listener, rewrite_prompt, rewrite_read
-from mcpmount.errors import NotSupportedError, ServerNotRunningError
+from mcpmount.errors import (
+    NotSupportedError,
+    ServerNotRunningError,
+    UnknownPromptError,
+    UnknownResourceError,
+)
 from mcpmount.upstream import Supervisor, request, set_subscription
 
 __all__ = ["LibraryRequests", "Routing", "UpdateListener", "subscribe_all", "subscription"]
@@ -121,7 +128,17 @@ class LibraryRequests:
         result = await self._send(
             entry.server, "prompt", name, timeout, send, asks=True, context=context
         )
-        return rewrite_prompt(entry.server, result)
+        prefix = self._servers.supervisors[entry.server].spec.prefix
+        return rewrite_prompt(entry.server, result, prefix=prefix)
+
+    def owner(self, kind: str, name: str) -> str | None:
+        """See `Registry.owner` (prompts and resources)."""
+        try:
+            if kind == "prompt":
+                return self._library.prompt(name).server
+            return self._servers.route(name)[0]
+        except (UnknownPromptError, UnknownResourceError):
+            return None
 
     async def read_resource(
         self, uri: str, timeout: float | None, context: object | None
@@ -135,7 +152,7 @@ class LibraryRequests:
         result = await self._send(
             server, "resource", uri, timeout, send, asks=True, context=context
         )
-        return rewrite_read(server, result)
+        return rewrite_read(server, result, prefix=self._servers.supervisors[server].spec.prefix)
 
     async def complete(
         self,

@@ -16,7 +16,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcpmount.audit import ServerListing
 from mcpmount.catalog import Listener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
-from mcpmount.errors import ServerError
+from mcpmount.errors import ServerError, UnknownToolError
 from mcpmount.gates import Interception
 from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.manifests import ManifestStore
@@ -383,6 +383,16 @@ class Registry:
             UnknownToolError: No tool has that name.
         """
         return self._catalog.get(name)
+
+    def owner(self, kind: str, name: str) -> str | None:
+        """The namespace a tool or prompt name, or a resource URI (``kind``), belongs to;
+        None when it names nothing mounted."""
+        if kind != "tool":
+            return self._requests.owner(kind, name)
+        try:
+            return self._catalog.get(name).server
+        except UnknownToolError:
+            return None
 
     def search(self, query: str, limit: int = 5) -> SearchResult:
         """Rank every mounted tool (deferred ones included) for ``query``."""

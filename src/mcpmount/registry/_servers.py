@@ -336,7 +336,9 @@ class Servers:
         """A server said a resource changed: tell the update listeners its registry URI."""
         supervisor = self.supervisors.get(connection.server)
         if supervisor is not None and supervisor.connection is connection:
-            self.library.updated(registry_uri(connection.server, uri))
+            self.library.updated(
+                registry_uri(connection.server, uri, prefix=supervisor.spec.prefix)
+            )
 
     def lost(self, connection: Connection) -> None:
         """A ready server died by itself. Its names stay: calls get "not running (why)"."""
@@ -360,7 +362,7 @@ class Servers:
     async def subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
         """Subscribe a restarted server's new connection to what its old one was."""
         for raw in sorted(uris):
-            uri = registry_uri(supervisor.server, raw)
+            uri = registry_uri(supervisor.server, raw, prefix=supervisor.spec.prefix)
             try:
                 await subscription(self, self.library, uri, True, None)
             except RegistryError as exc:
@@ -371,13 +373,17 @@ class Servers:
     # -- routing ------------------------------------------------------------------------------
 
     def route(self, uri: str) -> tuple[str, str]:
-        """Return the server and the server's own URI of a registry URI.
+        """Return the server and the server's own URI of a registry URI, or of a URI of a
+        server that keeps its own (``prefix = false``, `Library.owner_of_uri`).
 
         Raises:
-            UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
+            UnknownResourceError: ``uri`` is neither.
         """
+        if (owned := self.library.owner_of_uri(uri)) is not None:
+            return owned
         server, raw = split_uri(uri)
-        if server not in self.supervisors:
+        supervisor = self.supervisors.get(server)
+        if supervisor is None or not supervisor.spec.prefix:
             raise UnknownResourceError(uri, f"no mounted server has the namespace {server!r}")
         return server, raw
 

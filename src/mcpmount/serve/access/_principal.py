@@ -10,9 +10,9 @@ later (log messages, list changes, resource updates) is sent only if it may see 
 `Door` answers, for a principal, every question of the form "may it see this?" over the
 served registry:
 
-- whose a tool, prompt or resource URI is (`Door.owner`): the registry's table for
-  tools, the name or URI itself for prompts (``<namespace>__<prompt>``) and resources
-  (``mcpmount://<namespace>/...``), since a namespace never holds ``__``;
+- whose a tool, prompt or resource URI is (`Door.owner`): the registry's tables and
+  routing, never the name itself (a server mounted with ``prefix = false`` keeps its own
+  names, which may hold ``__``);
 - which names it sees (`Door.visible_names`), and the error an unknown name gets
   (`Door.unknown`): the registry's own unknown-name error, its "did you mean" drawn only
   from the visible names. A hidden name is answered with exactly that error, as if it
@@ -36,11 +36,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.requests import HTTPConnection
 
-from mcpmount.catalog import split_uri
 from mcpmount.errors import (
     UnknownNameError,
     UnknownPromptError,
-    UnknownResourceError,
     UnknownToolError,
 )
 from mcpmount.registry import Registry
@@ -139,18 +137,7 @@ class Door:
 
     def owner(self, kind: NameKind, name: str) -> str | None:
         """The namespace ``name`` belongs to; None when it names nothing mounted."""
-        if kind == "tool":
-            try:
-                return self._registry.get(name).server
-            except UnknownToolError:
-                return None
-        if kind == "prompt":
-            namespace, sep, _ = name.partition("__")
-            return namespace if sep else None
-        try:
-            return split_uri(name)[0]
-        except UnknownResourceError:
-            return None
+        return self._registry.owner(kind, name)
 
     def sees(self, principal: Principal, kind: NameKind, name: str) -> bool:
         """Whether ``principal`` may see ``name`` (also True for a name of no server, to a

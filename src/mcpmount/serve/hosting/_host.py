@@ -15,6 +15,7 @@ from collections.abc import Callable
 import anyio
 from starlette.applications import Starlette
 
+from mcpmount.config import ServeSettings
 from mcpmount.serve.access import HttpSecurity, app_security
 from mcpmount.serve.front import RegistryServer
 from mcpmount.serve.hosting._health import Readiness, mounts_done, required_servers_up
@@ -23,6 +24,7 @@ from mcpmount.serve.hosting._metrics import Metrics
 from mcpmount.serve.hosting._ops import Ops
 from mcpmount.serve.hosting._runners import run_http, run_stdio
 from mcpmount.serve.hosting._session_ends import SessionEnds
+from mcpmount.serve.hosting._stopping import Stopping
 
 __all__ = ["Host"]
 
@@ -32,16 +34,21 @@ class Host:
 
     Args:
         front: The MCP front to serve.
+        stopping: How a stop of HTTP serving goes (`Stopping`); by default the ``[serve]``
+            table's defaults (``drain``, ``stop_timeout``).
     """
 
-    def __init__(self, front: RegistryServer) -> None:
+    def __init__(self, front: RegistryServer, stopping: Stopping | None = None) -> None:
         self.front = front
+        self.stopping = stopping or Stopping.configured(ServeSettings())
+        """The graceful stop of HTTP serving; ``/readyz`` fails once it drains."""
         startup = front.startup
         self.readiness = Readiness()
         """What ``/readyz`` checks (`mcpmount.serve.hosting._health`); more with
         ``readiness.add``."""
         self.readiness.add("mounts", mounts_done(startup.mounted if startup is not None else None))
         self.readiness.add("servers", required_servers_up(front.registry))
+        self.readiness.add("stopping", self.stopping.readiness)
         self.metrics = Metrics(front.registry)
         """What ``/metrics`` serves (`mcpmount.serve.hosting._metrics`)."""
 
@@ -54,6 +61,7 @@ class Host:
         *,
         host: str = "127.0.0.1",
         stateless: bool = False,
+        json_response: bool = False,
         security: HttpSecurity | None = None,
         resume_window: float = 30.0,
     ) -> Starlette:
@@ -66,16 +74,25 @@ class Host:
         ``/readyz``'s reasons (`mcpmount.serve.hosting._ops`). A session's DELETE waits for
         what its client posted just before it (`SessionEnds`); a session's call whose
         client closed its stream is cancelled ``resume_window`` seconds later, unless it
-        was answered (`LeftCalls`).
+        was answered (`LeftCalls`). Every request passes the graceful stop (`Stopping`)
+        first.
+
+        With ``json_response`` every request is answered with one JSON body, never a
+        stream. A proxy can then replay a call whose replica died under it (nothing of its
+        answer had gone out), in the handshake era too, whose answers are otherwise streams
+        begun before the call runs. The cost: whatever a server sends during a call
+        (progress, log messages, questions) cannot reach the client of that call.
         """
         app = self.front.server.streamable_http_app(
             host=host,
             stateless_http=stateless,
+            json_response=json_response,
             custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
             **app_security(security, host),
         )
         app.add_middleware(SessionEnds)
-        app.add_middleware(LeftCalls, window=resume_window)  # outermost: its cancel meets all
+        app.add_middleware(LeftCalls, window=resume_window)  # its cancel meets all below
+        app.add_middleware(self.stopping.middleware)  # added last: it runs first
         return app
 
     async def run_http(
@@ -85,6 +102,7 @@ class Host:
         host: str = "127.0.0.1",
         port: int = 0,
         stateless: bool = False,
+        json_response: bool = False,
         on_ready: Callable[[str], None] | None = None,
         security: HttpSecurity | None = None,
         on_metrics_ready: Callable[[str], None] | None = None,
@@ -96,10 +114,11 @@ class Host:
         own (nothing else is there), opened and closed with the main one.
 
         Args:
-            stop: Set it to shut down gracefully (bounded by a short grace period).
+            stop: Set it to stop gracefully, as `Stopping` says (drain, close, finish, cut).
             host: The address to bind; 127.0.0.1 by default.
             port: The port to bind; 0 lets the OS choose.
             stateless: A fresh transport per request, no session (for load balancers).
+            json_response: Every answer one JSON body, never a stream (see `http_app`).
             on_ready: Called with the URL once the socket is bound and serving.
             security: Bearer tokens and allowed hosts, and the metrics' port and token
                 (see `http_app`).
@@ -114,7 +133,11 @@ class Host:
         ops = Ops(self.readiness, self.metrics, security)
         await run_http(
             self.http_app(
-                host=host, stateless=stateless, security=security, resume_window=resume_window
+                host=host,
+                stateless=stateless,
+                json_response=json_response,
+                security=security,
+                resume_window=resume_window,
             ),
             stop,
             host=host,
@@ -122,5 +145,6 @@ class Host:
             on_ready=ops.announcing(on_ready),
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self.front.close_streams,
+            stopping=self.stopping,
             beside=ops.listeners(on_metrics_ready),
         )

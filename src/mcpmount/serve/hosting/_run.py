@@ -28,6 +28,7 @@ from mcpmount.serve.access import HttpSecurity, check_exposure
 from mcpmount.serve.front import ActivationStore, Startup, mount_initial, open_front
 from mcpmount.serve.hosting._host import Host
 from mcpmount.serve.hosting._reloading import Reloads
+from mcpmount.serve.hosting._stopping import Stopping
 from mcpmount.serve.replicas import (
     SharedState,
     open_shared_state,
@@ -49,6 +50,7 @@ async def serve(
     host: str = "127.0.0.1",
     port: int = 0,
     stateless: bool = False,
+    json_response: bool = False,
     on_ready: Callable[[str], None] | None = None,
     watch: bool = True,
     activations: ActivationStore | None = None,
@@ -80,6 +82,8 @@ async def serve(
         host: HTTP only: the address to bind.
         port: HTTP only: the port (0: the OS chooses; see ``on_ready``).
         stateless: HTTP only: no sessions, for replicas behind a load balancer.
+        json_response: HTTP only: answer every request with one JSON body, never a stream
+            (see `Host.http_app`).
         on_ready: HTTP only: called with the URL once serving.
         watch: Reload when the config file changes (a config built in code has no file:
             SIGHUP then only says so).
@@ -144,7 +148,7 @@ async def serve(
         ) as served,
     ):
         registry = served.registry
-        hosted = Host(served)
+        hosted = Host(served, Stopping.configured(config.serve))
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
             hosted.readiness.add("redis", shared.health, required=False)
         async with anyio.create_task_group() as tg:
@@ -193,6 +197,7 @@ async def serve(
                     host=host,
                     port=port,
                     stateless=stateless,
+                    json_response=json_response,
                     on_ready=on_ready,
                     security=security,
                     on_metrics_ready=on_metrics_ready,

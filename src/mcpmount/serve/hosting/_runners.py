@@ -10,6 +10,7 @@ handled here: uvicorn runs without its own handlers, and the caller decides when
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import socket
 import sys
@@ -27,11 +28,13 @@ from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 
 from mcpmount.serve.front import screen
+from mcpmount.serve.hosting._stopping import Stopping
 
 __all__ = ["Listener", "run_http", "run_stdio", "write_portfile"]
 
-_HTTP_SHUTDOWN_GRACE: Final = 2
-"""Seconds uvicorn waits for open requests and streams before cutting them."""
+_BACKSTOP: Final = 2
+"""Seconds uvicorn waits, after the stop's own bound, before cancelling what is left
+(`Stopping` has answered every request it cut by then; this only bounds a stuck one)."""
 
 
 async def run_stdio(server: Server[Any], options: InitializationOptions) -> None:
@@ -66,21 +69,24 @@ async def run_http(
     port: int,
     on_ready: Callable[[str], None] | None,
     before_shutdown: Callable[[], None],
+    stopping: Stopping,
     beside: Sequence[Listener] = (),
 ) -> None:
     """Serve ``app`` at ``http://HOST:PORT/mcp``, and each of ``beside``, until ``stop`` is set.
 
     Every address is bound before anything is served; the listeners stop together (when one
-    ends, the others do).
+    ends, the others do). Once ``stop`` is set, the stop goes as `Stopping` says: drain,
+    close, finish the calls in flight, cut the rest with an answer.
 
     Args:
         app: The streamable HTTP app.
-        stop: Set it to shut down gracefully (bounded by a short grace period).
+        stop: Set it to shut down gracefully (bounded by ``stopping``'s drain and timeout).
         host: The address to bind.
         port: The port to bind; 0 lets the OS choose.
         on_ready: Called with the URL once every socket is bound and serving, after the
             ``on_ready`` of each of ``beside`` (a script that waits for it finds theirs done).
-        before_shutdown: Called once ``stop`` is set, before the graceful shutdown begins.
+        before_shutdown: Called once drained, just before the listeners close.
+        stopping: The graceful stop; ``app`` must be behind its middleware.
         beside: More apps to serve on addresses of their own, in this process and loop.
 
     Raises:
@@ -89,7 +95,9 @@ async def run_http(
     listeners = [*beside, Listener(app, host, port, "/mcp", on_ready)]
     with contextlib.ExitStack() as sockets:
         bound = [sockets.enter_context(_bind(each.host, each.port)) for each in listeners]
-        servers = [_UvicornServer(_uvicorn_config(each.app)) for each in listeners]
+        grace = stopping.stop_timeout + _BACKSTOP
+        servers = [_UvicornServer(_uvicorn_config(each.app, grace)) for each in beside]
+        servers.append(_UvicornServer(_uvicorn_config(app, grace), on_close=stopping.close))
 
         def stop_all() -> None:
             for server in servers:
@@ -104,8 +112,10 @@ async def run_http(
                     if each.on_ready is not None:
                         each.on_ready(_url(each.host, sock, each.path))
                 await stop.wait()
+                await stopping.drain()
                 before_shutdown()
                 stop_all()
+                await stopping.finish()
 
             async def serve(server: _UvicornServer, sock: socket.socket) -> None:
                 try:
@@ -120,13 +130,13 @@ async def run_http(
             tg.cancel_scope.cancel()
 
 
-def _uvicorn_config(app: Starlette) -> uvicorn.Config:
+def _uvicorn_config(app: Starlette, grace: float) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         log_config=None,  # the application configures logging
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=_HTTP_SHUTDOWN_GRACE,
+        timeout_graceful_shutdown=math.ceil(grace),
     )
 
 
@@ -146,7 +156,21 @@ def write_portfile(path: str | os.PathLike[str], url: str) -> None:
 
 class _UvicornServer(uvicorn.Server):
     """uvicorn, minus its signal handlers: the caller owns the signals, and must close the
-    upstream servers before the process exits (uvicorn would re-raise the signal)."""
+    upstream servers before the process exits (uvicorn would re-raise the signal).
+
+    Args:
+        config: uvicorn's config.
+        on_close: Called as the shutdown begins, just before the listener closes.
+    """
+
+    def __init__(self, config: uvicorn.Config, on_close: Callable[[], None] | None = None) -> None:
+        super().__init__(config)
+        self._on_close = on_close
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._on_close is not None:
+            self._on_close()  # no await before uvicorn closes the listener: nothing between
+        await super().shutdown(sockets)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None]:
