@@ -8,15 +8,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = re.compile(r"^(<{7} |={7}$|>{7} )", re.MULTILINE)
 SKIP = {"node_modules", ".venv", ".git", "__pycache__", "site"}
+SUFFIXES = {".py", ".md", ".toml", ".json", ".cfg", ".yaml", ".yml", ""}
 
 
 def _texts() -> list[Path]:
     found = [ROOT / "README.md"]
     for top in ("src", "docs", "tests", "deploy", "configs", "conformance", ".ci"):
         for path in (ROOT / top).rglob("*"):
-            if path.is_file() and not SKIP & set(path.relative_to(ROOT).parts):
-                if path.suffix in {".py", ".md", ".toml", ".json", ".cfg", ".yaml", ".yml", ""}:
-                    found.append(path)
+            parts = set(path.relative_to(ROOT).parts)
+            if path.suffix in SUFFIXES and path.is_file() and not SKIP & parts:
+                found.append(path)
     return found
 
 
