@@ -19,13 +19,17 @@ Measured:
    the tool list, and the host process's own CPU time (mount and close);
 2. p50/p99 latency of a trivial ``echo`` call over stdio and over streamable HTTP (both
    clients open at once, calls interleaved in blocks);
-3. 16-way throughput: 16 tasks making sequential calls on one connection.
+   over stdio in both protocol eras (2026-07-28, found by ``server/discover``, and legacy);
+3. 16-way throughput: 16 tasks making sequential calls on one connection;
+4. memory: a fresh interpreter's RSS after ``import mcp`` against ``import mcpmount``, and
+   after mounting 30 stdio servers on each side (alternated, medians).
 
 Run it from the repository root:
 
     python tests/bench/bench_registry.py            # about 2 minutes on 2 cores
     python tests/bench/bench_registry.py --quick    # about 40 s
     python tests/bench/bench_registry.py --only cold  # about 3 minutes
+    python tests/bench/bench_registry.py --only memory
 """
 
 from __future__ import annotations
@@ -124,10 +128,15 @@ class Row:
     target: float | None = None
     higher_is_better: bool = False
     note: str = ""
+    over: float | None = None
+    """A target on the difference instead: mcpmount at most this much above the SDK."""
 
     @property
     def met(self) -> bool | None:
-        """Whether the ratio, as printed (3 decimals), meets the target; None if no target."""
+        """Whether the ratio, as printed (3 decimals), meets the target (or the difference
+        ``over``); None if no target."""
+        if self.over is not None:
+            return round(self.mcpmount - self.sdk, 2) <= self.over
         return None if self.target is None else round(self.ratio, 3) <= self.target
 
     @property
@@ -401,7 +410,12 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 async def bench_calls(
-    transport: str, sdk_client: Client, registry: Registry, plan: Plan, report: Report
+    transport: str,
+    sdk_client: Client,
+    registry: Registry,
+    plan: Plan,
+    report: Report,
+    era: str = "",
 ) -> None:
     async def sdk_call() -> object:
         result = await sdk_client.call_tool("echo", CALL_ARGS)
@@ -415,28 +429,30 @@ async def bench_calls(
 
     calls = plan.calls[transport]
     sdk, ours = await latencies(sdk_call, our_call, calls, plan.warmup)
-    note = f"{calls} sequential calls"
+    note = f"{calls} sequential calls, {-(-calls // BLOCK)} paired blocks"
     report.add(
         Row(
             "call",
-            f"{transport} p50",
+            f"{transport} p50{era}",
             percentile(sdk, 0.5) * 1e3,
             percentile(ours, 0.5) * 1e3,
             "ms",
-            target=1.0,
+            target=1.02,
             note=note,
         )
     )
     report.add(
         Row(
             "call",
-            f"{transport} p99",
+            f"{transport} p99{era}",
             percentile(sdk, 0.99) * 1e3,
             percentile(ours, 0.99) * 1e3,
             "ms",
             note=note,
         )
     )
+    if era:
+        return  # throughput once per transport
     # Two rounds in alternating order; the better round of each side counts.
     total = plan.throughput_calls[transport]
     rates: tuple[list[float], list[float]] = ([], [])
@@ -453,6 +469,7 @@ async def bench_calls(
             max(rates[0]),
             max(rates[1]),
             "calls/s",
+            target=1.053,  # mcpmount at 0.95x the SDK's rate or better
             higher_is_better=True,
             note=f"{total} calls, best of 2",
         )
@@ -465,6 +482,13 @@ async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None
         open_registry(stdio_config(1)) as registry,
     ):
         await bench_calls("stdio", started[0][0], registry, plan, report)
+    params = StdioServerParameters(command=sys.executable, args=[str(ECHO_SERVER)])
+    legacy = StdioServer(command=sys.executable, args=[str(ECHO_SERVER)], protocol="legacy")
+    async with (
+        sdk_clients([Client(stdio_client(params, errlog=devnull), mode="legacy")]) as started,
+        open_registry(RegistryConfig.from_servers({"s0": legacy})) as registry,
+    ):
+        await bench_calls("stdio", started[0][0], registry, plan, report, era=" legacy")
 
 
 @contextlib.contextmanager
@@ -503,6 +527,89 @@ async def bench_http_calls(plan: Plan, report: Report) -> None:
             open_registry(config) as registry,
         ):
             await bench_calls("http", started[0][0], registry, plan, report)
+
+
+# -- 4. memory --------------------------------------------------------------------------------
+
+RSS_CHILD = """
+import os, sys
+import anyio
+side, n, echo = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if side == "sdk":
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+else:
+    from mcpmount import RegistryConfig, StdioServer, open_registry
+
+def rss():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+
+async def own(started, stop, devnull):
+    params = StdioServerParameters(command=sys.executable, args=[echo])
+    async with Client(stdio_client(params, errlog=devnull)) as client:
+        await client.list_tools()
+        started.append(client)
+        await stop.wait()
+
+async def main():
+    if side == "sdk":
+        stop, started = anyio.Event(), []
+        with open(os.devnull, "w") as devnull:
+            async with anyio.create_task_group() as tg:
+                for _ in range(n):
+                    tg.start_soon(own, started, stop, devnull)
+                while len(started) < n:
+                    await anyio.sleep(0.05)
+                print(rss())
+                stop.set()
+    else:
+        spec = StdioServer(command=sys.executable, args=[echo])
+        config = RegistryConfig.from_servers({f"s{i}": spec for i in range(n)})
+        async with open_registry(config):
+            print(rss())
+
+if n == 0:
+    print(rss())
+else:
+    anyio.run(main)
+"""
+"""A fresh host: ``sdk`` or ``mcpmount`` imported (n = 0) or ``n`` echo servers mounted."""
+
+
+def child_rss(side: str, n: int) -> float:
+    """MB of resident memory of a fresh host process (see `RSS_CHILD`)."""
+    done = subprocess.run(
+        [sys.executable, "-c", RSS_CHILD, side, str(n), str(ECHO_SERVER)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    return int(done.stdout.split()[-1]) / 1024
+
+
+async def bench_memory(plan: Plan, report: Report) -> None:
+    reps = max(2, plan.reps[30])
+    for n, label, over in ((0, "import", 6.0), (30, "30 servers", 8.0)):
+        sdk: list[float] = []
+        ours: list[float] = []
+        for rep in range(reps):
+            order = [("sdk", sdk), ("mcpmount", ours)]
+            for side, out in order if rep % 2 == 0 else reversed(order):
+                out.append(await anyio.to_thread.run_sync(child_rss, side, n))
+        what = "import mcp / mcpmount" if n == 0 else f"host RSS, {label}"
+        report.add(
+            Row(
+                "memory",
+                what,
+                statistics.median(sdk),
+                statistics.median(ours),
+                "MB",
+                over=over,
+                note=f"median of {reps}, fresh processes",
+            )
+        )
 
 
 # -- the report -------------------------------------------------------------------------------
@@ -553,7 +660,9 @@ def render(report: Report, plan: Plan, elapsed: float) -> None:
             f"{row.mcpmount:.2f}",
             row.unit,
             f"{row.ratio:.3f}",
-            f"≤ {row.target:.2f}" if row.target is not None else "",
+            f"≤ {row.target:.2f}"
+            if row.target is not None
+            else (f"+{row.over:g} {row.unit}" if row.over is not None else ""),
             verdict,
             row.note,
         )
@@ -573,6 +682,8 @@ async def main(plan: Plan, sections: set[str], devnull: TextIO) -> None:
         await bench_stdio_calls(plan, report, devnull)
     if "http" in sections:
         await bench_http_calls(plan, report)
+    if "memory" in sections:
+        await bench_memory(plan, report)
     render(report, plan, time.perf_counter() - began)
 
 
@@ -582,12 +693,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Plan, set[str]]:
     parser.add_argument(
         "--only",
         action="append",
-        choices=["mount", "cold", "stdio", "http"],
+        choices=["mount", "cold", "stdio", "http", "memory"],
         help="run only these sections (repeatable); default: all",
     )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
-    sections: set[str] = set(args.only or ["mount", "cold", "stdio", "http"])
+    sections: set[str] = set(args.only or ["mount", "cold", "stdio", "http", "memory"])
     return plan, sections
 
 

@@ -27,20 +27,17 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyUrl
 
+from mcpmount.auth._required import LoginRequired
 from mcpmount.auth._store import Login, LoginMetadata, TokenStore
 from mcpmount.config import HttpServer, OAuthSpec
 
-__all__ = ["LoginRequired", "Persisted", "oauth_for", "provider"]
+__all__ = ["Persisted", "oauth_for", "provider"]
 
 _EARLY = 30.0
 """Refresh this many seconds before the access token expires (a tenth of its life at most)."""
 
 NOT_INTERACTIVE = "http://127.0.0.1/callback"
 """The redirect URI of a provider that never redirects (only ``mcpmount login`` does)."""
-
-
-class LoginRequired(Exception):
-    """The server wants a login that only a person can give: run ``mcpmount login NS``."""
 
 
 class Persisted(OAuthClientProvider):

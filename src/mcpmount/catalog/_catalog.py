@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 import anyio
 import mcp_types
-import platformdirs
 
 from mcpmount import naming
 from mcpmount.catalog._listeners import Listeners
@@ -88,7 +87,7 @@ class Catalog:
         """Namespace -> raw name -> its entry."""
         self._index = SearchIndex(
             settings.semantic_model,
-            vector_cache=Path(platformdirs.user_cache_dir("mcpmount")) / "vectors",
+            vector_cache=_vector_cache() if settings.semantic_model is not None else None,
             shared_vectors=settings.cache,
         )
         self._computing = False
@@ -292,3 +291,10 @@ class Catalog:
             for server, entries in self._servers.items()
             if entries
         }
+
+
+def _vector_cache() -> Path:
+    """Where the semantic ranker keeps tool vectors between runs (only it loads platformdirs)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("mcpmount")) / "vectors"

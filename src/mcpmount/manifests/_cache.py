@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Final, Protocol, cast
 
 import mcp_types
-import platformdirs
 import pydantic
 import xxhash
 
@@ -75,8 +74,11 @@ class FileStore:
     """One file per entry in ``directory``, readable by the user only, written whole."""
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        default = Path(platformdirs.user_cache_dir("mcpmount")) / "manifests"
-        self.directory = Path(directory) if directory is not None else default
+        if directory is None:
+            import platformdirs  # only a store at the default place needs it
+
+            directory = Path(platformdirs.user_cache_dir("mcpmount")) / "manifests"
+        self.directory = Path(directory)
 
     def __repr__(self) -> str:
         return f"FileStore({str(self.directory)!r})"

@@ -15,9 +15,10 @@ Redis left alone for a while, so thirty servers do not each wait for it).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from mcpmount.redis import Purpose, redis_connection
+if TYPE_CHECKING:
+    from mcpmount.redis import Purpose
 
 __all__ = ["RedisStore"]
 
@@ -26,8 +27,6 @@ _TIMEOUT: Final = 2.0
 
 _MIN_EXPIRY: Final = 86400
 """Entries live at least this long in Redis (seconds), whatever ``manifest_ttl`` says."""
-
-_PURPOSE: Final = Purpose("the manifest cache", "servers mount from their live lists")
 
 
 class RedisStore:
@@ -42,6 +41,12 @@ class RedisStore:
     """
 
     def __init__(self, url: str, *, expire: float, prefix: str = "mcpmount:manifest:") -> None:
+        # mcpmount.redis loads with the first store: a registry without one never needs it.
+        from mcpmount.redis import Purpose, redis_connection
+
+        self._purpose: Purpose = Purpose(
+            "the manifest cache", "servers mount from their live lists"
+        )
         self.redis = redis_connection(url)
         """The process's connection to the Redis, shared with its other stores."""
         self.expire = max(int(expire), _MIN_EXPIRY)
@@ -59,7 +64,7 @@ class RedisStore:
     async def get(self, key: str) -> bytes | None:
         self._hold()
         data = await self.redis.request(
-            lambda client: client.get(self.prefix + key), purpose=_PURPOSE, timeout=_TIMEOUT
+            lambda client: client.get(self.prefix + key), purpose=self._purpose, timeout=_TIMEOUT
         )
         return data if isinstance(data, bytes) else None
 
@@ -67,7 +72,7 @@ class RedisStore:
         self._hold()
         await self.redis.request(
             lambda client: client.set(self.prefix + key, data, ex=self.expire),
-            purpose=_PURPOSE,
+            purpose=self._purpose,
             timeout=_TIMEOUT,
         )
 

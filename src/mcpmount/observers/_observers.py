@@ -25,7 +25,7 @@ from typing import TypeVar
 import anyio
 import mcp_types
 
-from mcpmount.observers._tracing import mark_failed, mark_result, upstream_span
+from mcpmount.observers._tracing import mark_failed, mark_result, tracing, upstream_span
 from mcpmount.search import ToolSearchCall
 from mcpmount.tool import MountedTool
 
@@ -60,13 +60,20 @@ class SearchEvent:
     """How many tools it returned."""
 
 
-class Observed:
-    """What a call under `Observers.calling` reports: its result, if it had one."""
+class Observed(contextlib.AbstractContextManager["Observed"]):
+    """What a call under `Observers.calling` reports: its result, if it had one.
+
+    Unobserved (no callback, no tracer provider), it is the whole context: nothing to time,
+    trace or tell.
+    """
 
     __slots__ = ("result",)
 
     def __init__(self) -> None:
         self.result: mcp_types.CallToolResult | None = None
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
 
 
 class Observers:
@@ -86,9 +93,19 @@ class Observers:
         self._searches.append(callback)
         return lambda: _discard(self._searches, callback)
 
+    def calling(
+        self, entry: MountedTool, transport: str
+    ) -> contextlib.AbstractContextManager[Observed]:
+        """Time and trace one call of ``entry``; set ``result`` on what it yields.
+
+        A call nobody observes (no callback, no tracer provider) pays for neither.
+        """
+        if not self._calls and not tracing():
+            return Observed()
+        return self._observed(entry, transport)
+
     @contextlib.contextmanager
-    def calling(self, entry: MountedTool, transport: str) -> Generator[Observed]:
-        """Time and trace one call of ``entry``; set ``result`` on what it yields."""
+    def _observed(self, entry: MountedTool, transport: str) -> Generator[Observed]:
         began = time.perf_counter()
         observed = Observed()
         with upstream_span(entry, transport) as span:

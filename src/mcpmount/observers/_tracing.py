@@ -43,10 +43,19 @@ from opentelemetry.trace import Span, SpanKind, StatusCode
 from mcpmount.errors import UpstreamError
 from mcpmount.tool import MountedTool
 
-__all__ = ["mark_failed", "mark_result", "upstream_span"]
+__all__ = ["mark_failed", "mark_result", "tracing", "upstream_span"]
 
 _tracer = trace.get_tracer("mcpmount")
 """A proxy: it follows whatever tracer provider the host sets, whenever it sets it."""
+
+
+def tracing() -> bool:
+    """Whether a tracer provider is set (by the host, or ``OTEL_PYTHON_TRACER_PROVIDER``).
+
+    Without one the span would be the caller's span context again, not recording: the
+    ``traceparent`` the SDK injects is the same whether or not the call opens it.
+    """
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 @contextlib.contextmanager

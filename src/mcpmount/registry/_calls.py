@@ -14,8 +14,8 @@ that arrives while its server restarts waits for it within the same deadline.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, cast
 
 import anyio
 import mcp_types
@@ -99,7 +99,7 @@ async def call_tool(
     seconds = servers.timeout(supervisor, timeout)  # the same default as prompts and reads
     began = anyio.current_time()
     result = await call_within(
-        supervisor, entry, arguments, seconds, progress, context, servers, observers
+        supervisor, entry, arguments, began, seconds, progress, context, servers, observers
     )
     if (stats := servers.stats.get(entry.server)) is not None:
         stats.record(anyio.current_time() - began)
@@ -110,40 +110,53 @@ async def call_tool(
 def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:
     """Raise ``ArgumentsError`` if ``arguments`` hold a value JSON over UTF-8 cannot carry.
 
-    Iterative, so a deeply nested argument cannot exhaust the stack, and bounded in
-    depth, so a container that holds itself is refused instead of walked forever.
+    One pass: a scalar is checked where it stands, and only a nested container waits on
+    the stack (with its path), so plain arguments allocate nothing. Iterative, so a deeply
+    nested argument cannot exhaust the stack, and bounded in depth, so a container that
+    holds itself is refused instead of walked forever.
     """
     if arguments is None:
         return
-    stack: list[tuple[str, object, int]] = [("arguments", arguments, 0)]
+    stack: list[tuple[object, str, int]] = [(arguments, "arguments", 0)]
     while stack:
-        where, value, depth = stack.pop()
-        if depth > MAX_DEPTH and isinstance(value, Mapping | list | tuple):
+        container, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
             problem = f"nests deeper than {MAX_DEPTH} levels (does it hold itself?)"
             raise ArgumentsError(server, tool, where, problem)
-        match value:
-            case str():
+        items: Iterable[tuple[object, object]]
+        if isinstance(container, dict | Mapping):
+            items = cast(Mapping[object, object], container).items()
+            keyed = True
+        elif isinstance(container, list | tuple):
+            items = enumerate(cast(Sequence[object], container))
+            keyed = False
+        else:
+            continue  # other types: the SDK's serializer decides (and raises a TypeError)
+        for key, value in items:
+            if keyed:
+                if not isinstance(key, str):
+                    problem = "has a key that is not a string; JSON keys are strings"
+                    raise ArgumentsError(server, tool, where, problem)
+                if not key.isascii() and not _encodable(key):
+                    raise ArgumentsError(server, tool, f"a key of {where}", _SURROGATE)
+            if isinstance(value, str):
                 if not value.isascii() and not _encodable(value):
-                    raise ArgumentsError(server, tool, where, _SURROGATE)
-            case bool() | int() | None:
+                    raise ArgumentsError(server, tool, _path(where, key, depth), _SURROGATE)
+            elif value is None or isinstance(value, int):
                 pass
-            case float():
+            elif isinstance(value, float):
                 if not math.isfinite(value):
-                    raise ArgumentsError(server, tool, where, f"is {value}, {_NOT_FINITE}")
-            case Mapping():
-                mapping: Mapping[object, object] = value  # pyright: ignore[reportUnknownVariableType]
-                for key, item in mapping.items():
-                    if not isinstance(key, str):
-                        problem = "has a key that is not a string; JSON keys are strings"
-                        raise ArgumentsError(server, tool, where, problem)
-                    if not key.isascii() and not _encodable(key):
-                        raise ArgumentsError(server, tool, f"a key of {where}", _SURROGATE)
-                    stack.append((f"{where}.{key}" if depth else key, item, depth + 1))
-            case list() | tuple():
-                items: list[object] = list(value)  # pyright: ignore[reportUnknownArgumentType]
-                stack.extend((f"{where}[{i}]", item, depth + 1) for i, item in enumerate(items))
-            case _:
-                pass  # other types: the SDK's serializer decides (and raises a TypeError)
+                    problem = f"is {value}, {_NOT_FINITE}"
+                    raise ArgumentsError(server, tool, _path(where, key, depth), problem)
+            elif isinstance(value, dict | list | tuple | Mapping):
+                stack.append((cast(object, value), _path(where, key, depth), depth + 1))
+
+
+def _path(where: str, key: object, depth: int) -> str:
+    """Where the item ``key`` of the container at ``where`` (``depth`` deep) stands."""
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if depth else str(key)
 
 
 MAX_DEPTH = 256
@@ -165,13 +178,15 @@ async def call_within(
     supervisor: Supervisor,
     entry: MountedTool,
     arguments: Mapping[str, Any] | None,
+    began: float,
     timeout: float,
     progress: ProgressFnT | None,
     context: object | None,
     starts: Starts,
     observers: Observers,
 ) -> mcp_types.CallToolResult:
-    """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds.
+    """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds of
+    ``began`` (anyio's clock).
 
     ``context`` is the caller's, for the handlers of what the server asks meanwhile.
     ``observers`` are told how it ended; it is traced (`Observers.calling`).
@@ -190,10 +205,10 @@ async def call_within(
     """
     with observers.calling(entry, supervisor.spec.transport) as observed:
         name = entry.name
-        began = anyio.current_time()
         sent = False
+        remaining = timeout
         with supervisor.in_use():
-            with anyio.move_on_after(timeout):
+            with anyio.CancelScope(deadline=began + timeout):
                 if supervisor.connection.state is ServerState.FAILED:
                     starts.lost(supervisor.connection)
                 if from_cache := supervisor.dormant:
@@ -201,6 +216,7 @@ async def call_within(
                 if not supervisor.ready.is_set():
                     from_cache = from_cache or supervisor.cached  # a background start under way
                     await supervisor.ready.wait()
+                    remaining = timeout - (anyio.current_time() - began)
                 if supervisor.restarting:
                     reason = "it is restarting and did not come back"
                     raise ServerNotRunningError(entry.server, name, reason)
@@ -210,7 +226,6 @@ async def call_within(
                 live = supervisor.connection.tools
                 if from_cache and all(tool.name != entry.raw_name for tool in live):
                     raise ToolRemovedError(entry.server, name)
-                remaining = timeout - (anyio.current_time() - began)
                 sent = True
                 try:
                     observed.result = await supervisor.connection.call(

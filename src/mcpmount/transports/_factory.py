@@ -6,7 +6,6 @@ import os
 
 import httpx2
 
-from mcpmount.auth import TokenStore, oauth_for
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
 from mcpmount.sandbox import policy_for
 from mcpmount.transports._auto import AutoTransport
@@ -65,4 +64,8 @@ def _auth(
     """
     if spec.headers_command is not None:
         return CommandHeaders(spec, reaper)
+    if spec.oauth is None:
+        return None
+    from mcpmount.auth import TokenStore, oauth_for  # OAuth loads with its first server
+
     return oauth_for(spec, server, TokenStore.of(settings))

@@ -53,13 +53,12 @@ class Metered(httpx2.AsyncBaseTransport):
         if encoding not in ("", "identity"):
             refused = Refusal(f"it sent a {encoding}-compressed answer, which cannot be metered")
         events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
-        stream = _MeteredStream(body, self._limits.meter(), refused, self._diagnostics, events)
-        return httpx2.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=stream,
-            extensions=response.extensions,
+        # In place, as httpx2's own client binds a body: a new Response would copy the
+        # headers of every answer.
+        response.stream = _MeteredStream(
+            body, self._limits.meter(), refused, self._diagnostics, events
         )
+        return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()

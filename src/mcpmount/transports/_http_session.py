@@ -96,7 +96,11 @@ class SessionRenewal(httpx2.AsyncBaseTransport):
 
 
 def _is_initialize(request: httpx2.Request) -> bool:
+    """Whether ``request`` is the handshake's ``initialize`` (parsed only if it may be: in
+    the 2026-07-28 era no request carries a session, and every call would be parsed)."""
     try:
+        if b'"initialize"' not in request.content:
+            return False
         return json.loads(request.content).get("method") == "initialize"
     except (httpx2.RequestNotRead, ValueError, AttributeError):
         return False

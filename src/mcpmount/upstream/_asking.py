@@ -32,8 +32,8 @@ the call with it instead, so the call fails with that error as an `UpstreamError
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import InitVar, dataclass, field
 from typing import TypedDict
@@ -77,6 +77,24 @@ _CALL: ContextVar[_Call | None] = ContextVar("mcpmount_upstream_call", default=N
 """The call the current task is making, whichever server it went to."""
 
 
+class _InFlight(AbstractContextManager[None]):
+    """`Asking.calling`: a plain class, as every call passes through it."""
+
+    __slots__ = ("_call", "_in_flight", "_token")
+
+    def __init__(self, call: _Call, in_flight: list[_Call]) -> None:
+        self._call = call
+        self._in_flight = in_flight
+
+    def __enter__(self) -> None:
+        self._token = _CALL.set(self._call)
+        self._in_flight.append(self._call)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._in_flight.remove(self._call)
+        _CALL.reset(self._token)
+
+
 @dataclass(eq=False)
 class Asking:
     """One connection's answers to its server's requests, and the calls they belong to."""
@@ -97,18 +115,10 @@ class Asking:
         on_log = self.handlers.logging if self.handlers is not None else None
         self.log = UpstreamLog(self.server, self.spec, on_log, log_level)
 
-    @contextmanager
-    def calling(self, tool: str, context: object | None) -> Generator[None]:
+    def calling(self, tool: str, context: object | None) -> AbstractContextManager[None]:
         """Mark a call to ``tool`` (its public name, or a prompt's, or a resource's registry
         URI) as in flight for its duration."""
-        call = _Call(tool, context)
-        token = _CALL.set(call)
-        self._in_flight.append(call)
-        try:
-            yield
-        finally:
-            self._in_flight.remove(call)
-            _CALL.reset(token)
+        return _InFlight(_Call(tool, context), self._in_flight)
 
     def asker(self) -> Asker:
         """Who is asking now: the call of this task, else the only call in flight, else none."""

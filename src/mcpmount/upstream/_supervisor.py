@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import logging
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -105,15 +105,9 @@ class Supervisor:
         """Whether a restart is under way."""
         return self._phase is _Phase.RESTARTING
 
-    @contextlib.contextmanager
-    def in_use(self) -> Generator[None]:
+    def in_use(self) -> contextlib.AbstractContextManager[None]:
         """Count a call (or another request) in flight, and when the last one ended."""
-        self.busy += 1
-        try:
-            yield
-        finally:
-            self.busy -= 1
-            self.last_call = anyio.current_time()
+        return _InUse(self)
 
     @property
     def dormant(self) -> bool:
@@ -231,3 +225,19 @@ class Supervisor:
             if self._phase is _Phase.RESTARTING:
                 self._phase = _Phase.UP
             self.ready.set()
+
+
+class _InUse(contextlib.AbstractContextManager[None]):
+    """`Supervisor.in_use`: a plain class, as every call passes through it."""
+
+    __slots__ = ("_supervisor",)
+
+    def __init__(self, supervisor: Supervisor) -> None:
+        self._supervisor = supervisor
+
+    def __enter__(self) -> None:
+        self._supervisor.busy += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._supervisor.busy -= 1
+        self._supervisor.last_call = anyio.current_time()

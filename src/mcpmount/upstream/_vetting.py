@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import xxhash
-from jsonschema.protocols import Validator
-from jsonschema.validators import Draft202012Validator, validator_for
 
 from mcpmount.upstream._plain_schema import plainly_valid
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = ["MAX_VERDICTS", "SchemaVetting"]
 
@@ -84,20 +84,26 @@ class SchemaVetting:
 
     def _check(self, schema: Mapping[str, Any]) -> str | None:
         """What ``check_schema`` of the schema's own validator class says, with its
-        metaschema validator built once per class instead of once per schema."""
+        metaschema validator built once per class instead of once per schema.
+
+        ``jsonschema`` loads with the first schema `plainly_valid` cannot answer.
+        """
+        if plainly_valid(schema):  # says yes only to Draft 2020-12, jsonschema's default
+            self.plain += 1
+            return None
+        from jsonschema import SchemaError
+        from jsonschema.validators import Draft202012Validator, validator_for
+
         # A "$schema" that is not a string (even unhashable) is the default draft's to refuse.
         own = isinstance(schema.get("$schema", ""), str)
         cls = validator_for(schema) if own else Draft202012Validator
-        if cls is Draft202012Validator and plainly_valid(schema):
-            self.plain += 1
-            return None
         metaschema = self._metaschemas.get(cls)
         if metaschema is None:
             meta_cls = validator_for(cls.META_SCHEMA, default=cls)
             metaschema = meta_cls(cls.META_SCHEMA, format_checker=meta_cls.FORMAT_CHECKER)
             self._metaschemas[cls] = metaschema
         for error in metaschema.iter_errors(schema):
-            problem = jsonschema.SchemaError.create_from(error)
+            problem = SchemaError.create_from(error)
             where = "/".join(str(part) for part in problem.path) or "the top level"
             return f"at {where}: {_short(problem.message)}"
         return None
