@@ -1,27 +1,34 @@
 """The latency `mcpmount serve` adds to a call, against a direct call, in one run.
 
-Four clients are open at once, all made by the SDK's ``Client``:
+For each protocol era (``legacy``: the initialize handshake; ``2026``: the 2026-07-28 era
+the SDK's ``Client`` picks by default), three pairings are measured, each one client
+straight to ``tests/bench/echo_server.py`` and one through ``mcpmount serve`` in front of it,
+all made by the SDK's ``Client`` in that era (and the served upstream mounted in it too):
 
-- direct stdio: ``tests/bench/echo_server.py`` spawned by the client;
-- via serve, stdio: ``mcpmount serve`` spawned by the client, in front of that server;
-- direct HTTP: the echo server with ``--http``;
-- via serve, HTTP: ``mcpmount serve --transport http`` in front of that HTTP server.
+- stdio front, stdio upstream: both spawned by their client;
+- HTTP front, HTTP upstream: ``mcpmount serve --transport http`` before the echo server's
+  ``--http``;
+- HTTP front, stdio upstream: ``mcpmount serve --transport http`` spawning the echo server
+  (the direct side is the echo server over HTTP: the client speaks HTTP either way).
 
 Calls of the trivial ``echo`` tool are interleaved in blocks (direct, then via serve), so
-machine noise hits both sides alike; p50 and p99 are reported with the ratio.
+machine noise hits both sides alike; p50 and p99 are reported with the ratio, and the load
+average the run started under.
 
-Run it from the repository root:  python tests/bench/bench_serve.py [--calls 300]
+Run it from the repository root:  python tests/bench/bench_serve.py [--calls 300] [--era legacy]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import TextIO
 
@@ -31,6 +38,8 @@ from mcp.client.stdio import stdio_client
 
 ECHO = Path(__file__).parent / "echo_server.py"
 BLOCK = 10
+ERAS = {"legacy": "legacy", "2026": "auto"}
+"""Each era's name here, and the ``mode`` of the SDK's ``Client`` that speaks it."""
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -39,12 +48,30 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 def wait_for(path: Path, process: subprocess.Popen[bytes]) -> str:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # a loaded machine starts Python slowly
     while not path.exists() or not path.read_text().strip():
         if process.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"{process.args!r} did not start")
         time.sleep(0.02)
     return path.read_text().strip()
+
+
+@contextlib.contextmanager
+def started(args: list[str], portfile: Path, devnull: TextIO) -> Generator[str]:
+    """Run an HTTP server (``args``, which write ``portfile``); yield its ``/mcp`` URL."""
+    process = subprocess.Popen(args, stderr=devnull)
+    try:
+        yield f"http://127.0.0.1:{wait_for(portfile, process)}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def config(path: Path, era: str, server: str) -> Path:
+    """Write a config mounting the echo server as ``e``: ``server`` is its TOML keys."""
+    protocol = "legacy" if era == "legacy" else "auto"
+    path.write_text(f'[servers.e]\n{server}\nprotocol = "{protocol}"\n')
+    return path
 
 
 async def measure(
@@ -67,60 +94,69 @@ def report(label: str, direct: list[float], served: list[float]) -> None:
     d50, s50 = statistics.median(direct) * 1e3, statistics.median(served) * 1e3
     d99, s99 = percentile(direct, 0.99) * 1e3, percentile(served, 0.99) * 1e3
     print(
-        f"{label:6} n={len(direct):4}  direct p50 {d50:6.2f} ms p99 {d99:6.2f} ms | "
+        f"{label:18} n={len(direct):4}  direct p50 {d50:6.2f} ms p99 {d99:6.2f} ms | "
         f"via serve p50 {s50:6.2f} ms p99 {s99:6.2f} ms | added p50 {s50 - d50:+.2f} ms, "
-        f"ratio p50 {s50 / d50:.2f}x p99 {s99 / d99:.2f}x"
+        f"ratio p50 {s50 / d50:.2f}x p99 {s99 / d99:.2f}x",
+        flush=True,
     )
 
 
-async def compare(
-    stdio_config: Path, url: str, served_url: str, calls: int, devnull: TextIO
-) -> None:
-    direct = StdioServerParameters(command=sys.executable, args=[str(ECHO)])
-    serve = StdioServerParameters(
-        command=sys.executable, args=["-m", "mcpmount", "serve", str(stdio_config)]
-    )
-    async with (
-        Client(stdio_client(direct, errlog=devnull)) as d,
-        Client(stdio_client(serve, errlog=devnull)) as s,
-    ):
+async def pair(label: str, direct: Client, served: Client, calls: int) -> None:
+    async with direct as d, served as s:
         while "e__echo" not in [t.name for t in (await s.list_tools()).tools]:
             await anyio.sleep(0.05)
-        report("stdio", *await measure(d, s, "e", calls))
-    async with Client(url) as d, Client(served_url) as s:
-        while "e__echo" not in [t.name for t in (await s.list_tools()).tools]:
-            await anyio.sleep(0.05)
-        report("http", *await measure(d, s, "e", calls))
+        report(label, *await measure(d, s, "e", calls))
 
 
-def main(calls: int) -> None:
-    """Start the HTTP servers (blocking setup), then measure all four clients."""
+def run_era(era: str, calls: int, tmp: Path, devnull: TextIO) -> None:
+    """Measure the three pairings of one era."""
+    mode = ERAS[era]
+    python = sys.executable
+    stdio_upstream = f'command = "{python}"\nargs = ["{ECHO}"]'
+    stdio_config = config(tmp / f"{era}-stdio.toml", era, stdio_upstream)
+    serve = [python, "-m", "mcpmount", "serve"]
+    flags = ["--transport", "http", "--port", "0", "--portfile"]
+    echo_http = [python, str(ECHO), "--http", "--portfile", str(tmp / f"{era}-echo.port")]
+    with started(echo_http, tmp / f"{era}-echo.port", devnull) as url:
+        http_config = config(tmp / f"{era}-http.toml", era, f'url = "{url}"')
+        served_http = [*serve, str(http_config), *flags, str(tmp / f"{era}-sh.port")]
+        served_stdio = [*serve, str(stdio_config), *flags, str(tmp / f"{era}-ss.port")]
+        with (
+            started(served_http, tmp / f"{era}-sh.port", devnull) as via_http,
+            started(served_stdio, tmp / f"{era}-ss.port", devnull) as via_stdio,
+        ):
+
+            async def compare() -> None:
+                direct = StdioServerParameters(command=python, args=[str(ECHO)])
+                served = [*serve[1:], str(stdio_config)]
+                spawned = StdioServerParameters(command=python, args=served)
+                await pair(
+                    f"{era} stdio/stdio",
+                    Client(stdio_client(direct, errlog=devnull), mode=mode),
+                    Client(stdio_client(spawned, errlog=devnull), mode=mode),
+                    calls,
+                )
+                await pair(
+                    f"{era} http/http", Client(url, mode=mode), Client(via_http, mode=mode), calls
+                )
+                await pair(
+                    f"{era} http/stdio", Client(url, mode=mode), Client(via_stdio, mode=mode), calls
+                )
+
+            anyio.run(compare)
+
+
+def main(calls: int, eras: list[str]) -> None:
+    """Start the HTTP servers of each era (blocking setup), then measure its pairings."""
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
     with open(os.devnull, "w") as devnull, tempfile.TemporaryDirectory() as tmp:
-        stdio_config = Path(tmp, "stdio.toml")
-        stdio_config.write_text(f'[servers.e]\ncommand = "{sys.executable}"\nargs = ["{ECHO}"]\n')
-        echo_port, serve_port = Path(tmp, "echo.port"), Path(tmp, "serve.port")
-        echo_http = subprocess.Popen(
-            [sys.executable, str(ECHO), "--http", "--portfile", str(echo_port)], stderr=devnull
-        )
-        try:
-            url = f"http://127.0.0.1:{wait_for(echo_port, echo_http)}/mcp"
-            http_config = Path(tmp, "http.toml")
-            http_config.write_text(f'[servers.e]\nurl = "{url}"\n')
-            serve = [sys.executable, "-m", "mcpmount", "serve", str(http_config)]
-            flags = ["--transport", "http", "--port", "0", "--portfile", str(serve_port)]
-            serve_http = subprocess.Popen([*serve, *flags], stderr=devnull)
-            try:
-                served_url = f"http://127.0.0.1:{wait_for(serve_port, serve_http)}/mcp"
-                anyio.run(compare, stdio_config, url, served_url, calls, devnull)
-            finally:
-                serve_http.terminate()
-                serve_http.wait(10)
-        finally:
-            echo_http.terminate()
-            echo_http.wait(10)
+        for era in eras:
+            run_era(era, calls, Path(tmp), devnull)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="The latency mcpmount serve adds to a call.")
-    parser.add_argument("--calls", type=int, default=300, help="calls per side and transport")
-    main(parser.parse_args().calls)
+    parser.add_argument("--calls", type=int, default=300, help="calls per side and pairing")
+    parser.add_argument("--era", choices=[*ERAS, "both"], default="both")
+    args = parser.parse_args()
+    main(args.calls, list(ERAS) if args.era == "both" else [args.era])

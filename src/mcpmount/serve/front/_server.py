@@ -45,6 +45,7 @@ import anyio
 import mcp_types
 from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
@@ -60,6 +61,7 @@ from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
 from mcpmount.serve.front._screen import UNREADABLE_METHOD
+from mcpmount.serve.front._spans import Spans
 from mcpmount.serve.front._startup import Startup
 from mcpmount.serve.relay import Downstream, Relay
 from mcpmount.serve.sessions import Changes, Kind, Logs, Sessions, Subscriptions
@@ -128,8 +130,12 @@ class RegistryServer:
             on_unsubscribe_resource=self._subscriptions.unsubscribe,
             on_subscriptions_listen=self._subscriptions.listen,
         )
-        self.server.middleware.append(self._track_session)
-        self.server.middleware.append(Gate(self.door))  # what a token may see
+        middleware = self.server.middleware
+        for at, each in enumerate(middleware):
+            if isinstance(each, OpenTelemetryMiddleware):
+                middleware[at] = Spans(each)  # the SDK's span, when it can matter
+        middleware.append(self._track_session)
+        middleware.append(Gate(self.door))  # what a token may see
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
         # (deprecated in 2026-07-28).

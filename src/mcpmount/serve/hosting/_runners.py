@@ -1,9 +1,9 @@
-"""Hosting an MCP server in this process: stdio fed by a stdin thread, or uvicorn on our socket.
+"""Hosting an MCP server in this process: stdio (its wire: ``_stdio``), or uvicorn on our socket.
 
 Nothing here knows the registry: `run_stdio` takes the SDK's low-level ``Server`` and
 `run_http` an ASGI app (and apps to serve beside it on other ports, each a `Listener`).
-While serving stdio, the SDK's ``stdio_server`` diverts fd 1 to stderr (we hand it only
-stdin), so nothing but protocol messages can reach stdout. The process's signals are not
+While serving stdio, fd 1 points at stderr (`stdio_wire` or the SDK's ``stdio_server``
+diverts it), so nothing but protocol messages can reach stdout. The process's signals are not
 handled here: uvicorn runs without its own handlers, and the caller decides when to stop.
 """
 
@@ -13,21 +13,17 @@ import contextlib
 import math
 import os
 import socket
-import sys
-import threading
-from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import uvicorn
 from mcp.server import InitializationOptions, Server
 from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 
-from mcpmount.serve.front import screen
+from mcpmount.serve.hosting._stdio import stdio_wire
 from mcpmount.serve.hosting._stopping import Stopping
 
 __all__ = ["Listener", "run_http", "run_stdio", "write_portfile"]
@@ -40,8 +36,8 @@ _BACKSTOP: Final = 2
 async def run_stdio(server: Server[Any], options: InitializationOptions) -> None:
     """Serve one client over this process's stdin and stdout until stdin ends."""
     async with (
-        _stdin_lines() as lines,
-        stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (read, write),
+        stdio_wire() as (stdin, stdout),
+        stdio_server(stdin=stdin, stdout=stdout) as (read, write),
     ):
         await server.run(read, write, options)
 
@@ -191,73 +187,3 @@ def _bind(host: str, port: int) -> Generator[socket.socket]:
         sock.listen(128)
         sock.set_inheritable(False)  # upstream servers spawned later must not hold it
         yield sock
-
-
-_STDIN_CHUNK = 65536
-
-
-class _StdinLines:
-    """Lines of stdin for `stdio_server`, read by a daemon thread.
-
-    The SDK reads stdin in an anyio worker thread, which a cancel cannot interrupt: a
-    SIGTERM while the client keeps stdin open would hang the shutdown until the next
-    line. A daemon thread feeding a stream can be left behind, and never delays exit.
-    """
-
-    def __init__(self) -> None:
-        self._send, self._receive = anyio.create_memory_object_stream[str](0)
-        self._fd = sys.stdin.fileno()
-
-    def start(self) -> None:
-        token = anyio.lowlevel.current_token()
-        thread = threading.Thread(
-            target=self._read, args=(token,), name="mcpmount stdin", daemon=True
-        )
-        thread.start()
-
-    def _read(self, token: anyio.lowlevel.EventLoopToken) -> None:
-        # os.read on the descriptor, not sys.stdin.buffer: a daemon thread blocked inside
-        # a BufferedReader holds its lock, and the interpreter's exit then aborts with
-        # "Fatal Python error: _enter_buffered_busy" (exit 134) while the client keeps
-        # stdin open. A raw read holds no lock.
-        buffer = bytearray()
-        scanned = 0  # bytes of buffer known to hold no newline: each byte is scanned once
-        try:
-            while chunk := os.read(self._fd, _STDIN_CHUNK):
-                buffer += chunk
-                while (end := buffer.find(b"\n", scanned)) >= 0:
-                    text = screen(buffer[: end + 1].decode("utf-8", errors="replace"))
-                    del buffer[: end + 1]
-                    scanned = 0
-                    anyio.from_thread.run(self._send.send, text, token=token)
-                scanned = len(buffer)
-            if buffer:
-                text = buffer.decode("utf-8", errors="replace")
-                anyio.from_thread.run(self._send.send, text, token=token)
-        except Exception:  # the loop ended (RunFinishedError), stdin failed or was closed
-            pass
-        # EOF (or a read error): the session ends; after the loop ended, nothing to tell.
-        with contextlib.suppress(Exception):
-            anyio.from_thread.run_sync(self._send.close, token=token)
-
-    def __aiter__(self) -> _StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        try:
-            return await self._receive.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    def close(self) -> None:
-        self._receive.close()
-
-
-@contextlib.asynccontextmanager
-async def _stdin_lines() -> AsyncGenerator[_StdinLines]:
-    lines = _StdinLines()
-    lines.start()
-    try:
-        yield lines
-    finally:
-        lines.close()
