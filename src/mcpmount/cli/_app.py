@@ -67,17 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 refresh = args.refresh_cache
                 command = partial(run_check, config, args.json, out, err, refresh=refresh)
             case "tools":
-                command = partial(run_tools, config, args, out)
+                command = partial(run_tools, config, args, out, err)
             case "search":
-                command = partial(run_search, config, args, out)
+                command = partial(run_search, config, args, out, err)
             case "call":
                 command = partial(run_call, config, args, out, err)
             case "prompts":
-                command = partial(run_prompts, config, args, out)
+                command = partial(run_prompts, config, args, out, err)
             case "resources":
-                command = partial(run_resources, config, args, out)
+                command = partial(run_resources, config, args, out, err)
             case "read":
-                command = partial(run_read, config, args, out)
+                command = partial(run_read, config, args, out, err)
             case "prompt":
                 command = partial(run_prompt, config, args, out, err)
             case "status":
@@ -137,6 +137,14 @@ def _parser() -> argparse.ArgumentParser:
             help=f"config file (TOML or mcpServers JSON; default {DEFAULT_CONFIG})",
         )
 
+    def live_arg(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--live",
+            action="store_true",
+            help="start every server and list what it offers now (default: a server whose "
+            "manifest is cached and fresh is listed from it, without starting)",
+        )
+
     check = command("check", "mount every server, show how each did, close them all")
     config_arg(check)
     check.add_argument(
@@ -178,17 +186,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     tools = command("tools", "list the mounted tools under their public names")
     config_arg(tools)
+    live_arg(tools)
     search = command("search", "rank the mounted tools (deferred ones included) for a query")
     search.add_argument("query", help='keywords, "select:a,b" or "+required words"')
     config_arg(search)
     search.add_argument("-n", "--limit", type=int, default=5, help="how many results (1-20)")
-    call = command("call", "call one tool and print its result")
+    live_arg(search)
+    call = command("call", "call one tool and print its result (only its server is started)")
     call.add_argument("name", help="the public tool name, e.g. fs__read_file")
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
     config_arg(call)
     call.add_argument("--timeout", type=_seconds, help="seconds to wait for the result")
-    config_arg(command("prompts", "list the mounted prompts under their public names"))
-    config_arg(command("resources", "list the mounted resources and templates (registry URIs)"))
+    prompts = command("prompts", "list the mounted prompts under their public names")
+    config_arg(prompts)
+    live_arg(prompts)
+    resources = command("resources", "list the mounted resources and templates (registry URIs)")
+    config_arg(resources)
+    live_arg(resources)
     read = command("read", "read one resource and print its contents")
     read.add_argument("uri", help="a registry URI, e.g. mcpmount://fs/file:///a.txt")
     config_arg(read)

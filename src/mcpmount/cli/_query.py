@@ -16,9 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for
+from mcpmount.cli._progress import progress_bar
 from mcpmount.cli._shown import counted, print_json, shown, widest
 from mcpmount.config import RegistryConfig
-from mcpmount.registry import needs_approval, open_registry
+from mcpmount.registry import needs_approval
 
 __all__ = ["run_call", "run_search", "run_tools"]
 
@@ -26,8 +28,10 @@ __all__ = ["run_call", "run_search", "run_tools"]
 # -- tools ------------------------------------------------------------------------------------
 
 
-async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_tools(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with listing(config, args.live, err) as registry:
         tools = registry.mounted_tools()
         policy = config.settings.approval
         gated = {t.name for t in tools if needs_approval(t, config.servers[t.server], policy)}
@@ -65,8 +69,10 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
 # -- search -----------------------------------------------------------------------------------
 
 
-async def run_search(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_search(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with listing(config, args.live, err) as registry:
         found = registry.search(args.query, args.limit)
     if args.json:
         hits = [{"name": h.tool.name, "score": round(h.score, 4)} for h in found.hits]
@@ -106,8 +112,12 @@ async def run_call(
     arguments = json_object(args.arguments, err, example='{"path": "a.txt"}')
     if arguments is None:
         return EXIT_USAGE
-    async with open_registry(config) as registry:
-        result = await registry.call(args.name, arguments, timeout=args.timeout)
+    needed = needed_for(config, namespace_of(args.name))
+    async with mounted(needed, err) as registry:
+        with progress_bar(err, args.name) as progress:
+            result = await registry.call(
+                args.name, arguments, timeout=args.timeout, progress=progress
+            )
     if args.json:
         print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))
     else:
