@@ -6,8 +6,10 @@ Exit codes: 0 ok, 1 a server or call failed, 2 bad config or usage (see `mcpmoun
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import math
+import os
 import sys
 from collections.abc import Sequence
 from functools import partial
@@ -18,6 +20,7 @@ from rich.console import Console
 
 from mcpmount.cli._audit import FAIL_ON_DEFAULT, run_audit, severity_arg
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
+from mcpmount.cli._describe import run_describe
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from mcpmount.cli._hosts import HOSTS, add_install, load_for, run_install
 from mcpmount.cli._login import run_login, run_logout
@@ -37,11 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (also used by ``python -m mcpmount``)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if (
-        args.command in ("call", "prompt")
-        and args.config is None
-        and not args.arguments.lstrip().startswith("{")
-    ):
+    if args.command in ("call", "prompt") and args.config is None and _a_path(args.arguments):
         args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
     if getattr(args, "from_host", None) and args.config is not None:
         parser.error("check: give a config file or --from HOST, not both")
@@ -72,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 command = partial(run_search, config, args, out, err)
             case "call":
                 command = partial(run_call, config, args, out, err)
+            case "describe":
+                command = partial(run_describe, config, args, out, err)
             case "prompts":
                 command = partial(run_prompts, config, args, out, err)
             case "resources":
@@ -107,6 +108,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _a_path(text: str) -> bool:
+    """Whether ``call NAME TEXT``'s TEXT is a config file rather than arguments: a file
+    that exists, or text that is not JSON (any JSON is taken as arguments, so that
+    ``'["UTC"]'`` is told to be an object, not looked for as a file)."""
+    if os.path.exists(text):
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
 
 
 def _seconds(text: str) -> float:
@@ -197,6 +211,10 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
     config_arg(call)
     call.add_argument("--timeout", type=_seconds, help="seconds to wait for the result")
+    describe = command("describe", "show one tool: its description and a table of its arguments")
+    describe.add_argument("name", help="the public tool name, e.g. fs__read_file")
+    config_arg(describe)
+    live_arg(describe)
     prompts = command("prompts", "list the mounted prompts under their public names")
     config_arg(prompts)
     live_arg(prompts)

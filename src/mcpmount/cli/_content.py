@@ -98,7 +98,7 @@ async def run_read(
 async def run_prompt(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    arguments = json_object(args.arguments, err, example='{"name": "Ada"}')
+    arguments = json_object(args.arguments, err, example='\'{"name": "Ada"}\'')
     if arguments is None:
         return EXIT_USAGE
     strings = {key: value for key, value in arguments.items() if isinstance(value, str)}

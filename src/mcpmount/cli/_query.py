@@ -39,6 +39,7 @@ async def run_tools(
             rows = [
                 {"name": t.name, "server": t.server, "raw_name": t.raw_name, "deferred": t.deferred}
                 | {"approval": t.name in gated, "description": t.definition.description}
+                | {"input_schema": t.definition.input_schema}
                 for t in tools
             ]
             print_json(out, json.dumps(rows))
@@ -109,7 +110,9 @@ def _first_line(text: str | None) -> str:
 async def run_call(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    arguments = json_object(args.arguments, err, example='{"path": "a.txt"}')
+    example = f"""mcpmount call {args.name} '{{"path": "a.txt"}}' (its arguments: mcpmount """
+    example += f"describe {args.name})"
+    arguments = json_object(args.arguments, err, example=example)
     if arguments is None:
         return EXIT_USAGE
     needed = needed_for(config, namespace_of(args.name))
@@ -143,6 +146,17 @@ def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
         print_json(out, json.dumps(result.structured_content))
 
 
+def _kind(value: object) -> str:
+    """What a JSON value is, as an error says it."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    return "null" if value is None else "a number"
+
+
 def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | None:
     """``text`` (a command's JSON arguments) as an object, or None once ``err`` says why not."""
     try:
@@ -151,6 +165,8 @@ def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | No
         err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
         return None
     if not isinstance(value, dict):
-        err.print(Text(f"arguments must be a JSON object, e.g. '{example}'", style="red"))
+        said = f"arguments must be a JSON object of named arguments, not {_kind(value)}, "
+        said += f"e.g. {example}"
+        err.print(shown(said, "red"))
         return None
     return cast(dict[str, Any], value)
