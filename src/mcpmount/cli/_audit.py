@@ -29,9 +29,7 @@ from mcpmount.cli._shown import counted, print_json, shown
 from mcpmount.config import RegistryConfig, SandboxTable, ServerSpec, StdioServer
 from mcpmount.registry import Registry, read_pins
 
-__all__ = ["FAIL_ON_DEFAULT", "run_audit", "severity_arg"]
-
-FAIL_ON_DEFAULT = "high"
+__all__ = ["run_audit", "severity_arg"]
 
 _STYLES = {
     Severity.HIGH: "bold red",
