@@ -6,6 +6,7 @@ a usage error load none of the SDK; the commands are imported once the arguments
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from mcpmount.cli._parser import a_path, build_parser
@@ -21,6 +22,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
     if getattr(args, "from_host", None) and args.config is not None:
         parser.error("check: give a config file or --from HOST, not both")
+    if args.command == "completion":  # from the parser alone
+        from mcpmount.cli._completion import completion_script
+
+        sys.stdout.write(completion_script(args.shell, parser))
+        return 0
     from mcpmount.cli._run import run  # the commands, the SDK and rich: only now
 
     return run(args, parser)

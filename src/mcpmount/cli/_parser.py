@@ -195,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_serve_auth_flags(serve)
     _add_install(commands)
+    completion = commands.add_parser(
+        "completion",
+        help="print a shell completion script: bash, zsh or fish",
+        description="Print the completion script of a shell, for its startup file: "
+        'bash: eval "$(mcpmount completion bash)" in ~/.bashrc; zsh: the same in ~/.zshrc; '
+        "fish: mcpmount completion fish > ~/.config/fish/completions/mcpmount.fish",
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"])
     return parser
 
 
