@@ -39,7 +39,7 @@ async def run_check(
     config = live(config)
     pins = read_pins(config)
     async with Registry(config.settings, pins=pins, refresh_cache=refresh) as registry:
-        rows = await mount_showing(registry, config.servers, err, fail_fast=False)
+        rows = await mount_showing(registry, config.servers, err, fail_fast=False, task_notes=False)
         mounted_in = time.perf_counter() - began
     failed = [row for row in rows if row.error is not None]
     if as_json:

@@ -102,6 +102,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _configure_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = ShownLogHandler(console=Console(stderr=True), show_path=False, markup=False)
+    handler.addFilter(_not_task_only)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     if verbosity < 2:
         # The SDK logs every unparseable server line with a traceback; we report it ourselves.
@@ -115,3 +116,10 @@ def _configure_logging(verbosity: int) -> None:
     if verbosity < 2:
         # The SDK's OAuth logs its failures with tracebacks; ours say what to do.
         logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)
+
+
+def _not_task_only(record: logging.LogRecord) -> bool:
+    """Drop the listing's warning of each tool callable only as a task: the mount names
+    them all in one line per server (`mount_showing`)."""
+    upstream = record.name.startswith("mcpmount.upstream")
+    return not (upstream and "must be called as a task" in str(record.msg))
