@@ -87,10 +87,12 @@ def test_listing_commands_answer_from_cached_manifests_without_starting_servers(
     assert all(marker.exists() for marker in markers)
     for marker in markers:
         marker.unlink()
-    cached = mcpmount(*args)
+    cached = mcpmount("-v", *args)
     assert (cached.returncode, cached.stdout) == (0, first.stdout), cached.stderr
     assert not any(marker.exists() for marker in markers)
-    assert "listed 2 servers from cached manifests; --live starts them" in cached.stderr
+    assert "listed 2 servers from cached manifests; --live starts them" in " ".join(
+        cached.stderr.split()
+    )
     live = mcpmount(*args, "--live")
     assert (live.returncode, live.stdout) == (0, first.stdout), live.stderr
     assert all(marker.exists() for marker in markers)

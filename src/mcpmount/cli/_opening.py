@@ -24,7 +24,6 @@ from types import TracebackType
 import anyio
 from rich.console import Console
 from rich.status import Status
-from rich.text import Text
 
 from mcpmount.cli._shown import counted, shown
 from mcpmount.config import RegistryConfig, ServerSpec
@@ -199,11 +198,10 @@ async def listing(
     config: RegistryConfig, from_live: bool, err: Console
 ) -> AsyncGenerator[Registry]:
     """Mount ``config``'s servers to list what they offer: from their cached manifests
-    (`from_cache`), or with ``from_live`` from their live lists. Says on ``err`` how many
-    were listed from a cache."""
+    (`from_cache`), or with ``from_live`` from their live lists. Logs (``-v``) how many
+    were listed from a cache: a transcript of the same command reads the same either way."""
     async with mounted(live(config) if from_live else from_cache(config), err) as registry:
-        cached = sum(row.cached for row in registry.status())
-        if cached:
-            listed = f"listed {counted(cached, 'server')} from cached manifests"
-            err.print(Text(f"{listed}; --live starts them to list them now", style="dim"))
+        if cached := sum(row.cached for row in registry.status()):
+            listed = counted(cached, "server")
+            logger.info("listed %s from cached manifests; --live starts them to list", listed)
         yield registry
