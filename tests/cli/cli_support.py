@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
+import select
+import struct
 import subprocess
 import sys
+import termios
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,3 +44,31 @@ def server(name: str, *flags: str, extra: str = "") -> str:
     """A config table for the fixture server, mounted as ``name``."""
     args = json.dumps([FIXTURE, *flags])
     return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+
+
+def terminal(*args: str) -> tuple[int, str]:
+    """Run ``mcpmount ARGS`` with stdout and stderr on a pseudo-terminal 400 columns wide,
+    as a user does; return its exit code and all the terminal received."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 400, 0, 0))
+    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    received = bytearray()
+    command = [sys.executable, "-m", "mcpmount", *args]
+    env["TERM"] = "xterm-256color"
+    with subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env
+    ) as process:
+        os.close(follower)
+        try:
+            while select.select([leader], [], [], 60)[0]:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the last writer closed the terminal
+                    break
+                if not chunk:
+                    break
+                received += chunk
+        finally:
+            os.close(leader)
+        code = process.wait(timeout=60)
+    return code, received.decode()

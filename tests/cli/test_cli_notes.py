@@ -39,3 +39,30 @@ def test_check_notes_a_task_only_tool_and_an_override_of_a_missing_tool(tmp_path
     assert len(row["notes"]) == 2
     status = json.loads(mcpmount("status", config, "--json").stdout)
     assert status[0]["notes"] == row["notes"]
+
+
+@pytest.mark.parametrize(
+    "args", [["check"], ["tools", "--live"], ["call", "t__plain"]], ids=lambda a: a[0]
+)
+def test_tools_callable_only_as_tasks_are_named_once_in_one_line(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """Three task-only tools: one line naming the three, not a warning for each and a note."""
+    tasks = [
+        {
+            "name": f"task_{n}",
+            "inputSchema": {"type": "object"},
+            "execution": {"taskSupport": "required"},
+        }
+        for n in range(3)
+    ]
+    plain = {"name": "plain", "inputSchema": {"type": "object"}}
+    config = write_config(
+        tmp_path,
+        server("t", "--raw-tools", json.dumps([*tasks, plain]), extra='protocol = "legacy"'),
+    )
+    done = mcpmount(*args, config)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stderr.split())
+    assert said.count("task_0") == 1, done.stderr
+    assert "callable only as tasks (taskSupport required): 'task_0', 'task_1', 'task_2'" in said

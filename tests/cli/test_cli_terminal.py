@@ -10,21 +10,14 @@ pseudo-terminal, so tables, colours, the spinner and logs take a terminal's path
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import pty
 import re
-import select
-import struct
-import subprocess
 import sys
-import termios
 import unicodedata
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, write_config
+from cli_support import mcpmount, terminal, write_config
 
 from mcpmount.cli._shown import visible
 from support import SERVERS
@@ -69,32 +62,11 @@ def hostile(tmp_path: Path, *flags: str) -> str:
 
 
 def on_terminal(*args: str) -> tuple[int, str]:
-    """Run ``mcpmount args`` with stdout and stderr on a pseudo-terminal 400 columns wide,
-    as a user does; return its exit code and what the terminal received, less rich's own
-    codes, once no raw control or format character is found in it."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 400, 0, 0))
-    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
-    received = bytearray()
-    command = [sys.executable, "-m", "mcpmount", *args]
-    env["TERM"] = "xterm-256color"
-    with subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env
-    ) as process:
-        os.close(follower)
-        try:
-            while select.select([leader], [], [], 60)[0]:
-                try:
-                    chunk = os.read(leader, 65536)
-                except OSError:  # EIO: the last writer closed the terminal
-                    break
-                if not chunk:
-                    break
-                received += chunk
-        finally:
-            os.close(leader)
-        code = process.wait(timeout=60)
-    text = RICH_OWN.sub("", received.decode())
+    """Run ``mcpmount args`` on a pseudo-terminal (`terminal`); return its exit code and
+    what the terminal received, less rich's own codes, once no raw control or format
+    character is found in it."""
+    code, received = terminal(*args)
+    text = RICH_OWN.sub("", received)
     found = sorted({f"U+{ord(c):04X}" for c in RAW.findall(text)})
     assert not found, f"{args[0]} sent {found} raw to the terminal:\n{text!r}"
     return code, text

@@ -24,14 +24,12 @@ from rich.text import Text
 
 from mcpmount.audit import Finding, Severity, audit
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
-from mcpmount.cli._mount import mount_each
+from mcpmount.cli._opening import mount_showing
 from mcpmount.cli._shown import counted, print_json, shown
 from mcpmount.config import RegistryConfig, SandboxTable, ServerSpec, StdioServer
 from mcpmount.registry import Registry, read_pins
 
-__all__ = ["FAIL_ON_DEFAULT", "run_audit", "severity_arg"]
-
-FAIL_ON_DEFAULT = "high"
+__all__ = ["run_audit", "severity_arg"]
 
 _STYLES = {
     Severity.HIGH: "bold red",
@@ -79,7 +77,7 @@ async def run_audit(
     pinned = None if pins is None else set(pins.servers)
     read = _read_as_is(config)
     async with Registry(read.settings) as registry:
-        outcomes = await mount_each(registry, read, err)
+        outcomes = await mount_showing(registry, read.servers, err, fail_fast=False)
         listings = registry.listings()
     failed = {o.server: o.error.detail for o in outcomes if o.error is not None}
     findings = audit(_with_sandbox_default(config), listings, pinned, failed)

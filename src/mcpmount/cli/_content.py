@@ -17,10 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_OK, EXIT_USAGE
+from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for, server_of_uri
 from mcpmount.cli._query import json_object
-from mcpmount.cli._shown import print_json, shown, widest
+from mcpmount.cli._shown import counted, print_json, shown, widest
 from mcpmount.config import RegistryConfig
-from mcpmount.registry import open_registry
 
 __all__ = ["run_prompt", "run_prompts", "run_read", "run_resources"]
 
@@ -34,13 +34,15 @@ def _first_line(text: str | None) -> str:
     return lines[0] if lines else ""
 
 
-async def run_prompts(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_prompts(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with listing(config, args.live, err) as registry:
         prompts = registry.prompts()
     if args.json:
         print_json(out, json.dumps(_wire(list(prompts))))
         return EXIT_OK
-    table = Table(title=Text(f"{len(prompts)} prompts"))
+    table = Table(title=Text(counted(len(prompts), "prompt")))
     table.add_column("name", no_wrap=True, min_width=widest(p.name for p in prompts))
     table.add_column("arguments (* required)", no_wrap=True)
     table.add_column("description", overflow="ellipsis", no_wrap=True, min_width=20, max_width=60)
@@ -51,8 +53,10 @@ async def run_prompts(config: RegistryConfig, args: argparse.Namespace, out: Con
     return EXIT_OK
 
 
-async def run_resources(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_resources(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with listing(config, args.live, err) as registry:
         resources = registry.resources()
         templates = registry.resource_templates()
     if args.json:
@@ -61,7 +65,7 @@ async def run_resources(config: RegistryConfig, args: argparse.Namespace, out: C
         return EXIT_OK
     rows = [(r.uri, r.name, r.mime_type, r.description) for r in resources]
     rows += [(t.uri_template, t.name, t.mime_type, t.description) for t in templates]
-    title = f"{len(resources)} resources, {len(templates)} templates"
+    title = f"{counted(len(resources), 'resource')}, {counted(len(templates), 'template')}"
     table = Table(title=Text(title))
     table.add_column("URI (template)", no_wrap=True, min_width=widest(r[0] for r in rows))
     table.add_column("name", no_wrap=True)
@@ -73,8 +77,10 @@ async def run_resources(config: RegistryConfig, args: argparse.Namespace, out: C
     return EXIT_OK
 
 
-async def run_read(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_read(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with mounted(needed_for(config, server_of_uri(args.uri)), err) as registry:
         result = await registry.read_resource(args.uri, timeout=args.timeout)
     if args.json:
         print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))
@@ -92,14 +98,14 @@ async def run_read(config: RegistryConfig, args: argparse.Namespace, out: Consol
 async def run_prompt(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    arguments = json_object(args.arguments, err, example='{"name": "Ada"}')
+    arguments = json_object(args.arguments, err, example='\'{"name": "Ada"}\'')
     if arguments is None:
         return EXIT_USAGE
     strings = {key: value for key, value in arguments.items() if isinstance(value, str)}
     if len(strings) < len(arguments):
         err.print(Text('prompt arguments are strings, e.g. \'{"name": "Ada"}\'', style="red"))
         return EXIT_USAGE
-    async with open_registry(config) as registry:
+    async with mounted(needed_for(config, namespace_of(args.name)), err) as registry:
         result = await registry.get_prompt(args.name, strings, timeout=args.timeout)
     if args.json:
         print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))

@@ -18,10 +18,7 @@ from mcpmount.cli._shown import shown, visible
 from mcpmount.config import Asker, HostInput, RegistryConfig, load_config
 from mcpmount.hosts import Host, load_host, plan_install
 
-__all__ = ["HOSTS", "add_install", "load_for", "mcpmount_command", "run_install", "terminal_asker"]
-
-HOSTS = [host.value for host in Host]
-"""The hosts ``--from`` and ``install`` take, by name."""
+__all__ = ["load_for", "mcpmount_command", "run_install", "terminal_asker"]
 
 
 def terminal_asker(wanted: HostInput) -> str | None:
@@ -72,33 +69,6 @@ def mcpmount_command() -> list[str]:
     folder = Path(sys.executable).parent
     script = shutil.which("mcpmount", path=str(folder))
     return [str(Path(script).absolute())] if script else [sys.executable, "-m", "mcpmount"]
-
-
-def add_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
-    """Add the ``install`` command to the parser's ``commands``."""
-    install = commands.add_parser(
-        "install",
-        help="put `mcpmount serve CONFIG` into a host's config file",
-        description="Put `mcpmount serve CONFIG` into the config file of Claude Desktop, "
-        "Claude Code, Cursor or VS Code (the user's; --project: the current directory's). "
-        "Every other server and key of the file stays; an entry of the same name is updated "
-        "in place; the old file is kept as FILE.bak-<time>. Running it again changes "
-        "nothing.",
-    )
-    install.add_argument("host", choices=HOSTS, help="the host to install into")
-    install.add_argument("config", help="the config to serve (TOML or a host's JSON)")
-    install.add_argument("--name", default="mcpmount", help="the entry's name (default mcpmount)")
-    install.add_argument(
-        "--project", action="store_true", help="write the project's file, not the user's"
-    )
-    install.add_argument(
-        "--copy-env",
-        action="store_true",
-        help="copy this shell's values of the variables the config needs into the file",
-    )
-    install.add_argument(
-        "--dry-run", action="store_true", help="print the change as a diff; write nothing"
-    )
 
 
 def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -7,7 +7,6 @@ Server-provided text (errors, notes, a server's stderr quoted in them) is printe
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from collections.abc import Mapping
@@ -20,50 +19,27 @@ from rich.text import Text
 
 from mcpmount.catalog import lock_path
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
+from mcpmount.cli._opening import live, mount_showing, mounted
 from mcpmount.cli._shown import counted, print_json, shown
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
-from mcpmount.registry import MountOutcome, Registry, open_registry, read_pins
+from mcpmount.registry import MountOutcome, Registry, read_pins
 from mcpmount.sandbox import summary
 
-__all__ = ["mount_each", "run_check", "run_lock", "run_status"]
-
-
-async def mount_each(
-    registry: Registry, config: RegistryConfig, err: Console
-) -> list[MountOutcome]:
-    """Mount every server concurrently, whatever fails, showing progress on stderr."""
-    done = 0
-    with err.status(f"mounting {counted(len(config.servers), 'server')}...") as status:
-
-        def progress(_: MountOutcome) -> None:
-            nonlocal done
-            done += 1
-            status.update(f"mounting servers: {done}/{len(config.servers)} done")
-
-        return await registry.mount_each(config.servers, on_outcome=progress)
+__all__ = ["run_check", "run_lock", "run_status"]
 
 
 # -- check ------------------------------------------------------------------------------------
-
-
-def _live(config: RegistryConfig) -> RegistryConfig:
-    """``config`` with every server mounted from its live list, never a cached manifest
-    (``check`` and ``lock`` vouch for what the servers list now)."""
-    eager = {"start": "eager"}
-    servers = {name: spec.model_copy(update=eager) for name, spec in config.servers.items()}
-    settings = config.settings.model_copy(update=eager)
-    return dataclasses.replace(config, settings=settings, servers=servers)
 
 
 async def run_check(
     config: RegistryConfig, as_json: bool, out: Console, err: Console, *, refresh: bool = False
 ) -> int:
     began = time.perf_counter()
-    config = _live(config)
+    config = live(config)
     pins = read_pins(config)
     async with Registry(config.settings, pins=pins, refresh_cache=refresh) as registry:
-        rows = await mount_each(registry, config, err)
+        rows = await mount_showing(registry, config.servers, err, fail_fast=False, task_notes=False)
         mounted_in = time.perf_counter() - began
     failed = [row for row in rows if row.error is not None]
     if as_json:
@@ -128,7 +104,7 @@ async def run_status(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
     async with Registry(config.settings, pins=read_pins(config)) as registry:
-        outcomes = await mount_each(registry, config, err)
+        outcomes = await mount_showing(registry, config.servers, err, fail_fast=False)
         failed = {row.server: row for row in outcomes if row.error is not None}
         if args.json:
             print_json(out, json.dumps(_status_json(registry, config, failed)))
@@ -136,10 +112,10 @@ async def run_status(
             out.print(_status_table(registry, config, failed))
         else:
             table = _status_table(registry, config, failed)
-            with Live(table, console=out, auto_refresh=False) as live:
+            with Live(table, console=out, auto_refresh=False) as watched:
                 while True:  # until Ctrl-C; each refresh reads the registry, nothing else
                     await anyio.sleep(args.watch)
-                    live.update(_status_table(registry, config, failed), refresh=True)
+                    watched.update(_status_table(registry, config, failed), refresh=True)
         unwell = any(row.state not in _WELL for row in registry.status())
     return EXIT_FAILED if failed or unwell else EXIT_OK
 
@@ -245,7 +221,7 @@ async def run_lock(config: RegistryConfig, out: Console, err: Console) -> int:
     if config.path is None:  # pragma: no cover - the command line always reads a file
         raise ConfigError("<config>", ["mcpmount lock needs a config file to write beside"])
     previous = read_pins(config)
-    async with open_registry(_live(config), use_lock=False) as registry:
+    async with mounted(live(config), err, use_lock=False) as registry:
         pins = registry.lock(previous)
         skipped = registry.failures
     for server in skipped:  # an optional server that is down keeps the pins it had

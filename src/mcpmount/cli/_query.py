@@ -16,9 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for
+from mcpmount.cli._progress import progress_bar
 from mcpmount.cli._shown import counted, print_json, shown, widest
 from mcpmount.config import RegistryConfig
-from mcpmount.registry import needs_approval, open_registry
+from mcpmount.registry import needs_approval
 
 __all__ = ["run_call", "run_search", "run_tools"]
 
@@ -26,8 +28,10 @@ __all__ = ["run_call", "run_search", "run_tools"]
 # -- tools ------------------------------------------------------------------------------------
 
 
-async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_tools(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with listing(config, args.live, err) as registry:
         tools = registry.mounted_tools()
         policy = config.settings.approval
         gated = {t.name for t in tools if needs_approval(t, config.servers[t.server], policy)}
@@ -35,6 +39,7 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
             rows = [
                 {"name": t.name, "server": t.server, "raw_name": t.raw_name, "deferred": t.deferred}
                 | {"approval": t.name in gated, "description": t.definition.description}
+                | {"input_schema": t.definition.input_schema}
                 for t in tools
             ]
             print_json(out, json.dumps(rows))
@@ -65,8 +70,10 @@ async def run_tools(config: RegistryConfig, args: argparse.Namespace, out: Conso
 # -- search -----------------------------------------------------------------------------------
 
 
-async def run_search(config: RegistryConfig, args: argparse.Namespace, out: Console) -> int:
-    async with open_registry(config) as registry:
+async def run_search(
+    config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    async with listing(config, args.live, err) as registry:
         found = registry.search(args.query, args.limit)
     if args.json:
         hits = [{"name": h.tool.name, "score": round(h.score, 4)} for h in found.hits]
@@ -103,11 +110,17 @@ def _first_line(text: str | None) -> str:
 async def run_call(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    arguments = json_object(args.arguments, err, example='{"path": "a.txt"}')
+    example = f"""mcpmount call {args.name} '{{"path": "a.txt"}}' (its arguments: mcpmount """
+    example += f"describe {args.name})"
+    arguments = json_object(args.arguments, err, example=example)
     if arguments is None:
         return EXIT_USAGE
-    async with open_registry(config) as registry:
-        result = await registry.call(args.name, arguments, timeout=args.timeout)
+    needed = needed_for(config, namespace_of(args.name))
+    async with mounted(needed, err) as registry:
+        with progress_bar(err, args.name) as progress:
+            result = await registry.call(
+                args.name, arguments, timeout=args.timeout, progress=progress
+            )
     if args.json:
         print_json(out, result.model_dump_json(by_alias=True, exclude_none=True))
     else:
@@ -133,6 +146,17 @@ def _print_result(result: mcp_types.CallToolResult, out: Console) -> None:
         print_json(out, json.dumps(result.structured_content))
 
 
+def _kind(value: object) -> str:
+    """What a JSON value is, as an error says it."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    return "null" if value is None else "a number"
+
+
 def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | None:
     """``text`` (a command's JSON arguments) as an object, or None once ``err`` says why not."""
     try:
@@ -141,6 +165,8 @@ def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | No
         err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
         return None
     if not isinstance(value, dict):
-        err.print(Text(f"arguments must be a JSON object, e.g. '{example}'", style="red"))
+        said = f"arguments must be a JSON object of named arguments, not {_kind(value)}, "
+        said += f"e.g. {example}"
+        err.print(shown(said, "red"))
         return None
     return cast(dict[str, Any], value)

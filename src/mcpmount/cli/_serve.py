@@ -13,64 +13,7 @@ from mcpmount.cli._exit import EXIT_OK
 from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import ConfigError
 
-__all__ = ["add_serve_auth_flags", "run_serve"]
-
-
-def add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
-    """The flags of who may use HTTP ``serve`` and read its metrics (each joins or replaces
-    the ``[serve]`` table)."""
-    serve.add_argument(
-        "--token-env",
-        action="append",
-        default=[],
-        metavar="VAR",
-        help="HTTP: accept the bearer token in this environment variable (repeatable)",
-    )
-    serve.add_argument(
-        "--tokens-file", metavar="PATH", help="HTTP: bearer tokens, one a line: TOKEN [ns1,ns2]"
-    )
-    serve.add_argument("--oauth-issuer", metavar="URL", help="HTTP: accept this issuer's JWTs")
-    serve.add_argument("--oauth-jwks-url", metavar="URL", help="HTTP: the issuer's signing keys")
-    serve.add_argument(
-        "--oauth-resource", metavar="URL", help="HTTP: this server's public URL (the audience)"
-    )
-    serve.add_argument(
-        "--oauth-scope",
-        action="append",
-        default=[],
-        metavar="SCOPE",
-        help="HTTP: a scope every JWT must hold (repeatable)",
-    )
-    serve.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="HOST",
-        help="HTTP: a Host clients may use besides loopback ones (repeatable)",
-    )
-    serve.add_argument(
-        "--allow-unauthenticated",
-        action="store_true",
-        help="HTTP: serve beyond loopback without any authentication",
-    )
-    serve.add_argument(
-        "--metrics-port",
-        type=int,
-        metavar="PORT",
-        help="HTTP: serve /metrics on a listener of its own at this port (0: the OS picks), "
-        "and not on the MCP port",
-    )
-    serve.add_argument(
-        "--metrics-host", metavar="HOST", help="HTTP: the metrics listener's address (127.0.0.1)"
-    )
-    serve.add_argument(
-        "--metrics-portfile", help="HTTP: write the metrics listener's port to this file"
-    )
-    serve.add_argument(
-        "--metrics-token-env",
-        metavar="VAR",
-        help="HTTP: /metrics answers only the bearer token in this environment variable",
-    )
+__all__ = ["run_serve"]
 
 
 async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Console) -> int:

@@ -1,0 +1,290 @@
+"""The command line's parser: every command, argument and flag, and nothing else.
+
+It imports nothing but the standard library, so that ``--help``, ``--version`` and a
+usage error never load the SDK, pydantic or rich: the commands themselves are imported
+only once the arguments are parsed (``_run``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from importlib.metadata import version
+
+__all__ = ["DEFAULT_CONFIG", "HOSTS", "a_path", "build_parser"]
+
+DEFAULT_CONFIG = "mcpmount.toml"
+
+HOSTS = ["claude-desktop", "claude-code", "cursor", "vscode"]
+"""The hosts ``--from`` and ``install`` take, by name (`mcpmount.hosts.Host`'s values)."""
+
+FAIL_ON_DEFAULT = "high"
+
+
+def _severity(text: str) -> object:
+    """``--fail-on``'s value: a severity by name (argparse turns the error into exit 2)."""
+    from mcpmount.cli._audit import severity_arg  # the audit rules load only for audit
+
+    return severity_arg(text)
+
+
+def a_path(text: str) -> bool:
+    """Whether ``call NAME TEXT``'s TEXT is a config file rather than arguments: a file
+    that exists, or text that is not JSON (any JSON is taken as arguments, so that
+    ``'["UTC"]'`` is told to be an object, not looked for as a file)."""
+    if os.path.exists(text):
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse turns the ValueError into exit 2)."""
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of every command (the CLI reference is written from it)."""
+    parser = argparse.ArgumentParser(
+        prog="mcpmount", description="Mount many MCP servers as one namespaced tool registry."
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    parser.add_argument("--version", action="version", version=f"mcpmount {version('mcpmount')}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        return sub
+
+    def config_arg(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "config",
+            nargs="?",
+            help=f"config file (TOML or mcpServers JSON; default {DEFAULT_CONFIG})",
+        )
+
+    def live_arg(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--live",
+            action="store_true",
+            help="start every server and list what it offers now (default: a server whose "
+            "manifest is cached and fresh is listed from it, without starting)",
+        )
+
+    check = command("check", "mount every server, show how each did, close them all")
+    config_arg(check)
+    check.add_argument(
+        "--from",
+        dest="from_host",
+        choices=HOSTS,
+        help="check the servers this host would start, from its own config files",
+    )
+    check.add_argument(
+        "--refresh-cache",
+        action="store_true",
+        help="write every server's live lists to the manifest cache (start = background/lazy)",
+    )
+    status = command("status", "mount every server and show its state, pid, restarts, latency")
+    config_arg(status)
+    status.add_argument(
+        "--watch",
+        type=_seconds,
+        metavar="SECONDS",
+        help="keep the servers up; refresh every SECONDS",
+    )
+    config_arg(
+        command("lock", "pin every mounted tool's definition in a lock file beside the config")
+    )
+    audit = command(
+        "audit",
+        "mount every server and report, offline, what it tells the model and how the config "
+        "treats it: hidden characters, text naming other servers' tools, instruction-like "
+        "phrasing, destructive tools without a gate, secrets in args, missing pins",
+    )
+    config_arg(audit)
+    audit.add_argument(
+        "--fail-on",
+        type=_severity,
+        default=FAIL_ON_DEFAULT,
+        metavar="SEVERITY",
+        help="exit 1 on a finding at or above this severity: info, low, medium or high "
+        f"(default {FAIL_ON_DEFAULT})",
+    )
+    tools = command("tools", "list the mounted tools under their public names")
+    config_arg(tools)
+    live_arg(tools)
+    search = command("search", "rank the mounted tools (deferred ones included) for a query")
+    search.add_argument("query", help='keywords, "select:a,b" or "+required words"')
+    config_arg(search)
+    search.add_argument("-n", "--limit", type=int, default=5, help="how many results (1-20)")
+    live_arg(search)
+    call = command("call", "call one tool and print its result (only its server is started)")
+    call.add_argument("name", help="the public tool name, e.g. fs__read_file")
+    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
+    config_arg(call)
+    call.add_argument("--timeout", type=_seconds, help="seconds to wait for the result")
+    describe = command("describe", "show one tool: its description and a table of its arguments")
+    describe.add_argument("name", help="the public tool name, e.g. fs__read_file")
+    config_arg(describe)
+    live_arg(describe)
+    prompts = command("prompts", "list the mounted prompts under their public names")
+    config_arg(prompts)
+    live_arg(prompts)
+    resources = command("resources", "list the mounted resources and templates (registry URIs)")
+    config_arg(resources)
+    live_arg(resources)
+    read = command("read", "read one resource and print its contents")
+    read.add_argument("uri", help="a registry URI, e.g. mcpmount://fs/file:///a.txt")
+    config_arg(read)
+    read.add_argument("--timeout", type=_seconds, help="seconds to wait for the contents")
+    prompt = command("prompt", "get one prompt and print its messages")
+    prompt.add_argument("name", help="the public prompt name, e.g. fs__summarize")
+    prompt.add_argument("arguments", nargs="?", default="{}", help="a JSON object of strings")
+    config_arg(prompt)
+    prompt.add_argument("--timeout", type=_seconds, help="seconds to wait for the prompt")
+    login = command("login", "log in to a url server with OAuth and keep the tokens for this user")
+    login.add_argument("namespace", help="the server's namespace (its key in the config)")
+    config_arg(login)
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the URL to open; do not open a browser"
+    )
+    logout = command("logout", "forget the OAuth login kept for a url server")
+    logout.add_argument("namespace", help="the server's namespace (its key in the config)")
+    config_arg(logout)
+    serve = commands.add_parser(
+        "serve",
+        help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",
+        description="Serve every mounted tool as one MCP server. Answers at once, mounts the "
+        "servers in the background, tells clients when the tool list changes, reloads the "
+        "config on SIGHUP and when its file changes, and closes every server on SIGINT, "
+        "SIGTERM or (stdio) stdin EOF.",
+    )
+    config_arg(serve)
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP: port (0: the OS picks)")
+    serve.add_argument(
+        "--stateless", action="store_true", help="HTTP: no sessions (behind a load balancer)"
+    )
+    serve.add_argument(
+        "--json-response",
+        action="store_true",
+        help="HTTP: answer every request with one JSON body, never a stream, so that a proxy "
+        "can replay a call whose replica died (no progress or log messages during a call)",
+    )
+    serve.add_argument("--portfile", help="HTTP: write the bound port to this file once serving")
+    serve.add_argument(
+        "--no-watch",
+        action="store_true",
+        help="do not reload when the config file changes (SIGHUP still reloads)",
+    )
+    serve.add_argument(
+        "--shared-state",
+        metavar="URL",
+        help="share state with the other replicas of this config through this Redis "
+        '(redis://host:6379/0 or unix:///path.sock; pip install "mcpmount[redis]")',
+    )
+    _add_serve_auth_flags(serve)
+    _add_install(commands)
+    completion = commands.add_parser(
+        "completion",
+        help="print a shell completion script: bash, zsh or fish",
+        description="Print the completion script of a shell, for its startup file: "
+        'bash: eval "$(mcpmount completion bash)" in ~/.bashrc; zsh: the same in ~/.zshrc; '
+        "fish: mcpmount completion fish > ~/.config/fish/completions/mcpmount.fish",
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"])
+    return parser
+
+
+def _add_serve_auth_flags(serve: argparse.ArgumentParser) -> None:
+    """The flags of who may use HTTP ``serve`` and read its metrics (each joins or replaces
+    the ``[serve]`` table)."""
+    serve.add_argument(
+        "--token-env",
+        action="append",
+        default=[],
+        metavar="VAR",
+        help="HTTP: accept the bearer token in this environment variable (repeatable)",
+    )
+    serve.add_argument(
+        "--tokens-file", metavar="PATH", help="HTTP: bearer tokens, one a line: TOKEN [ns1,ns2]"
+    )
+    serve.add_argument("--oauth-issuer", metavar="URL", help="HTTP: accept this issuer's JWTs")
+    serve.add_argument("--oauth-jwks-url", metavar="URL", help="HTTP: the issuer's signing keys")
+    serve.add_argument(
+        "--oauth-resource", metavar="URL", help="HTTP: this server's public URL (the audience)"
+    )
+    serve.add_argument(
+        "--oauth-scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="HTTP: a scope every JWT must hold (repeatable)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="HTTP: a Host clients may use besides loopback ones (repeatable)",
+    )
+    serve.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="HTTP: serve beyond loopback without any authentication",
+    )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        help="HTTP: serve /metrics on a listener of its own at this port (0: the OS picks), "
+        "and not on the MCP port",
+    )
+    serve.add_argument(
+        "--metrics-host", metavar="HOST", help="HTTP: the metrics listener's address (127.0.0.1)"
+    )
+    serve.add_argument(
+        "--metrics-portfile", help="HTTP: write the metrics listener's port to this file"
+    )
+    serve.add_argument(
+        "--metrics-token-env",
+        metavar="VAR",
+        help="HTTP: /metrics answers only the bearer token in this environment variable",
+    )
+
+
+def _add_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """Add the ``install`` command to the parser's ``commands``."""
+    install = commands.add_parser(
+        "install",
+        help="put `mcpmount serve CONFIG` into a host's config file",
+        description="Put `mcpmount serve CONFIG` into the config file of Claude Desktop, "
+        "Claude Code, Cursor or VS Code (the user's; --project: the current directory's). "
+        "Every other server and key of the file stays; an entry of the same name is updated "
+        "in place; the old file is kept as FILE.bak-<time>. Running it again changes "
+        "nothing.",
+    )
+    install.add_argument("host", choices=HOSTS, help="the host to install into")
+    install.add_argument("config", help="the config to serve (TOML or a host's JSON)")
+    install.add_argument("--name", default="mcpmount", help="the entry's name (default mcpmount)")
+    install.add_argument(
+        "--project", action="store_true", help="write the project's file, not the user's"
+    )
+    install.add_argument(
+        "--copy-env",
+        action="store_true",
+        help="copy this shell's values of the variables the config needs into the file",
+    )
+    install.add_argument(
+        "--dry-run", action="store_true", help="print the change as a diff; write nothing"
+    )

@@ -1,0 +1,125 @@
+"""Run one parsed command: set up logging and the consoles, load the config, dispatch,
+and map errors to exit codes.
+
+Exit codes: 0 ok, 1 a server or call failed, 2 bad config or usage (see `mcpmount.cli._exit`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from functools import partial
+
+import anyio
+from rich.console import Console
+
+from mcpmount.cli._audit import run_audit
+from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
+from mcpmount.cli._describe import run_describe
+from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from mcpmount.cli._hosts import load_for, run_install
+from mcpmount.cli._login import run_login, run_logout
+from mcpmount.cli._mount import run_check, run_lock, run_status
+from mcpmount.cli._parser import DEFAULT_CONFIG
+from mcpmount.cli._query import run_call, run_search, run_tools
+from mcpmount.cli._serve import run_serve
+from mcpmount.cli._shown import ShownLogHandler, shown
+from mcpmount.cli._signals import until_signalled
+from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the command ``args`` name; returns the exit code."""
+    _configure_logging(args.verbose)
+    # Piped output keeps whole rows (a terminal's width is unknown there); --json is for scripts.
+    out = Console() if sys.stdout.isatty() else Console(width=200)
+    err = Console(stderr=True)
+    try:
+        if args.command == "install":  # writes a host's file; mounts nothing
+            return run_install(args, out, err)
+        config = load_for(args, DEFAULT_CONFIG, err)
+    except OSError as exc:  # install cannot write the host's file
+        err.print(shown(f"{args.command}: {exc}", "red", lines=True))
+        return EXIT_FAILED
+    except ConfigError as exc:
+        err.print(shown(str(exc), "red", lines=True))
+        return EXIT_USAGE
+    try:
+        match args.command:
+            case "serve":  # serve stops on SIGINT and SIGTERM, and reloads on SIGHUP, by itself
+                return anyio.run(run_serve, config, args, err)
+            case "check":
+                refresh = args.refresh_cache
+                command = partial(run_check, config, args.json, out, err, refresh=refresh)
+            case "tools":
+                command = partial(run_tools, config, args, out, err)
+            case "search":
+                command = partial(run_search, config, args, out, err)
+            case "call":
+                command = partial(run_call, config, args, out, err)
+            case "describe":
+                command = partial(run_describe, config, args, out, err)
+            case "prompts":
+                command = partial(run_prompts, config, args, out, err)
+            case "resources":
+                command = partial(run_resources, config, args, out, err)
+            case "read":
+                command = partial(run_read, config, args, out, err)
+            case "prompt":
+                command = partial(run_prompt, config, args, out, err)
+            case "status":
+                command = partial(run_status, config, args, out, err)
+            case "lock":
+                command = partial(run_lock, config, out, err)
+            case "audit":
+                command = partial(run_audit, config, args, out, err)
+            case "login":
+                command = partial(run_login, config, args, out, err)
+            case "logout":
+                command = partial(run_logout, config, args, out, err)
+            case _:  # pragma: no cover - argparse rejects unknown commands
+                parser.error(f"unknown command {args.command!r}")
+        return anyio.run(until_signalled, command)
+    except ConfigError as exc:  # e.g. an unreadable lock file
+        err.print(shown(str(exc), "red", lines=True))
+        return EXIT_USAGE
+    except ArgumentsError as exc:  # arguments JSON cannot carry: the caller's mistake
+        err.print(shown(str(exc), "red", lines=True))
+        return EXIT_USAGE
+    except RegistryError as exc:  # MountError included: one line per failed server
+        err.print(shown(str(exc), "red", lines=True))
+        return EXIT_FAILED
+    except OSError as exc:  # e.g. serve cannot bind its address, lock cannot write its file
+        err.print(shown(f"{args.command}: {exc}", "red", lines=True))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = ShownLogHandler(console=Console(stderr=True), show_path=False, markup=False)
+    handler.addFilter(_not_task_only)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
+    if verbosity < 2:
+        # The SDK logs every unparseable server line with a traceback; we report it ourselves.
+        logging.getLogger("mcp").setLevel(logging.ERROR)
+    # These log whole URLs (userinfo, query tokens, a secret in the path) and session ids:
+    # secrets, never shown at any verbosity. The SDK's HTTP client warns with redirect
+    # targets too; our own errors say the same with the secrets hidden.
+    for name in ("httpx2", "httpcore2"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)
+    if verbosity < 2:
+        # The SDK's OAuth logs its failures with tracebacks; ours say what to do.
+        logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)
+
+
+def _not_task_only(record: logging.LogRecord) -> bool:
+    """Drop the listing's warning of each tool callable only as a task: the mount names
+    them all in one line per server (`mount_showing`)."""
+    upstream = record.name.startswith("mcpmount.upstream")
+    return not (upstream and "must be called as a task" in str(record.msg))
