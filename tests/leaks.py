@@ -313,6 +313,12 @@ class LeakChecker:
             self.stop()
 
 
+SETTLE: Final = 10.0
+"""Seconds `leak_checked` waits for what a block closed to be gone (a process group reaped,
+a task done, an fd closed) before it calls it a leak: on a loaded machine that can take
+seconds; a clean block is passed at once."""
+
+
 @asynccontextmanager
 async def leak_checked() -> AsyncGenerator[LeakChecker]:
     """A block that fails (on exit) if it left processes, zombies, fds, threads or tasks behind.
@@ -329,7 +335,7 @@ async def leak_checked() -> AsyncGenerator[LeakChecker]:
     finally:
         checker.stop()
     failures: list[str] = []
-    for check in (assert_no_extra_tasks(tasks), checker.acheck()):
+    for check in (assert_no_extra_tasks(tasks, timeout=SETTLE), checker.acheck(SETTLE)):
         try:
             await check
         except LeakError as exc:

@@ -177,6 +177,15 @@ async def serving(tmp_path: Path, *flags: str, protocol: str = "legacy") -> Asyn
         yield url
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What the `shared` fixture yields: a `serving` registry several tests use."""
+
+    url: str
+    stateless: bool
+    """Served with ``--stateless``."""
+
+
 class _Teed(httpx2.AsyncByteStream):
     def __init__(self, stream: httpx2.AsyncByteStream, into: bytearray) -> None:
         self._stream = stream

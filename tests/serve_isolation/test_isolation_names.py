@@ -23,6 +23,7 @@ from isolation_support import (
     PUB_TOOLS,
     SERVED_AUTO,
     SHARED_SESSIONLESS,
+    Shared,
     answer,
     blank,
     close_to,
@@ -43,14 +44,14 @@ NEAR_NOWHERE = NEAR_HIDDEN.replace(HIDDEN, NOWHERE)
 
 @on_shared_eras
 async def test_unknown_names_are_answered_from_the_names_the_token_may_see(
-    shared: str, mode: str
+    shared: Shared, mode: str
 ) -> None:
     """A prompt name near a hidden prompt (``prompts/get``, and ``completion/complete``) is
     answered as one near nothing: nothing of the hidden server in it. Every unknown tool or
     prompt is -32602 with the registry's suggestions among visible names only."""
     tools = [f"{HIDDEN}__echo", f"{NOWHERE}__echo", f"{PUB}__ech"]
     prompts = [NEAR_HIDDEN, NEAR_NOWHERE, f"{HIDDEN}__greet", f"{PUB}__greeet"]
-    async with principal(shared, LIMITED, mode=mode) as limited:
+    async with principal(shared.url, LIMITED, mode=mode) as limited:
         client = limited.client
         near = [await answer(client.get_prompt(name, {})) for name in (NEAR_HIDDEN, NEAR_NOWHERE)]
         ref = mcp_types.PromptReference
@@ -76,20 +77,24 @@ async def test_unknown_names_are_answered_from_the_names_the_token_may_see(
 
 
 @pytest.mark.parametrize("shared", SHARED_SESSIONLESS, indirect=True, scope="module")
-async def test_a_hidden_tools_header_parameter_is_answered_as_an_unknown_tool(shared: str) -> None:
+async def test_a_hidden_tools_header_parameter_is_answered_as_an_unknown_tool(
+    shared: Shared,
+) -> None:
     """Raw 2026-07-28 calls without the ``Mcp-Param-Region`` header the tool declares: the
     full token is refused -32020 (the SDK's check), the limited one is told the tool is
     unknown, exactly as for a tool of a namespace that is not mounted."""
     arguments = {"region": "eu", "text": "x"}
     hidden, missing = [
-        await rpc(shared, LIMITED, "tools/call", {"name": f"{ns}__headed", "arguments": arguments})
+        await rpc(
+            shared.url, LIMITED, "tools/call", {"name": f"{ns}__headed", "arguments": arguments}
+        )
         for ns in (HIDDEN, NOWHERE)
     ]
     headless = await rpc(
-        shared, FULL, "tools/call", {"name": f"{HIDDEN}__headed", "arguments": arguments}
+        shared.url, FULL, "tools/call", {"name": f"{HIDDEN}__headed", "arguments": arguments}
     )
     headed = await rpc(
-        shared,
+        shared.url,
         FULL,
         "tools/call",
         {"name": f"{HIDDEN}__headed", "arguments": arguments},
@@ -106,11 +111,11 @@ async def test_a_hidden_tools_header_parameter_is_answered_as_an_unknown_tool(sh
 )
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_prompts_and_resources_carry_serves_server_info_not_the_upstreams(
-    shared: str, mode: str
+    shared: Shared, mode: str
 ) -> None:
     """Servers spoken to in the 2026-07-28 era stamp their results with their
     ``serverInfo``; ``prompts/get`` and ``resources/read`` drop it as ``tools/call`` does."""
-    async with principal(shared, FULL, mode=mode) as full:
+    async with principal(shared.url, FULL, mode=mode) as full:
         client = full.client
         with anyio.fail_after(BEHAVIOUR):
             results = [
