@@ -74,8 +74,8 @@ SERVED: Final = ("legacy", ())
 SERVED_STATELESS: Final = ("legacy", ("--stateless",))
 SERVED_AUTO: Final = ("auto", ())
 """(protocol, serve flags) of the `shared` fixture (tests/serve_isolation/conftest.py).
-Pass these objects, not equal copies: pytest reuses a module fixture's value for the same
-parameter object only."""
+Tests given an equal parameter in a ``scope="module"`` parametrization share one registry
+(pytest runs them one after another); in a function-scoped one each gets its own."""
 
 _SHARED_FLAGS: Final = pytest.mark.parametrize(
     "shared",
