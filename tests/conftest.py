@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from http_fixture import build_http_fixture_server, serve_http
-from leaks import LeakChecker, LeakError, assert_no_extra_tasks, task_snapshot
+from leaks import LeakChecker, leak_checked
 
 FIXTURE_SERVER = Path(__file__).parent / "servers" / "fixture_server.py"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
+    """Session scope, so a module-scoped async fixture (servers its tests share) can use it."""
     return "asyncio"
 
 
@@ -34,20 +35,8 @@ async def no_leaks_fixture(anyio_backend: str) -> AsyncIterator[LeakChecker]:
     (first argument, or `pytestmark = pytest.mark.usefixtures("no_leaks")`) so it is torn
     down last. Depends on `anyio_backend` so the anyio plugin also runs it for sync tests.
     """
-    tasks = task_snapshot()
-    checker = LeakChecker().start()
-    try:
+    async with leak_checked() as checker:
         yield checker
-    finally:
-        checker.stop()
-    failures: list[str] = []
-    for check in (assert_no_extra_tasks(tasks), checker.acheck()):
-        try:  # run both: acheck also kills leaked processes so they cannot poison later tests
-            await check
-        except LeakError as exc:
-            failures.append(str(exc))
-    if failures:
-        raise LeakError("\n".join(failures))
 
 
 @pytest.fixture(name="http_server")

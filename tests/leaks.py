@@ -13,17 +13,22 @@ import asyncio
 import contextlib
 import gc
 import os
+import re
 import signal
 import threading
 import time
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 __all__ = [
     "LeakChecker",
     "LeakError",
     "ProcInfo",
     "assert_no_extra_tasks",
+    "leak_checked",
     "open_fds",
     "process_table",
     "record_group",
@@ -112,12 +117,23 @@ def _descendants(table: dict[int, ProcInfo], root: int) -> list[ProcInfo]:
     return found
 
 
+_SAMPLED: Final = re.compile(r"/proc(/\d+/(stat|fd|task))?")
+"""What a checker's sampler thread opens for a moment (`process_table`, `open_fds`), while
+another checker looks at fds."""
+
+
 def open_fds() -> dict[int, str]:
-    """This process's open fds and their targets ("pipe:[123]", "socket:[456]", a path)."""
+    """This process's open fds and their targets ("pipe:[123]", "socket:[456]", a path).
+
+    Leaves out `/proc` being read by a checker's sampler: with a module's checker
+    around each test's (`leak_checked`), one samples while the other checks.
+    """
     fds: dict[int, str] = {}
     for name in os.listdir("/proc/self/fd"):
         with contextlib.suppress(OSError):  # the fd listdir itself used is already closed
-            fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+            target = os.readlink(f"/proc/self/fd/{name}")
+            if not _SAMPLED.fullmatch(target):
+                fds[int(name)] = target
     return fds
 
 
@@ -295,6 +311,37 @@ class LeakChecker:
             self.check()
         else:
             self.stop()
+
+
+SETTLE: Final = 10.0
+"""Seconds `leak_checked` waits for what a block closed to be gone (a process group reaped,
+a task done, an fd closed) before it calls it a leak: on a loaded machine that can take
+seconds; a clean block is passed at once."""
+
+
+@asynccontextmanager
+async def leak_checked() -> AsyncGenerator[LeakChecker]:
+    """A block that fails (on exit) if it left processes, zombies, fds, threads or tasks behind.
+
+    The `no_leaks` fixture runs each test in one; a fixture that several tests share (module
+    scope) runs its servers in one too, so what they leaked is found at the module's teardown.
+    Both checks run even if the first fails: `acheck` also kills leaked processes so they
+    cannot poison later tests.
+    """
+    tasks = task_snapshot()
+    checker = LeakChecker().start()
+    try:
+        yield checker
+    finally:
+        checker.stop()
+    failures: list[str] = []
+    for check in (assert_no_extra_tasks(tasks, timeout=SETTLE), checker.acheck(SETTLE)):
+        try:
+            await check
+        except LeakError as exc:
+            failures.append(str(exc))
+    if failures:
+        raise LeakError("\n".join(failures))
 
 
 def kill_and_wait(procs: list[ProcInfo]) -> None:

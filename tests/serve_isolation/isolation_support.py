@@ -15,11 +15,11 @@ import difflib
 import json
 import re
 import sys
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import anyio
 import httpx2
@@ -69,6 +69,41 @@ ERAS: Final = [
 
 SESSIONLESS: Final = [pytest.param((), id="2026"), pytest.param(("--stateless",), id="stateless")]
 """The serve flags of the 2026-07-28 era's two ways to serve."""
+
+SERVED: Final = ("legacy", ())
+SERVED_STATELESS: Final = ("legacy", ("--stateless",))
+SERVED_AUTO: Final = ("auto", ())
+"""(protocol, serve flags) of the `shared` fixture (tests/serve_isolation/conftest.py).
+Tests given an equal parameter in a ``scope="module"`` parametrization share one registry
+(pytest runs them one after another); in a function-scoped one each gets its own."""
+
+_SHARED_FLAGS: Final = pytest.mark.parametrize(
+    "shared",
+    [pytest.param(SERVED, id="stateful"), pytest.param(SERVED_STATELESS, id="stateless")],
+    indirect=True,
+    scope="module",
+)
+_MODES: Final = pytest.mark.parametrize(
+    "mode", [pytest.param("legacy", id="handshake"), pytest.param("auto", id="2026")]
+)
+
+
+_Test = TypeVar("_Test", bound=Callable[..., object])
+
+
+def on_shared_eras(test: _Test) -> _Test:
+    """`ERAS` for a test taking ``shared`` and ``mode``: the served registry is a
+    module-scoped parameter and the client mode a function-scoped one, so pytest runs both
+    modes on one registry before it starts the next."""
+    return _SHARED_FLAGS(_MODES(test))
+
+
+SHARED_SESSIONLESS: Final = [
+    pytest.param(SERVED, id="2026"),
+    pytest.param(SERVED_STATELESS, id="stateless"),
+]
+"""`SESSIONLESS` as the `shared` fixture's parameter: ``parametrize("shared",
+SHARED_SESSIONLESS, indirect=True, scope="module")``."""
 
 MEMO: Final = "memo://one"
 ITEMS: Final = "memo://items/{item}"
@@ -140,6 +175,15 @@ async def serving(tmp_path: Path, *flags: str, protocol: str = "legacy") -> Asyn
             await wait_for_tool(full.client, f"{HIDDEN}__echo")
             await wait_for_tool(full.client, f"{PUB}__echo")
         yield url
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What the `shared` fixture yields: a `serving` registry several tests use."""
+
+    url: str
+    stateless: bool
+    """Served with ``--stateless``."""
 
 
 class _Teed(httpx2.AsyncByteStream):

@@ -10,27 +10,26 @@ upstream server's.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import anyio
 import mcp_types
 import pytest
 from isolation_support import (
     BEHAVIOUR,
-    ERAS,
     FULL,
     HIDDEN,
     LIMITED,
     NOWHERE,
     PUB,
     PUB_TOOLS,
-    SESSIONLESS,
+    SERVED_AUTO,
+    SHARED_SESSIONLESS,
+    Shared,
     answer,
     blank,
     close_to,
+    on_shared_eras,
     principal,
     rpc,
-    serving,
     suggestions,
     uri,
 )
@@ -43,16 +42,16 @@ NEAR_HIDDEN = f"{PUB}__vault_admin_secret_prompt"
 NEAR_NOWHERE = NEAR_HIDDEN.replace(HIDDEN, NOWHERE)
 
 
-@pytest.mark.parametrize(("mode", "flags"), ERAS)
+@on_shared_eras
 async def test_unknown_names_are_answered_from_the_names_the_token_may_see(
-    tmp_path: Path, mode: str, flags: tuple[str, ...]
+    shared: Shared, mode: str
 ) -> None:
     """A prompt name near a hidden prompt (``prompts/get``, and ``completion/complete``) is
     answered as one near nothing: nothing of the hidden server in it. Every unknown tool or
     prompt is -32602 with the registry's suggestions among visible names only."""
     tools = [f"{HIDDEN}__echo", f"{NOWHERE}__echo", f"{PUB}__ech"]
     prompts = [NEAR_HIDDEN, NEAR_NOWHERE, f"{HIDDEN}__greet", f"{PUB}__greeet"]
-    async with serving(tmp_path, *flags) as url, principal(url, LIMITED, mode=mode) as limited:
+    async with principal(shared.url, LIMITED, mode=mode) as limited:
         client = limited.client
         near = [await answer(client.get_prompt(name, {})) for name in (NEAR_HIDDEN, NEAR_NOWHERE)]
         ref = mcp_types.PromptReference
@@ -77,45 +76,46 @@ async def test_unknown_names_are_answered_from_the_names_the_token_may_see(
         assert suggestions(error["message"]) == close_to(name, (f"{PUB}__greet",))
 
 
-@pytest.mark.parametrize("flags", SESSIONLESS)
+@pytest.mark.parametrize("shared", SHARED_SESSIONLESS, indirect=True, scope="module")
 async def test_a_hidden_tools_header_parameter_is_answered_as_an_unknown_tool(
-    tmp_path: Path, flags: tuple[str, ...]
+    shared: Shared,
 ) -> None:
     """Raw 2026-07-28 calls without the ``Mcp-Param-Region`` header the tool declares: the
     full token is refused -32020 (the SDK's check), the limited one is told the tool is
     unknown, exactly as for a tool of a namespace that is not mounted."""
     arguments = {"region": "eu", "text": "x"}
-    async with serving(tmp_path, *flags) as url:
-        hidden, missing = [
-            await rpc(url, LIMITED, "tools/call", {"name": f"{ns}__headed", "arguments": arguments})
-            for ns in (HIDDEN, NOWHERE)
-        ]
-        headless = await rpc(
-            url, FULL, "tools/call", {"name": f"{HIDDEN}__headed", "arguments": arguments}
+    hidden, missing = [
+        await rpc(
+            shared.url, LIMITED, "tools/call", {"name": f"{ns}__headed", "arguments": arguments}
         )
-        headed = await rpc(
-            url,
-            FULL,
-            "tools/call",
-            {"name": f"{HIDDEN}__headed", "arguments": arguments},
-            Mcp_Param_Region="eu",
-        )
+        for ns in (HIDDEN, NOWHERE)
+    ]
+    headless = await rpc(
+        shared.url, FULL, "tools/call", {"name": f"{HIDDEN}__headed", "arguments": arguments}
+    )
+    headed = await rpc(
+        shared.url,
+        FULL,
+        "tools/call",
+        {"name": f"{HIDDEN}__headed", "arguments": arguments},
+        Mcp_Param_Region="eu",
+    )
     assert blank(hidden, f"{HIDDEN}__headed") == blank(missing, f"{NOWHERE}__headed")
     assert hidden["error"]["code"] == mcp_types.INVALID_PARAMS
     assert headless["error"]["code"] == -32020  # the check is there: the full token meets it
     assert "result" in headed
 
 
+@pytest.mark.parametrize(
+    "shared", [pytest.param(SERVED_AUTO, id="serve")], indirect=True, scope="module"
+)
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_prompts_and_resources_carry_serves_server_info_not_the_upstreams(
-    tmp_path: Path, mode: str
+    shared: Shared, mode: str
 ) -> None:
     """Servers spoken to in the 2026-07-28 era stamp their results with their
     ``serverInfo``; ``prompts/get`` and ``resources/read`` drop it as ``tools/call`` does."""
-    async with (
-        serving(tmp_path, protocol="auto") as url,
-        principal(url, FULL, mode=mode) as full,
-    ):
+    async with principal(shared.url, FULL, mode=mode) as full:
         client = full.client
         with anyio.fail_after(BEHAVIOUR):
             results = [

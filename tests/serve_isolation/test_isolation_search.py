@@ -16,7 +16,6 @@ import mcp_types
 import pytest
 from isolation_support import (
     BEHAVIOUR,
-    ERAS,
     FULL,
     HIDDEN,
     LIMITED,
@@ -24,8 +23,10 @@ from isolation_support import (
     PUB,
     SESSIONLESS,
     Principal,
+    Shared,
     answer,
     blank,
+    on_shared_eras,
     principal,
     serving,
 )
@@ -45,14 +46,14 @@ async def _search(who: Principal, query: str) -> dict[str, Any]:
     return await answer(who.client.call_tool("tool_search", {"query": query}))
 
 
-@pytest.mark.parametrize(("mode", "flags"), ERAS)
+@on_shared_eras
 async def test_a_search_for_a_hidden_tool_is_answered_as_one_for_nothing(
-    tmp_path: Path, mode: str, flags: tuple[str, ...]
+    shared: Shared, mode: str
 ) -> None:
     """Same results (no ``call_with`` note for a hidden find), and a session is told of no
     change by either search; it is told when it finds a tool of its own."""
-    session = mode == "legacy" and not flags
-    async with serving(tmp_path, *flags) as url, principal(url, LIMITED, mode=mode) as limited:
+    session = mode == "legacy" and not shared.stateless
+    async with principal(shared.url, LIMITED, mode=mode) as limited:
         with anyio.fail_after(BEHAVIOUR):
             await limited.client.list_tools()  # a session that listed is told of changes
         answered = {
