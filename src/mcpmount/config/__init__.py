@@ -28,10 +28,9 @@ bounded first), ``_fields`` (checked field types), ``_settings`` (`RegistrySetti
 declares), ``_oauth`` (a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the
 stdio kind and the union of kinds), ``_expand`` (``${VAR}``), ``_read`` (files to
 tables), ``_tables`` (tables to data), ``_variables`` (the hosts' own variables:
-``${env:X}``, ``${input:id}``, ...), ``_dotenv`` (an ``envFile``), ``_hostentry`` (one
-host entry in our keys), ``_hostfile`` (the host files), ``_sandbox`` (a stdio server's
-sandbox), ``_serve`` (the ``[serve]`` table), ``_load`` (`load_config`) and ``_needs``
-(`needed_variables`: what a config needs of its environment).
+``${env:X}``, ``${input:id}``, ...), ``_sandbox`` (a stdio server's sandbox), ``_serve``
+(the ``[serve]`` table), ``_load`` (`load_config`; host files through the sub-room
+``hostfiles``) and ``_needs`` (`needed_variables`: what a config needs of its environment).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
