@@ -3,41 +3,75 @@
 >>> async with mcpmount.open_registry("servers.toml") as registry:  # doctest: +SKIP
 ...     tools = registry.tools()                   # what the model sees this turn
 ...     result = await registry.call("fs__read_file", {"path": "a.txt"})
+
+Each name below is imported on first use (as pydantic does): ``import mcpmount`` alone
+loads nothing of the SDK, so the command line's ``--help`` and a program that needs only
+the config types do not pay for the registry.
 """
 
-from importlib.metadata import version as _version
+from __future__ import annotations
 
-from mcpmount import errors
-from mcpmount.config import (
-    HttpServer,
-    RegistryConfig,
-    RegistrySettings,
-    StdioServer,
-    ToolOverride,
-    load_config,
-)
-from mcpmount.errors import (
-    CallError,
-    ConfigError,
-    MountError,
-    RegistryError,
-    ServerError,
-    UnknownToolError,
-)
-from mcpmount.registry import (
-    Closer,
-    Registry,
-    RegistryChange,
-    ReloadResult,
-    ServerStatus,
-    View,
-    open_registry,
-)
-from mcpmount.search import SearchResult
-from mcpmount.tool import MountedTool
-from mcpmount.upstream import ServerState
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__version__ = _version("mcpmount")
+if TYPE_CHECKING:
+    from mcpmount import errors
+    from mcpmount.config import (
+        HttpServer,
+        RegistryConfig,
+        RegistrySettings,
+        StdioServer,
+        ToolOverride,
+        load_config,
+    )
+    from mcpmount.errors import (
+        CallError,
+        ConfigError,
+        MountError,
+        RegistryError,
+        ServerError,
+        UnknownToolError,
+    )
+    from mcpmount.registry import (
+        Closer,
+        Registry,
+        RegistryChange,
+        ReloadResult,
+        ServerStatus,
+        View,
+        open_registry,
+    )
+    from mcpmount.search import SearchResult
+    from mcpmount.tool import MountedTool
+    from mcpmount.upstream import ServerState
+
+    __version__: str
+
+_HOMES = {
+    "HttpServer": "mcpmount.config",
+    "RegistryConfig": "mcpmount.config",
+    "RegistrySettings": "mcpmount.config",
+    "StdioServer": "mcpmount.config",
+    "ToolOverride": "mcpmount.config",
+    "load_config": "mcpmount.config",
+    "CallError": "mcpmount.errors",
+    "ConfigError": "mcpmount.errors",
+    "MountError": "mcpmount.errors",
+    "RegistryError": "mcpmount.errors",
+    "ServerError": "mcpmount.errors",
+    "UnknownToolError": "mcpmount.errors",
+    "Closer": "mcpmount.registry",
+    "Registry": "mcpmount.registry",
+    "RegistryChange": "mcpmount.registry",
+    "ReloadResult": "mcpmount.registry",
+    "ServerStatus": "mcpmount.registry",
+    "View": "mcpmount.registry",
+    "open_registry": "mcpmount.registry",
+    "SearchResult": "mcpmount.search",
+    "MountedTool": "mcpmount.tool",
+    "ServerState": "mcpmount.upstream",
+}
+"""Where each public name lives: the module it is imported from on first use."""
 
 __all__ = [
     "CallError",
@@ -65,3 +99,23 @@ __all__ = [
     "load_config",
     "open_registry",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use, and keep it for the next."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        value: Any = version("mcpmount")
+    elif name == "errors":
+        value = importlib.import_module("mcpmount.errors")
+    elif (home := _HOMES.get(name)) is not None:
+        value = getattr(importlib.import_module(home), name)
+    else:
+        raise AttributeError(f"module 'mcpmount' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,6 +1,6 @@
 """``--help``, ``--version`` and a usage error load nothing of the commands: no SDK, no
-rich, no registry beyond what ``import mcpmount`` itself loads (the package's own
-laziness is its ``__init__``'s business; this holds the command line to its share)."""
+rich, no pydantic, no registry; the package's ``__init__`` imports its names on first use,
+so the console script's ``from mcpmount.cli import main`` costs the parser alone."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from mcpmount.hosts import Host
 
 PROBE = """
 import json, sys
-import mcpmount
 before = set(sys.modules)
 from mcpmount.cli import main
 try:
@@ -24,11 +23,11 @@ except SystemExit:
     pass
 print(json.dumps(sorted(set(sys.modules) - before)))
 """
-"""Print the modules the command line loads for its arguments, past ``import mcpmount``."""
+"""Print the modules the command line loads for its arguments."""
 
 HEAVY = ("mcp", "mcp_types", "rich", "pydantic", "anyio", "httpx2", "uvicorn", "starlette")
 
-LIGHT = {"mcpmount.cli", "mcpmount.cli._app", "mcpmount.cli._parser"}
+LIGHT = {"mcpmount", "mcpmount.cli", "mcpmount.cli._app", "mcpmount.cli._parser"}
 """All the command line's own modules that parsing may load."""
 
 

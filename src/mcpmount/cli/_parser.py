@@ -11,7 +11,8 @@ import argparse
 import json
 import math
 import os
-from importlib.metadata import version
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 __all__ = ["DEFAULT_CONFIG", "HOSTS", "a_path", "build_parser"]
 
@@ -51,13 +52,26 @@ def _seconds(text: str) -> float:
     return value
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, read only when asked (reading package
+    metadata costs more than the rest of ``--help``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        from importlib.metadata import version
+
+        parser.exit(message=f"mcpmount {version('mcpmount')}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of every command (the CLI reference is written from it)."""
     parser = argparse.ArgumentParser(
         prog="mcpmount", description="Mount many MCP servers as one namespaced tool registry."
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
-    parser.add_argument("--version", action="version", version=f"mcpmount {version('mcpmount')}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
