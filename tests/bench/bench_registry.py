@@ -19,7 +19,8 @@ Measured:
    the tool list, and the host process's own CPU time (mount and close);
 2. p50/p99 latency of a trivial ``echo`` call over stdio and over streamable HTTP (both
    clients open at once, calls interleaved in blocks);
-   over stdio in both protocol eras (2026-07-28, found by ``server/discover``, and legacy);
+   over stdio in both protocol eras (2026-07-28, found by ``server/discover``, and legacy),
+   and again with the secret guard at work (a second server holds a token);
 3. 16-way throughput: 16 tasks making sequential calls on one connection;
 4. memory: a fresh interpreter's RSS after ``import mcp`` against ``import mcpmount``, and
    after mounting 30 stdio servers on each side (alternated, medians).
@@ -201,6 +202,10 @@ async def sdk_clients(clients: list[Client]) -> AsyncGenerator[list[tuple[Client
         finally:
             for _, stop in started:
                 stop.set()
+
+
+GUARDED_TOKEN = "ghp_" + "x7Kq2" * 7
+"""Another server's token (made up) that the secret guard looks for in every call."""
 
 
 def stdio_client_for(devnull: TextIO, args: list[str] | None = None) -> Client:
@@ -489,6 +494,19 @@ async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None
         open_registry(RegistryConfig.from_servers({"s0": legacy})) as registry,
     ):
         await bench_calls("stdio", started[0][0], registry, plan, report, era=" legacy")
+    # The same call with the secret guard at work: another server holds a token, so each
+    # call's arguments are scanned for it before they leave.
+    guarded = {
+        "s0": StdioServer(command=sys.executable, args=[str(ECHO_SERVER)]),
+        "s1": StdioServer(
+            command=sys.executable, args=[str(ECHO_SERVER)], env={"API_TOKEN": GUARDED_TOKEN}
+        ),
+    }
+    async with (
+        sdk_clients([stdio_client_for(devnull)]) as started,
+        open_registry(RegistryConfig.from_servers(guarded)) as registry,
+    ):
+        await bench_calls("stdio", started[0][0], registry, plan, report, era=", secrets")
 
 
 @contextlib.contextmanager
