@@ -58,6 +58,7 @@ from anyio.abc import TaskStatus
 from jsonschema.validators import validator_for
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
@@ -499,7 +500,9 @@ async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None
     guarded = {
         "s0": StdioServer(command=sys.executable, args=[str(ECHO_SERVER)]),
         "s1": StdioServer(
-            command=sys.executable, args=[str(ECHO_SERVER)], env={"API_TOKEN": GUARDED_TOKEN}
+            command=sys.executable,
+            args=[str(ECHO_SERVER)],
+            env={"API_TOKEN": SecretStr(GUARDED_TOKEN)},
         ),
     }
     async with (
