@@ -201,12 +201,20 @@ def test_config_does_not_import_the_sdk(path: Path) -> None:
 
 SERVE = PACKAGE / "serve"
 
-SERVE_ROOMS = {"access": 0, "relay": 1, "sessions": 2, "front": 3, "replicas": 4, "hosting": 5}
+SERVE_ROOMS = {
+    "access": 0,
+    "relay": 1,
+    "sessions": 2,
+    "front": 3,
+    "replicas": 4,
+    "ops": 5,
+    "hosting": 6,
+}
 """The rooms of ``serve`` in the order a request passes them, bottom up: access (who is
 asking, what it may see), the relay (what servers ask, to the asking request's client), the
 sessions (each session's principal, and what it is told unasked), the front (MCP), replica
-state (on the sessions' events), hosting (transports, health, metrics, the lifecycle). A
-room imports only rooms below it."""
+state (on the sessions' events), ops (health, readiness, metrics, and who reads them),
+hosting (transports, the lifecycle). A room imports only rooms below it."""
 
 
 @pytest.mark.parametrize(

@@ -21,13 +21,14 @@
   each token to some namespaces, and allow Host names; without authentication it binds
   loopback only unless told otherwise (the ``[serve]`` table, `mcpmount.config.ServeSettings`).
 
-Rooms, in the order a request passes them: ``hosting`` (the transport, health, metrics,
-the lifecycle), ``access`` (tokens; the principal and the door that decides what it may
-see), ``front`` (the MCP handlers), ``sessions`` (each session's principal, and what it is
-told unasked: list changes, log messages, resource updates), ``relay`` (what servers ask
-mid-request, put to the client of that request) and, beside them, ``replicas`` (state
-shared on Redis). Each imports only the rooms below it, never back: access, relay,
-sessions, front, replicas (the sessions' events), hosting.
+Rooms, in the order a request passes them: ``hosting`` (the transport, the lifecycle),
+``ops`` beside it (health, readiness, metrics, and who may read them), ``access``
+(tokens; the principal and the door that decides what it may see), ``front`` (the MCP
+handlers), ``sessions`` (each session's principal, and what it is told unasked: list
+changes, log messages, resource updates), ``relay`` (what servers ask mid-request, put to
+the client of that request) and, beside them, ``replicas`` (state shared on Redis). Each
+imports only the rooms below it, never back: access, relay,
+sessions, front, replicas (the sessions' events), ops, hosting.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from mcpmount.serve.front import (
     InMemoryActivations,
     RegistryServer,
 )
-from mcpmount.serve.hosting import Host, Readiness, Transport, serve, write_portfile
+from mcpmount.serve.hosting import Host, Transport, serve, write_portfile
+from mcpmount.serve.ops import Readiness
 from mcpmount.serve.replicas import RedisActivationStore, RedisSubscriptionBus, SharedState
 from mcpmount.serve.sessions import CONVERSATION_HEADER, MAX_SESSIONS
 

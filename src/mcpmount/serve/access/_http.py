@@ -14,7 +14,7 @@ into the SDK's own HTTP protections, passed to ``Server.streamable_http_app``
 - allowed hosts: the SDK's DNS-rebinding check (Host and Origin), loopback names always
   allowed; without allowed hosts the SDK's default stands (on for a loopback bind).
 - exposure: `check_exposure` refuses a bind beyond loopback without authentication.
-- the metrics' port and token: merged here, used by `mcpmount.serve.hosting._ops`.
+- the metrics' port and token: merged here, used by `mcpmount.serve.ops`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A `RegistryServer` answers MCP; a `Host` puts it on stdio or streamable HTTP (uvicorn,
 `mcpmount.serve.hosting._runners`) and serves, beside ``/mcp``, ``/healthz`` and ``/readyz``
-(`Readiness`, `mcpmount.serve.hosting._health`) and ``/metrics`` (`Metrics`), behind what the
-security settings say of who reads them (`mcpmount.serve.hosting._ops`). The request path
+(`Readiness`, `mcpmount.serve.ops`) and ``/metrics`` (`Metrics`), behind what the
+security settings say of who reads them (`mcpmount.serve.ops`). The request path
 is the tree's: transport (here) → access (`mcpmount.serve.access`: the bearer check, then the
 principal every answer is cut to) → front (`mcpmount.serve.front`) → registry.
 """
@@ -18,13 +18,11 @@ from starlette.applications import Starlette
 from mcpmount.config import ServeSettings
 from mcpmount.serve.access import HttpSecurity, app_security
 from mcpmount.serve.front import RegistryServer
-from mcpmount.serve.hosting._health import Readiness, mounts_done, required_servers_up
 from mcpmount.serve.hosting._left_calls import LeftCalls
-from mcpmount.serve.hosting._metrics import Metrics
-from mcpmount.serve.hosting._ops import Ops
 from mcpmount.serve.hosting._runners import run_http, run_stdio
 from mcpmount.serve.hosting._session_ends import SessionEnds
 from mcpmount.serve.hosting._stopping import Stopping
+from mcpmount.serve.ops import Metrics, Ops, Readiness, mounts_done, required_servers_up
 
 __all__ = ["Host"]
 
@@ -44,13 +42,13 @@ class Host:
         """The graceful stop of HTTP serving; ``/readyz`` fails once it drains."""
         startup = front.startup
         self.readiness = Readiness()
-        """What ``/readyz`` checks (`mcpmount.serve.hosting._health`); more with
+        """What ``/readyz`` checks (`mcpmount.serve.ops`); more with
         ``readiness.add``."""
         self.readiness.add("mounts", mounts_done(startup.mounted if startup is not None else None))
         self.readiness.add("servers", required_servers_up(front.registry))
         self.readiness.add("stopping", self.stopping.readiness)
         self.metrics = Metrics(front.registry)
-        """What ``/metrics`` serves (`mcpmount.serve.hosting._metrics`)."""
+        """What ``/metrics`` serves (`mcpmount.serve.ops`)."""
 
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin and stdout until stdin ends."""
@@ -71,7 +69,7 @@ class Host:
         and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
         ``security`` adds bearer tokens on ``/mcp`` and allowed hosts
         (`mcpmount.serve.access`), and says who reads ``/metrics`` (served here or not) and
-        ``/readyz``'s reasons (`mcpmount.serve.hosting._ops`). A session's DELETE waits for
+        ``/readyz``'s reasons (`mcpmount.serve.ops`). A session's DELETE waits for
         what its client posted just before it (`SessionEnds`); a session's call whose
         client closed its stream is cancelled ``resume_window`` seconds later, unless it
         was answered (`LeftCalls`). Every request passes the graceful stop (`Stopping`)

@@ -103,7 +103,7 @@ async def serve(
         allow_unauthenticated: HTTP only: serve beyond loopback with no authentication.
         metrics_port: HTTP only: serve ``/metrics`` on a listener of its own at this port
             (0: the OS chooses), instead of the config's ``metrics_port``; then not on the
-            MCP port (see `mcpmount.serve.hosting._ops`).
+            MCP port (see `mcpmount.serve.ops`).
         metrics_host: HTTP only: the address the metrics listener binds, instead of the
             config's ``metrics_host`` (127.0.0.1).
         metrics_token: HTTP only: the bearer token ``/metrics`` answers, instead of the

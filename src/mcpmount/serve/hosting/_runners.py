@@ -14,7 +14,6 @@ import math
 import os
 import socket
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -25,8 +24,9 @@ from starlette.applications import Starlette
 
 from mcpmount.serve.hosting._stdio import stdio_wire
 from mcpmount.serve.hosting._stopping import Stopping
+from mcpmount.serve.ops import Listener
 
-__all__ = ["Listener", "run_http", "run_stdio", "write_portfile"]
+__all__ = ["run_http", "run_stdio", "write_portfile"]
 
 _BACKSTOP: Final = 2
 """Seconds uvicorn waits, after the stop's own bound, before cancelling what is left
@@ -40,21 +40,6 @@ async def run_stdio(server: Server[Any], options: InitializationOptions) -> None
         stdio_server(stdin=stdin, stdout=stdout) as (read, write),
     ):
         await server.run(read, write, options)
-
-
-@dataclass(frozen=True, slots=True)
-class Listener:
-    """An app served on an address of its own, beside the main one and for as long."""
-
-    app: Starlette
-    host: str
-    """The address to bind."""
-    port: int
-    """The port to bind; 0 lets the OS choose."""
-    path: str
-    """The path the announced URL names (``/metrics``)."""
-    on_ready: Callable[[str], None] | None = None
-    """Called with the URL once every listener is bound and serving."""
 
 
 async def run_http(

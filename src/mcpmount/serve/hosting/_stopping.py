@@ -84,7 +84,7 @@ class Stopping:
         return cls(drain=settings.drain, stop_timeout=settings.stop_timeout)
 
     def readiness(self) -> str | None:
-        """A readiness check (`mcpmount.serve.hosting._health`): failing once stopping."""
+        """A readiness check (`mcpmount.serve.ops`): failing once stopping."""
         return "stopping: the process received a signal to stop" if self.draining else None
 
     def middleware(self, app: ASGIApp) -> ASGIApp:

@@ -1,7 +1,7 @@
 """Prometheus metrics of a served registry, at ``/metrics``.
 
 The labels name every server and tool, so who may read them is the caller's to say
-(`Metrics.route`; `mcpmount.serve.access._http.OpsAccess`): a request refused is answered 401.
+(`Metrics.route`; `mcpmount.serve.ops.OpsAccess`): a request refused is answered 401.
 
 Every metric lives in the front's own ``CollectorRegistry`` (never prometheus_client's
 process-wide default one), so serving changes nothing outside the front and two fronts in

@@ -13,13 +13,14 @@ so with authentication on they are for the operator (`OpsAccess`):
 - ``/readyz`` answers everyone with the same status; its reasons in full go to a token that
   sees every namespace (accepted by the same verifier as ``/mcp``, with OAuth's required
   scopes) or to the metrics token, and the others read what each check says to anyone
-  (`mcpmount.serve.hosting._health.Reason`).
+  (`mcpmount.serve.ops._health.Reason`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from starlette.applications import Starlette
@@ -28,11 +29,10 @@ from starlette.routing import Route
 
 from mcpmount.config import ServeSettings, ServeToken
 from mcpmount.serve.access import Grant, HttpSecurity, StaticTokens
-from mcpmount.serve.hosting._health import Readiness, health_routes
-from mcpmount.serve.hosting._metrics import Metrics
-from mcpmount.serve.hosting._runners import Listener
+from mcpmount.serve.ops._health import Readiness, health_routes
+from mcpmount.serve.ops._metrics import Metrics
 
-__all__ = ["Ops", "OpsAccess"]
+__all__ = ["Listener", "Ops", "OpsAccess"]
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +106,21 @@ class OpsAccess:
         if scheme.lower() != "bearer":
             return False
         return await self._metrics_token.verify_token(token) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Listener:
+    """An app served on an address of its own, beside the main one and for as long."""
+
+    app: Starlette
+    host: str
+    """The address to bind."""
+    port: int
+    """The port to bind; 0 lets the OS choose."""
+    path: str
+    """The path the announced URL names (``/metrics``)."""
+    on_ready: Callable[[str], None] | None = None
+    """Called with the URL once every listener is bound and serving."""
 
 
 class Ops:

@@ -1,0 +1,31 @@
+"""The operator's side of HTTP serve: is it alive, should it get traffic, what it did.
+
+- `Readiness` (``_health``): ``/healthz`` and ``/readyz``, named checks, required or not.
+- `Metrics` (``_metrics``): Prometheus metrics of the served registry, at ``/metrics``.
+- `Ops` (``_endpoints``): those routes on the MCP port or a `Listener` of their own, and
+  who may read them (`OpsAccess`: names of servers and tools are not for every token).
+
+Above access (who is asking) and below hosting, which puts these endpoints beside ``/mcp``.
+"""
+
+from mcpmount.serve.ops._endpoints import Listener, Ops, OpsAccess
+from mcpmount.serve.ops._health import (
+    Readiness,
+    Reason,
+    health_routes,
+    mounts_done,
+    required_servers_up,
+)
+from mcpmount.serve.ops._metrics import Metrics
+
+__all__ = [
+    "Listener",
+    "Metrics",
+    "Ops",
+    "OpsAccess",
+    "Readiness",
+    "Reason",
+    "health_routes",
+    "mounts_done",
+    "required_servers_up",
+]
