@@ -312,3 +312,18 @@ def test_check_from_a_host_without_files_exits_2_saying_where_it_looked(tmp_path
     assert done.returncode == 2
     assert "no config file of Cursor found" in done.stderr
     assert str(tmp_path / ".cursor" / "mcp.json") in "".join(done.stderr.split())  # unwrapped
+
+
+def test_check_reads_a_hosts_file_with_comments_and_trailing_commas(tmp_path: Path) -> None:
+    """Cursor's and VS Code's files are JSONC: ``check`` reads a commented one from its path
+    and with ``--from``, its servers as the host sees them, its ``//`` URLs intact."""
+    home, project = tmp_path / "home", tmp_path / "app"
+    project.mkdir()
+    entry = json.dumps(fixture_entry(args=[FIXTURE, "--name", "http://not/a/comment"]))
+    path = home / ".cursor" / "mcp.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(f'{{\n  // mine\n  "mcpServers": {{\n    "jsonc": {entry}, /* a */\n  }},\n}}')
+    for args in (["--from", "cursor"], [str(path)]):
+        done = mcpmount("check", "--json", *args, env=environment(home), cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert [row["server"] for row in json.loads(done.stdout)["servers"]] == ["jsonc"]

@@ -51,6 +51,32 @@ async def test_a_mounted_server_becomes_searchable_by_meaning(
         assert result.structured_content["tools"][0]["name"] == "calc__add"
 
 
+async def test_wait_search_ready_returns_once_search_ranks_by_meaning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Awaited right after the mount, it returns with the paraphrase ranked by meaning,
+    having told how many tool texts waited; without a model, or once ready, at once."""
+    monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    async with Registry() as lexical_only:
+        await lexical_only.mount("calc", fixture(defer=True))
+        await lexical_only.wait_search_ready()
+        assert names(lexical_only, QUERY) == []
+    async with Registry(RegistrySettings(semantic_model="minilm-int8")) as registry:
+        await registry.mount("calc", fixture(defer=True))
+        for row in registry.status():
+            if row.pid is not None:
+                record_group(row.pid)
+        told: list[int] = []
+        with anyio.fail_after(45):  # a never-hangs bound, as above
+            await registry.wait_search_ready(told.append)
+        assert names(registry, QUERY)[:1] == ["calc__add"]
+        assert 0 < told[0] <= len(registry.mounted_tools())
+        told.clear()
+        await registry.wait_search_ready(told.append)
+        assert told == []
+
+
 async def test_a_registry_with_a_redis_cache_shares_its_tool_vectors_there(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -91,6 +91,8 @@ class Catalog:
             shared_vectors=settings.cache,
         )
         self._computing = False
+        self._batched: anyio.Event | None = None
+        """Set when `compute_vectors` ends a batch, for `wait_vectors`; made by a waiter."""
         self._manifest: list[mcp_types.Tool] | None = None
         self._listeners = Listeners[RegistryChange]("registry")
 
@@ -277,12 +279,34 @@ class Catalog:
             return
         self._computing = True
         try:
-            while await anyio.to_thread.run_sync(self._index.embed_pending) or (
-                self._index.vectors_pending  # added while the last batch ran
-            ):
-                pass
+            more = True
+            while more:
+                more = await anyio.to_thread.run_sync(self._index.embed_pending)
+                more = more or bool(self._index.vectors_pending)  # added while it ran
+                self._tell_batch()
         finally:
             self._computing = False
+            self._tell_batch()
+
+    def _tell_batch(self) -> None:
+        if self._batched is not None:
+            self._batched.set()
+            self._batched = None
+
+    async def wait_vectors(self, progress: Callable[[int], None] | None = None) -> None:
+        """Return once no tool waits for its vector (at once without a semantic model, or
+        when it cannot load), computing them here if no `compute_vectors` is at it.
+        ``progress`` is told how many tool texts wait, before each batch."""
+        async with anyio.create_task_group() as group:
+            while pending := self._index.vectors_pending:
+                if progress is not None:
+                    progress(pending)
+                if self._batched is None:
+                    self._batched = anyio.Event()
+                batched = self._batched
+                if not self._computing:  # none started, or the registry's was cancelled
+                    group.start_soon(self.compute_vectors)
+                await batched.wait()
 
     def pins_of(self) -> dict[str, dict[str, str]]:
         """Return namespace -> raw name -> definition hash, for every published server."""

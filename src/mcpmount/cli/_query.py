@@ -17,10 +17,11 @@ from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for
-from mcpmount.cli._progress import progress_bar
+from mcpmount.cli._progress import progress_bar, search_ready
 from mcpmount.cli._shown import counted, print_json, shown, widest
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import needs_approval
+from mcpmount.search import TOOL_SEARCH_NAME
 
 __all__ = ["run_call", "run_search", "run_tools"]
 
@@ -74,6 +75,7 @@ async def run_search(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
     async with listing(config, args.live, err) as registry:
+        await search_ready(registry, err)  # ranked as the library ranks, vectors and all
         found = registry.search(args.query, args.limit)
     if args.json:
         hits = [{"name": h.tool.name, "score": round(h.score, 4)} for h in found.hits]
@@ -117,6 +119,8 @@ async def run_call(
         return EXIT_USAGE
     needed = needed_for(config, namespace_of(args.name))
     async with mounted(needed, err) as registry:
+        if args.name == TOOL_SEARCH_NAME:
+            await search_ready(registry, err)
         with progress_bar(err, args.name) as progress:
             result = await registry.call(
                 args.name, arguments, timeout=args.timeout, progress=progress

@@ -23,18 +23,19 @@ each, naming the key; no line ever contains a value, because values may be secre
 
 Its modules, from the bottom up: ``_problems`` (problem lines), ``_urls`` (`redacted_url`:
 every URL a message shows), ``_json`` (`load_json`: JSON read back, its size and nesting
-bounded first), ``_fields`` (checked field types), ``_settings`` (`RegistrySettings` and
-``MCPMOUNT_*``), ``_override`` (per-tool overrides), ``_server`` (what every server
-declares), ``_oauth`` (a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the
-stdio kind and the union of kinds), ``_expand`` (``${VAR}``), ``_read`` (files to
-tables), ``_tables`` (tables to data), ``_variables`` (the hosts' own variables:
-``${env:X}``, ``${input:id}``, ...), ``_sandbox`` (a stdio server's sandbox), ``_serve``
-(the ``[serve]`` table), ``_load`` (`load_config`; host files through the sub-room
-``hostfiles``) and ``_needs`` (`needed_variables`: what a config needs of its environment).
+bounded first; `strip_jsonc`: hosts' comments and trailing commas), ``_fields`` (checked
+field types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_override``
+(per-tool overrides), ``_server`` (what every server declares), ``_oauth`` (a url server's
+OAuth), ``_http`` (the url kind), ``_spec`` (the stdio kind and the union of kinds),
+``_expand`` (``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables to data),
+``_variables`` (the hosts' own variables: ``${env:X}``, ``${input:id}``, ...), ``_sandbox``
+(a stdio server's sandbox), ``_serve`` (the ``[serve]`` table), ``_load`` (`load_config`;
+host files through the sub-room ``hostfiles``) and ``_needs`` (`needed_variables`: what a
+config needs of its environment).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
-from mcpmount.config._json import load_json
+from mcpmount.config._json import load_json, strip_jsonc
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._needs import needed_variables
 from mcpmount.config._oauth import OAuthSpec
@@ -70,4 +71,5 @@ __all__ = [
     "load_json",
     "needed_variables",
     "redacted_url",
+    "strip_jsonc",
 ]

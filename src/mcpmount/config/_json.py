@@ -7,6 +7,11 @@ anyone who can write there can plant a document that Python's parser cannot surv
 memory in proportion. `load_json` therefore measures the size and the nesting before
 parsing, with a scan that does not recurse, and turns every way the data can fail into
 one `ValueError`.
+
+Hosts' files are JSON with comments (JSONC: VS Code's and Cursor's ``mcp.json``):
+`strip_jsonc` blanks their ``//`` and ``/* */`` comments and trailing commas outside
+strings, leaving every other character where it was, so a parse error still gives the line
+and column of the file as written.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-__all__ = ["MAX_JSON_DEPTH", "json_depth", "load_json"]
+__all__ = ["MAX_JSON_DEPTH", "json_depth", "load_json", "strip_jsonc"]
 
 MAX_JSON_DEPTH: Final = 200
 """The deepest nesting `load_json` accepts by default: what the SDK's parser (pydantic's)
@@ -28,6 +33,15 @@ _ESCAPE: Final = re.compile(rb"\\.", re.DOTALL)
 _STRING: Final = re.compile(rb'"[^"]*"')
 _NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS: Final = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+
+_JSONC_TOKEN: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|,|[^\s"/,]+', re.DOTALL)
+"""A string (on one line, as JSON's are), a comment, a comma, or a run of other characters
+that are not blank; a ``"`` or ``/`` that starts none of them is left to the JSON parser."""
+_CLOSING: Final = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*[\]}]", re.DOTALL)
+"""What follows a trailing comma: blanks and comments, then the end of an array or object."""
+_BLANK: Final = re.compile(r"[^\r\n]")
+_NO_VALUE: Final = ("", "[", "{", ",", ":")
+"""What a comma after no value follows: it is not a trailing comma, but the parser's error."""
 
 
 def json_depth(data: bytes) -> int:
@@ -69,3 +83,24 @@ def load_json(
         return json.loads(data, object_pairs_hook=object_pairs_hook)
     except RecursionError:  # a caller already deep in its stack: refused like the rest
         raise ValueError(f"it nests too deeply to parse here ({depth} levels)") from None
+
+
+def strip_jsonc(text: str) -> str:
+    """Return ``text`` (JSON with comments) as JSON: each comment, and each comma that ends
+    an array or object after a value, becomes spaces (a comment's line breaks stay), so
+    every other character keeps its line and column. Strings are left as they are
+    (``"http://x"`` keeps its ``//``); what is not JSONC is left for the parser to refuse
+    (an unclosed ``/*``, a comma with no value before it)."""
+    pieces: list[str] = []
+    at = 0
+    last = ""  # the last character of JSON before here: a comma ends a value unless [{,:
+    for token in _JSONC_TOKEN.finditer(text):
+        value = token[0]
+        trailing = value == "," and last not in _NO_VALUE and _CLOSING.match(text, token.end())
+        if trailing or value.startswith(("//", "/*")):
+            pieces += text[at : token.start()], _BLANK.sub(" ", value)
+            at = token.end()
+        else:
+            last = value[-1]
+    pieces.append(text[at:])
+    return "".join(pieces)

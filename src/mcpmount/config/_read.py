@@ -1,4 +1,5 @@
-"""Reading a config file into its top-level table: TOML, or JSON without duplicate keys."""
+"""Reading a config file into its top-level table: TOML, or a host's JSON (with comments
+and trailing commas, as VS Code and Cursor allow them) without duplicate keys."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import TypeAlias, cast
 
-from mcpmount.config._json import load_json
+from mcpmount.config._json import load_json, strip_jsonc
 from mcpmount.config._problems import Loc, format_loc
 from mcpmount.errors import ConfigError
 
@@ -59,7 +60,8 @@ def read_document(file: Path, problems: list[str], *, json_file: bool) -> Table 
             problems.append(f"invalid TOML: {exc}")
             return None
     try:
-        document = _unpack_json(load_json(text, object_pairs_hook=_JsonObject), (), problems)
+        parsed = load_json(strip_jsonc(text), object_pairs_hook=_JsonObject)
+        document = _unpack_json(parsed, (), problems)
     except json.JSONDecodeError as exc:
         problems.append(f"invalid JSON: {exc.msg} (at line {exc.lineno}, column {exc.colno})")
         return None

@@ -15,6 +15,7 @@ are copied into the file only on request (``copy_env``), never silently.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import json
@@ -25,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import cast
 
-from mcpmount.config import load_json, needed_variables
+from mcpmount.config import load_json, needed_variables, strip_jsonc
 from mcpmount.errors import ConfigError
 from mcpmount.hosts._places import Host, HostFile, host_files
 
@@ -179,6 +180,10 @@ def _document(target: HostFile, text: str | None) -> dict[str, object]:
         document = load_json(text)
     except ValueError as exc:
         problem = f"is not JSON ({exc}); fix it, or move it away to start a new one"
+        with contextlib.suppress(ValueError):
+            load_json(strip_jsonc(text))  # it is JSONC, as VS Code and Cursor allow
+            problem = "has comments or trailing commas, which rewriting it would lose: "
+            problem += "remove them, or add the entry by hand"
         raise ConfigError(str(target.path), [problem]) from None
     if not isinstance(document, dict):
         raise ConfigError(str(target.path), ["must hold a JSON object"])

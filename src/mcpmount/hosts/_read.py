@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from mcpmount.config import Asker, RegistryConfig, ServerSpec, load_config, load_json
+from mcpmount.config import (
+    Asker,
+    RegistryConfig,
+    ServerSpec,
+    load_config,
+    load_json,
+    strip_jsonc,
+)
 from mcpmount.errors import ConfigError
 from mcpmount.hosts._places import Host, HostFile, host_files
 
@@ -95,7 +102,7 @@ def _declares_servers(file: HostFile) -> bool:
     JSON (which `load_config` then reports). A host writes files with no servers in them:
     Claude Desktop its preferences, Claude Code its state."""
     try:
-        node: object = load_json(file.path.read_text(encoding="utf-8-sig"))
+        node: object = load_json(strip_jsonc(file.path.read_text(encoding="utf-8-sig")))
     except (OSError, ValueError):
         return True
     for key in file.within:

@@ -395,8 +395,19 @@ class Registry:
             return None
 
     def search(self, query: str, limit: int = 5) -> SearchResult:
-        """Rank every mounted tool (deferred ones included) for ``query``."""
+        """Rank every mounted tool (deferred ones included) for ``query``: by its words,
+        and with a ``semantic_model`` by meaning too once `wait_search_ready` would return."""
         return self._catalog.search(query, limit)
+
+    async def wait_search_ready(self, progress: Callable[[int], None] | None = None) -> None:
+        """Return once `search` ranks by meaning too: every mounted tool's vector found in
+        the vector cache or computed (in a worker thread). At once without a
+        ``semantic_model``, or when it cannot load (logged once; search stays by words).
+
+        Args:
+            progress: Told how many tool texts still wait, before each batch of them.
+        """
+        await self._catalog.wait_vectors(progress)
 
     def tool_search(
         self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
