@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from mcpmount.audit import ServerListing
 from mcpmount.catalog import StagedContent
-from mcpmount.config import ServerSpec
+from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
 from mcpmount.gates import needs_approval
+from mcpmount.sandbox import summary
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
@@ -21,6 +22,7 @@ __all__ = [
     "ServerStatus",
     "listing_of",
     "notes_of",
+    "status_json",
     "status_row",
     "status_rows",
 ]
@@ -150,6 +152,59 @@ def status_rows(
         status_row(supervisor, tools_of(server), stats.get(server))
         for server, supervisor in sorted(supervisors.items())
     ]
+
+
+def status_json(
+    rows: Sequence[ServerStatus],
+    failed: Sequence[MountOutcome],
+    specs: Mapping[str, ServerSpec],
+    settings: RegistrySettings,
+) -> list[dict[str, object]]:
+    """Return the status as JSON-ready rows: what ``mcpmount status --json`` prints and a
+    running ``serve`` publishes (`mcpmount.serve.hosting._status_socket`).
+
+    Args:
+        rows: The mounted servers (``Registry.status()``).
+        failed: The servers that failed to mount, after them (their state ``failed``).
+        specs: Each server's spec, for how it is sandboxed (``-`` for one not there).
+        settings: The registry's settings (its sandbox defaults).
+    """
+
+    def sandbox(server: str) -> str:
+        spec = specs.get(server)
+        return summary(spec, settings) if spec is not None else "-"
+
+    report: list[dict[str, object]] = [
+        {
+            "server": row.server,
+            "transport": row.transport,
+            "sandbox": sandbox(row.server),
+            "required": row.required,
+            "state": str(row.state),
+            "pid": row.pid,
+            "tools": row.tools,
+            "deferred": row.deferred,
+            "restarts": row.restarts,
+            "calls": row.calls,
+            "p50_ms": row.p50_ms,
+            "error": row.error,
+            "notes": list(row.notes),
+            "cached": row.cached,
+        }
+        for row in rows
+    ]
+    report.extend(
+        {
+            "server": outcome.server,
+            "transport": outcome.spec.transport,
+            "sandbox": summary(outcome.spec, settings),
+            "required": outcome.spec.required,
+            "state": "failed",
+            "error": outcome.error.detail if outcome.error else None,
+        }
+        for outcome in failed
+    )
+    return report
 
 
 def listing_of(
