@@ -16,27 +16,24 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncGenerator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
 
 import anyio
-import anyio.abc
 import pytest
 from cli_support import server, write_config
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 
-from leaks import record_group
+from serve.serve_support import (
+    BEHAVIOUR,
+    STARTUP,
+    connected,
+    served_http,
+    served_stdio,
+    wait_for_tool,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
-
-STARTUP: Final = 40.0
-"""Seconds for serve to start and mount its servers on a loaded machine."""
-
-BEHAVIOUR: Final = 60.0
-"""Seconds for one ``mcpmount status`` (which may mount every server) on a loaded machine."""
 
 
 @pytest.fixture(name="runtime_dir")
@@ -60,7 +57,7 @@ def two_servers(tmp_path: Path) -> tuple[str, list[Path]]:
 
 async def status(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``mcpmount status ARGS`` to its end."""
-    with anyio.fail_after(BEHAVIOUR):
+    with anyio.fail_after(STARTUP + BEHAVIOUR):  # it may mount every server
         done = await anyio.run_process(
             [sys.executable, "-m", "mcpmount", "status", *args],
             check=False,
@@ -71,73 +68,10 @@ async def status(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@asynccontextmanager
-async def owned(client: Client) -> AsyncGenerator[Client]:
-    """Enter ``client`` in a task of its own (its task group must be left by the task that
-    entered it), within `STARTUP` seconds; leave it when the block ends."""
-    done = anyio.Event()
-
-    async def own(*, task_status: anyio.abc.TaskStatus[Client]) -> None:
-        async with client:
-            task_status.started(client)
-            await done.wait()
-
-    async with anyio.create_task_group() as tg:
-        with anyio.fail_after(STARTUP):
-            await tg.start(own)
-        try:
-            yield client
-        finally:
-            done.set()
-
-
-@asynccontextmanager
-async def served_stdio(config: str, tmp_path: Path) -> AsyncGenerator[Client]:
-    """A Client of ``mcpmount serve CONFIG`` over stdio, as a desktop host runs it."""
-    # The SDK gives a child a minimal environment: pass on where our sources are (a
-    # worktree's) and this test's runtime and cache directories.
-    names = ("PYTHONPATH", "XDG_RUNTIME_DIR", "XDG_CACHE_HOME")
-    env = {name: os.environ[name] for name in names if name in os.environ}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mcpmount", "serve", config], env=env
-    )
-    with (tmp_path / "serve.log").open("w") as errlog:
-        async with owned(Client(stdio_client(params, errlog=errlog))) as client:
-            yield client
-
-
-@asynccontextmanager
-async def served_http(config: str, tmp_path: Path) -> AsyncGenerator[tuple[str, anyio.abc.Process]]:
-    """The URL of ``mcpmount serve CONFIG --transport http`` and its process, which gets
-    SIGTERM when the block ends."""
-    portfile = tmp_path / "port"
-    portfile.unlink(missing_ok=True)  # an earlier serve's
-    command = [sys.executable, "-m", "mcpmount", "serve", config, "--transport", "http"]
-    command += ["--port", "0", "--portfile", str(portfile)]
-    with (tmp_path / "serve.log").open("w") as errlog:
-        process = await anyio.open_process(
-            command, stdout=subprocess.DEVNULL, stderr=errlog, start_new_session=True
-        )
-    record_group(process.pid)
-    async with process:
-        try:
-            with anyio.fail_after(STARTUP):
-                while not portfile.exists():
-                    assert process.returncode is None, (tmp_path / "serve.log").read_text()
-                    await anyio.sleep(0.02)
-            yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp", process
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-            with anyio.fail_after(STARTUP):
-                await process.wait()
-
-
 async def call_through(client: Client) -> None:
     """Once both servers are mounted, call ``a`` twice and ``b`` once."""
-    with anyio.fail_after(STARTUP):
-        while not {"a__echo", "b__echo"} <= {t.name for t in (await client.list_tools()).tools}:
-            await anyio.sleep(0.1)
+    await wait_for_tool(client, "a__echo")
+    await wait_for_tool(client, "b__echo")
     for name, text in (("a__echo", "one"), ("a__echo", "two"), ("b__echo", "three")):
         result = await client.call_tool(name, {"text": text})
         assert not result.is_error, result
@@ -199,7 +133,7 @@ async def test_status_shows_an_http_serve_whose_socket_only_this_user_may_open(
     config, markers = two_servers(tmp_path)
     async with (
         served_http(config, tmp_path) as (url, process),
-        owned(Client(url)) as client,
+        connected(Client(url)) as client,
     ):
         await call_through(client)
         for marker in markers:
@@ -221,7 +155,9 @@ async def test_a_killed_serves_stale_socket_is_ignored_removed_and_replaced(
     there, mounts here and removes it; a new serve of the config is found as usual."""
     config, markers = two_servers(tmp_path)
     directory = runtime_dir / "mcpmount"
-    async with served_http(config, tmp_path) as (_, process):
+    first = tmp_path / "first"  # each serve writes its port and log in its own directory
+    first.mkdir()
+    async with served_http(config, first) as (_, process):
         with anyio.fail_after(STARTUP):
             while not (directory.is_dir() and any(directory.iterdir())):
                 await anyio.sleep(0.02)
@@ -239,7 +175,7 @@ async def test_a_killed_serves_stale_socket_is_ignored_removed_and_replaced(
         marker.unlink()
     async with (
         served_http(config, tmp_path) as (url, process),
-        owned(Client(url)) as client,
+        connected(Client(url)) as client,
     ):
         await call_through(client)
         for marker in markers:
