@@ -136,7 +136,8 @@ async def _show_serves(
     for serving in serves:
         began = datetime.fromtimestamp(serving.since).strftime("%Y-%m-%d %H:%M:%S")
         said = f"pid {serving.pid}, {serving.transport}, since {began}"
-        err.print(Text(f"mcpmount: showing the running serve ({said}); --local mounts here"))
+        note = Text(f"mcpmount: showing the running serve ({said}); --local mounts here")
+        err.print(note, soft_wrap=True)
     if args.json:
         rows = [{**row, "served_by": each.pid} for each in serves for row in each.servers]
         print_json(out, json.dumps(rows))
