@@ -173,8 +173,8 @@ def _status_table(rows: list[dict[str, object]], whose: str = "") -> Table:
     title = counted(len(rows), "server") + (f", {whose}" if whose else "")
     table = Table(title=Text(title))
     columns = ("server", "transport", "sandbox", "state", "pid", "tools", "restarts", "calls")
-    for column in (*columns, "p50"):
-        right = column in ("pid", "tools", "restarts", "calls", "p50")
+    for column in (*columns, "p50", "p95"):
+        right = column in ("pid", "tools", "restarts", "calls", "p50", "p95")
         table.add_column(column, justify="right" if right else "left", no_wrap=True)
     table.add_column("error", overflow="fold")
     styles = {
@@ -188,7 +188,6 @@ def _status_table(rows: list[dict[str, object]], whose: str = "") -> Table:
         state = str(row.get("state"))
         style = styles.get(state, "red" if row.get("required", True) else "yellow")
         deferred = f" ({row['deferred']} deferred)" if row.get("deferred") else ""
-        p50 = row.get("p50_ms")
         table.add_row(
             Text(str(row.get("server"))),
             Text(str(row.get("transport"))),
@@ -198,10 +197,16 @@ def _status_table(rows: list[dict[str, object]], whose: str = "") -> Table:
             _cell(row, "tools") + deferred,
             _cell(row, "restarts"),
             _cell(row, "calls"),
-            f"{p50:.1f} ms" if isinstance(p50, int | float) else "",
+            _milliseconds(row, "p50_ms"),
+            _milliseconds(row, "p95_ms"),
             shown(str(row.get("error") or ""), lines=True),
         )
     return table
+
+
+def _milliseconds(row: dict[str, object], key: str) -> str:
+    value = row.get(key)
+    return f"{value:.1f} ms" if isinstance(value, int | float) else ""
 
 
 def _cell(row: dict[str, object], key: str) -> str:

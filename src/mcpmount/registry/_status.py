@@ -51,6 +51,8 @@ class ServerStatus:
     """Calls answered (results, including tool errors) since it was mounted."""
     p50_ms: float | None = None
     """Median latency of the last answered calls, in milliseconds."""
+    p95_ms: float | None = None
+    """The latency 95 % of the last answered calls took at most, in milliseconds."""
     error: str | None = None
     """Why it failed, or why its last restart or tool-list change was not applied."""
     notes: tuple[str, ...] = ()
@@ -91,10 +93,15 @@ class CallStats:
 
     def p50_ms(self) -> float | None:
         """The median latency of the recent calls in milliseconds; None before any."""
+        return self.percentile_ms(50)
+
+    def percentile_ms(self, percent: int) -> float | None:
+        """The latency ``percent`` % of the recent calls took at most, in milliseconds (the
+        nearest rank); None before any."""
         if not self.latencies:
             return None
         ordered = sorted(self.latencies)
-        return ordered[len(ordered) // 2] * 1000
+        return ordered[min(len(ordered) - 1, len(ordered) * percent // 100)] * 1000
 
 
 def notes_of(supervisor: Supervisor, tools: Sequence[MountedTool]) -> tuple[str, ...]:
@@ -136,6 +143,7 @@ def status_row(
         restarts=supervisor.restarts,
         calls=stats.calls,
         p50_ms=stats.p50_ms(),
+        p95_ms=stats.percentile_ms(95),
         error=supervisor.error or connection.error or connection.relist_error,
         notes=notes_of(supervisor, tools),
         cached=supervisor.cached,
@@ -187,6 +195,7 @@ def status_json(
             "restarts": row.restarts,
             "calls": row.calls,
             "p50_ms": row.p50_ms,
+            "p95_ms": row.p95_ms,
             "error": row.error,
             "notes": list(row.notes),
             "cached": row.cached,
