@@ -182,3 +182,43 @@ async def test_a_killed_serves_stale_socket_is_ignored_removed_and_replaced(
         for marker in markers:
             marker.unlink()
         assert assert_shows_the_serve(await status(config, "--json"), markers) == process.pid
+
+
+async def test_a_failed_servers_row_is_the_one_status_prints_here_with_no_secret(
+    tmp_path: Path, runtime_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An optional server that fails to mount, printing the secret its ``env`` holds: the
+    serve publishes its row as ``status --local`` prints it, the secret hidden in both, and
+    nowhere in what the socket sends."""
+    secret = "planted-7c1e9b2d44a0"
+    monkeypatch.setenv("PLANTED", secret)
+    config = write_config(
+        tmp_path,
+        server("a", "--name", "a")
+        + server(
+            "leaky",
+            "--echo-env",
+            "API_TOKEN",
+            "--crash-on-start",
+            extra='env = { API_TOKEN = "${PLANTED}" }\nrequired = false\nstartup_timeout = 5',
+        ),
+    )
+    async with (
+        served_http(config, tmp_path) as (url, _),
+        connected(Client(url)) as client,
+    ):
+        await wait_for_tool(client, "a__echo")
+        [sock] = (runtime_dir / "mcpmount").iterdir()
+        with anyio.fail_after(BEHAVIOUR):
+            async with await anyio.connect_unix(sock) as stream:
+                sent = b"".join([chunk async for chunk in stream])
+        served = await status(config, "--json")
+    here = await status(config, "--json", "--local")
+    assert secret.encode() not in sent
+    for done in (served, here):
+        assert done.returncode == 1, done.stderr  # a server failed
+        assert secret not in done.stdout + done.stderr
+    [published] = [row for row in json.loads(served.stdout) if row["server"] == "leaky"]
+    [printed] = [row for row in json.loads(here.stdout) if row["server"] == "leaky"]
+    assert "fatal: bad config" in printed["error"]  # its stderr tail, redacted
+    assert {**published, "served_by": None} == {**printed, "served_by": None}
