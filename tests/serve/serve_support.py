@@ -119,8 +119,10 @@ async def served_stdio(
             on_message(message)
 
     # The SDK gives a child a minimal environment: pass on where our sources are, so the
-    # served process runs the code under test (a worktree's), not an installed copy.
-    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
+    # served process runs the code under test (a worktree's), not an installed copy, and
+    # the runtime directory a test chose (where `mcpmount status` finds the serve).
+    names = ("PYTHONPATH", "XDG_RUNTIME_DIR")
+    env = {name: os.environ[name] for name in names if name in os.environ} or None
     params = StdioServerParameters(command=command, args=args, env=env)
     # A real file: the SDK hands it to the child as its stderr.
     with (tmp_path / "serve.log").open("w") as errlog:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
 
 import anyio
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
@@ -20,10 +21,11 @@ from rich.text import Text
 from mcpmount.catalog import lock_path
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._opening import live, mount_showing, mounted
+from mcpmount.cli._serving import Serving, running_serves
 from mcpmount.cli._shown import counted, print_json, shown
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError
-from mcpmount.registry import MountOutcome, Registry, read_pins
+from mcpmount.registry import Registry, read_pins, status_json
 from mcpmount.sandbox import summary
 
 __all__ = ["run_check", "run_lock", "run_status"]
@@ -103,21 +105,54 @@ async def run_check(
 async def run_status(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
+    if config.path is not None and not args.local:
+        serves = await running_serves(config.path, err)
+        if serves:  # their servers, not copies started here
+            return await _show_serves(config.path, serves, args, out, err)
     async with Registry(config.settings, pins=read_pins(config)) as registry:
         outcomes = await mount_showing(registry, config.servers, err, fail_fast=False)
-        failed = {row.server: row for row in outcomes if row.error is not None}
+        failed = [row for row in outcomes if row.error is not None]
+
+        def rows() -> list[dict[str, object]]:
+            return status_json(registry.status(), failed, config.servers, config.settings)
+
         if args.json:
-            print_json(out, json.dumps(_status_json(registry, config, failed)))
+            print_json(out, json.dumps(rows()))
         elif args.watch is None:
-            out.print(_status_table(registry, config, failed))
+            out.print(_status_table(rows()))
         else:
-            table = _status_table(registry, config, failed)
-            with Live(table, console=out, auto_refresh=False) as watched:
+            with Live(_status_table(rows()), console=out, auto_refresh=False) as watched:
                 while True:  # until Ctrl-C; each refresh reads the registry, nothing else
                     await anyio.sleep(args.watch)
-                    watched.update(_status_table(registry, config, failed), refresh=True)
-        unwell = any(row.state not in _WELL for row in registry.status())
-    return EXIT_FAILED if failed or unwell else EXIT_OK
+                    watched.update(_status_table(rows()), refresh=True)
+        return EXIT_FAILED if _unwell(rows()) else EXIT_OK
+
+
+async def _show_serves(
+    config: Path, serves: list[Serving], args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    """Show the servers of the running serves of ``config`` (one table each), or, with
+    ``--watch``, keep asking them until none answers."""
+    for serving in serves:
+        began = datetime.fromtimestamp(serving.since).strftime("%Y-%m-%d %H:%M:%S")
+        said = f"pid {serving.pid}, {serving.transport}, since {began}"
+        note = Text(f"mcpmount: showing the running serve ({said}); --local mounts here")
+        err.print(note, soft_wrap=True)
+    if args.json:
+        rows = [{**row, "served_by": each.pid} for each in serves for row in each.servers]
+        print_json(out, json.dumps(rows))
+    elif args.watch is None:
+        for serving in serves:
+            out.print(_status_table(serving.servers, f"serve pid {serving.pid}"))
+    else:
+        with Live(_serves_tables(serves), console=out, auto_refresh=False) as watched:
+            while True:  # until Ctrl-C, or until no serve answers
+                await anyio.sleep(args.watch)
+                if not (serves := await running_serves(config, err)):
+                    err.print(Text(f"mcpmount: no serve of {config} runs any more", style="red"))
+                    return EXIT_FAILED
+                watched.update(_serves_tables(serves), refresh=True)
+    return EXIT_FAILED if any(_unwell(serving.servers) for serving in serves) else EXIT_OK
 
 
 _WELL = ("ready", "starting", "lazy", "idle")
@@ -125,18 +160,21 @@ _WELL = ("ready", "starting", "lazy", "idle")
 until a call needs it."""
 
 
-def _sandbox(config: RegistryConfig, server: str) -> str:
-    spec = config.servers.get(server)
-    return summary(spec, config.settings) if spec is not None else "-"
+def _unwell(rows: list[dict[str, object]]) -> bool:
+    return any(row.get("state") not in _WELL for row in rows)
 
 
-def _status_table(
-    registry: Registry, config: RegistryConfig, failed: Mapping[str, MountOutcome]
-) -> Table:
-    table = Table(title=Text(counted(len(registry.status()) + len(failed), "server")))
+def _serves_tables(serves: list[Serving]) -> Group:
+    return Group(*(_status_table(each.servers, f"serve pid {each.pid}") for each in serves))
+
+
+def _status_table(rows: list[dict[str, object]], whose: str = "") -> Table:
+    """The rows of `status_json` as a table, titled with their count and ``whose`` they are."""
+    title = counted(len(rows), "server") + (f", {whose}" if whose else "")
+    table = Table(title=Text(title))
     columns = ("server", "transport", "sandbox", "state", "pid", "tools", "restarts", "calls")
-    for column in (*columns, "p50"):
-        right = column in ("pid", "tools", "restarts", "calls", "p50")
+    for column in (*columns, "p50", "p95"):
+        right = column in ("pid", "tools", "restarts", "calls", "p50", "p95")
         table.add_column(column, justify="right" if right else "left", no_wrap=True)
     table.add_column("error", overflow="fold")
     styles = {
@@ -146,72 +184,35 @@ def _status_table(
         "lazy": "cyan",
         "idle": "cyan",
     }
-    for row in registry.status():
-        tools = f"{row.tools}" + (f" ({row.deferred} deferred)" if row.deferred else "")
-        state = row.state + (" (cached)" if row.cached else "")
+    for row in rows:
+        state = str(row.get("state"))
+        style = styles.get(state, "red" if row.get("required", True) else "yellow")
+        deferred = f" ({row['deferred']} deferred)" if row.get("deferred") else ""
         table.add_row(
-            Text(row.server),
-            row.transport,
-            _sandbox(config, row.server),
-            Text(state, style=styles.get(row.state, "red")),
-            str(row.pid or ""),
-            tools,
-            str(row.restarts),
-            str(row.calls),
-            f"{row.p50_ms:.1f} ms" if row.p50_ms is not None else "",
-            shown(row.error or "", lines=True),
-        )
-    for outcome in failed.values():
-        error = outcome.error.detail if outcome.error else ""
-        state = Text("failed", style="red" if outcome.spec.required else "yellow")
-        table.add_row(
-            Text(outcome.server),
-            outcome.spec.transport,
-            summary(outcome.spec, config.settings),
-            state,
-            "",
-            "",
-            "",
-            "",
-            "",
-            shown(error, lines=True),
+            Text(str(row.get("server"))),
+            Text(str(row.get("transport"))),
+            Text(str(row.get("sandbox"))),
+            Text(state + (" (cached)" if row.get("cached") else ""), style=style),
+            _cell(row, "pid"),
+            _cell(row, "tools") + deferred,
+            _cell(row, "restarts"),
+            _cell(row, "calls"),
+            _milliseconds(row, "p50_ms"),
+            _milliseconds(row, "p95_ms"),
+            shown(str(row.get("error") or ""), lines=True),
         )
     return table
 
 
-def _status_json(
-    registry: Registry, config: RegistryConfig, failed: Mapping[str, MountOutcome]
-) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = [
-        {
-            "server": row.server,
-            "transport": row.transport,
-            "sandbox": _sandbox(config, row.server),
-            "state": str(row.state),
-            "pid": row.pid,
-            "tools": row.tools,
-            "deferred": row.deferred,
-            "restarts": row.restarts,
-            "calls": row.calls,
-            "p50_ms": row.p50_ms,
-            "error": row.error,
-            "notes": list(row.notes),
-            "cached": row.cached,
-        }
-        for row in registry.status()
-    ]
-    for outcome in failed.values():
-        error = outcome.error.detail if outcome.error else None
-        rows.append(
-            {
-                "server": outcome.server,
-                "transport": outcome.spec.transport,
-                "sandbox": summary(outcome.spec, config.settings),
-                "state": "failed",
-                "error": error,
-            }
-        )
-    return rows
+def _milliseconds(row: dict[str, object], key: str) -> str:
+    value = row.get(key)
+    return f"{value:.1f} ms" if isinstance(value, int | float) else ""
+
+
+def _cell(row: dict[str, object], key: str) -> str:
+    """A number of ``row`` as a cell: empty where it has none (a failed server)."""
+    value = row.get(key)
+    return "" if value is None else str(value)
 
 
 # -- lock -------------------------------------------------------------------------------------

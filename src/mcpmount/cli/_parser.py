@@ -107,8 +107,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write every server's live lists to the manifest cache (start = background/lazy)",
     )
-    status = command("status", "mount every server and show its state, pid, restarts, latency")
+    status = command(
+        "status",
+        "show each server's state, pid, restarts, calls and latency: those of a running "
+        "serve of the config, or else mount every server here",
+    )
     config_arg(status)
+    status.add_argument(
+        "--local",
+        action="store_true",
+        help="mount every server here even while a serve of the config runs",
+    )
     status.add_argument(
         "--watch",
         type=_seconds,

@@ -7,7 +7,7 @@ from mcpmount.registry._closer import Closer
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
 from mcpmount.registry._reload import ReloadResult
-from mcpmount.registry._status import MountOutcome, ServerStatus
+from mcpmount.registry._status import MountOutcome, ServerStatus, status_json
 from mcpmount.registry._view import View
 
 __all__ = [
@@ -24,4 +24,5 @@ __all__ = [
     "needs_approval",
     "open_registry",
     "read_pins",
+    "status_json",
 ]

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from mcpmount.audit import ServerListing
 from mcpmount.catalog import StagedContent
-from mcpmount.config import ServerSpec
+from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
 from mcpmount.gates import needs_approval
+from mcpmount.sandbox import summary
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
@@ -21,6 +22,7 @@ __all__ = [
     "ServerStatus",
     "listing_of",
     "notes_of",
+    "status_json",
     "status_row",
     "status_rows",
 ]
@@ -49,6 +51,8 @@ class ServerStatus:
     """Calls answered (results, including tool errors) since it was mounted."""
     p50_ms: float | None = None
     """Median latency of the last answered calls, in milliseconds."""
+    p95_ms: float | None = None
+    """The latency 95 % of the last answered calls took at most, in milliseconds."""
     error: str | None = None
     """Why it failed, or why its last restart or tool-list change was not applied."""
     notes: tuple[str, ...] = ()
@@ -89,10 +93,15 @@ class CallStats:
 
     def p50_ms(self) -> float | None:
         """The median latency of the recent calls in milliseconds; None before any."""
+        return self.percentile_ms(50)
+
+    def percentile_ms(self, percent: int) -> float | None:
+        """The latency ``percent`` % of the recent calls took at most, in milliseconds (the
+        nearest rank); None before any."""
         if not self.latencies:
             return None
         ordered = sorted(self.latencies)
-        return ordered[len(ordered) // 2] * 1000
+        return ordered[min(len(ordered) - 1, len(ordered) * percent // 100)] * 1000
 
 
 def notes_of(supervisor: Supervisor, tools: Sequence[MountedTool]) -> tuple[str, ...]:
@@ -134,6 +143,7 @@ def status_row(
         restarts=supervisor.restarts,
         calls=stats.calls,
         p50_ms=stats.p50_ms(),
+        p95_ms=stats.percentile_ms(95),
         error=supervisor.error or connection.error or connection.relist_error,
         notes=notes_of(supervisor, tools),
         cached=supervisor.cached,
@@ -150,6 +160,60 @@ def status_rows(
         status_row(supervisor, tools_of(server), stats.get(server))
         for server, supervisor in sorted(supervisors.items())
     ]
+
+
+def status_json(
+    rows: Sequence[ServerStatus],
+    failed: Sequence[MountOutcome],
+    specs: Mapping[str, ServerSpec],
+    settings: RegistrySettings,
+) -> list[dict[str, object]]:
+    """Return the status as JSON-ready rows: what ``mcpmount status --json`` prints and a
+    running ``serve`` publishes (`mcpmount.serve.ops.publish_status`).
+
+    Args:
+        rows: The mounted servers (``Registry.status()``).
+        failed: The servers that failed to mount, after them (their state ``failed``).
+        specs: Each server's spec, for how it is sandboxed (``-`` for one not there).
+        settings: The registry's settings (its sandbox defaults).
+    """
+
+    def sandbox(server: str) -> str:
+        spec = specs.get(server)
+        return summary(spec, settings) if spec is not None else "-"
+
+    report: list[dict[str, object]] = [
+        {
+            "server": row.server,
+            "transport": row.transport,
+            "sandbox": sandbox(row.server),
+            "required": row.required,
+            "state": str(row.state),
+            "pid": row.pid,
+            "tools": row.tools,
+            "deferred": row.deferred,
+            "restarts": row.restarts,
+            "calls": row.calls,
+            "p50_ms": row.p50_ms,
+            "p95_ms": row.p95_ms,
+            "error": row.error,
+            "notes": list(row.notes),
+            "cached": row.cached,
+        }
+        for row in rows
+    ]
+    report.extend(
+        {
+            "server": outcome.server,
+            "transport": outcome.spec.transport,
+            "sandbox": summary(outcome.spec, settings),
+            "required": outcome.spec.required,
+            "state": "failed",
+            "error": outcome.error.detail if outcome.error else None,
+        }
+        for outcome in failed
+    )
+    return report
 
 
 def listing_of(

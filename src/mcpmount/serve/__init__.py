@@ -12,7 +12,8 @@
 - `SharedState` is what replicas of one config share on Redis (``serve(shared_state=URL)``):
   the ``subscriptions/listen`` bus (`RedisSubscriptionBus`) and the tools searches activated
   (`RedisActivationStore`).
-- `write_portfile` records the bound port for scripts that serve HTTP on port 0.
+- `write_portfile` records the bound port for scripts that serve HTTP on port 0;
+  `status_sockets` finds where each running serve of a config answers ``mcpmount status``.
 - `ActivationStore` is where each conversation's found tools are kept (`serve(...,
   activations=)`, `RegistryServer(..., activations=)`); `InMemoryActivations` is the
   default. A request without a session names its conversation with `CONVERSATION_HEADER`,
@@ -40,7 +41,7 @@ from mcpmount.serve.front import (
     RegistryServer,
 )
 from mcpmount.serve.hosting import Host, Transport, serve, write_portfile
-from mcpmount.serve.ops import Readiness
+from mcpmount.serve.ops import Readiness, status_sockets
 from mcpmount.serve.replicas import RedisActivationStore, RedisSubscriptionBus, SharedState
 from mcpmount.serve.sessions import CONVERSATION_HEADER, MAX_SESSIONS
 
@@ -58,5 +59,6 @@ __all__ = [
     "SharedState",
     "Transport",
     "serve",
+    "status_sockets",
     "write_portfile",
 ]

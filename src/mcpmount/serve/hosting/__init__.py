@@ -1,7 +1,7 @@
 """Hosting: a front on a transport, for as long as it is served.
 
 - `serve` (``_run``): the lifecycle of a served config: mounts in the background,
-  signals, reloads (``_reloading``), shared state, the transport.
+  signals, reloads (``_reloading``), shared state, the transport, the status socket.
 - `Host` (``_host``): a front on stdio or streamable HTTP (uvicorn, ``_runners``), with
   the operator's endpoints beside ``/mcp`` (`mcpmount.serve.ops`); a session's DELETE
   after what its client sent before it (``_session_ends``), and a call whose client left

@@ -7,7 +7,8 @@ required servers are mounted and the others are too or had ``first_list_wait`` s
 SIGINT, SIGTERM or stdin EOF stops the transport and closes every upstream server. SIGHUP,
 or a change of the config file, reloads it (`mcpmount.serve.hosting._reloading`). A required
 server that fails to mount stops the serving and raises `MountError`; once serving, a
-reload's failure is only reported. Logs go to stderr.
+reload's failure is only reported. Logs go to stderr. While it serves, ``mcpmount status
+CONFIG`` reads its servers on its status socket (`mcpmount.serve.ops`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mcpmount.serve.front import ActivationStore, Startup, mount_initial, open_f
 from mcpmount.serve.hosting._host import Host
 from mcpmount.serve.hosting._reloading import Reloads
 from mcpmount.serve.hosting._stopping import Stopping
+from mcpmount.serve.ops import publish_status, served_status
 from mcpmount.serve.replicas import (
     SharedState,
     open_shared_state,
@@ -151,7 +153,10 @@ async def serve(
         hosted = Host(served, Stopping.configured(config.serve))
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
             hosted.readiness.add("redis", shared.health, required=False)
-        async with anyio.create_task_group() as tg:
+        async with (
+            publish_status(config.path, transport, lambda: served_status(registry, config)),
+            anyio.create_task_group() as tg,
+        ):
 
             async def mount() -> None:
                 nonlocal failure

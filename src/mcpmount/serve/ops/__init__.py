@@ -1,9 +1,11 @@
-"""The operator's side of HTTP serve: is it alive, should it get traffic, what it did.
+"""The operator's side of serve: is it alive, should it get traffic, what it did.
 
 - `Readiness` (``_health``): ``/healthz`` and ``/readyz``, named checks, required or not.
 - `Metrics` (``_metrics``): Prometheus metrics of the served registry, at ``/metrics``.
 - `Ops` (``_endpoints``): those routes on the MCP port or a `Listener` of their own, and
   who may read them (`OpsAccess`: names of servers and tools are not for every token).
+- `publish_status` (``_status_socket``): the unix socket, this user's alone, on which a
+  running serve answers ``mcpmount status CONFIG`` (`status_sockets` finds each).
 
 Above access (who is asking) and below hosting, which puts these endpoints beside ``/mcp``.
 """
@@ -17,6 +19,7 @@ from mcpmount.serve.ops._health import (
     required_servers_up,
 )
 from mcpmount.serve.ops._metrics import Metrics
+from mcpmount.serve.ops._status_socket import publish_status, served_status, status_sockets
 
 __all__ = [
     "Listener",
@@ -27,5 +30,8 @@ __all__ = [
     "Reason",
     "health_routes",
     "mounts_done",
+    "publish_status",
     "required_servers_up",
+    "served_status",
+    "status_sockets",
 ]
