@@ -96,3 +96,15 @@ def test_call_with_a_json_array_is_told_arguments_are_an_object(tmp_path: Path) 
     assert not marker.exists()
     named = mcpmount("call", "one__echo", '{"text": "UTC"}', cwd=tmp_path)
     assert (named.returncode, named.stdout) == (0, "UTC\n"), named.stderr
+
+
+def test_call_with_the_config_first_is_told_the_order(tmp_path: Path) -> None:
+    """``call CONFIG NAME`` (the config where the name goes) is a usage error that shows the
+    command in its order, not a config problem about a file named like the tool."""
+    marker = tmp_path / "one.pid"
+    config = write_config(tmp_path, server("one", "--pidfile", str(marker)))
+    done = mcpmount("call", str(config), "one__echo")
+    assert done.returncode == 2, done.stderr
+    assert f"the name comes first: mcpmount call one__echo [ARGUMENTS] {config}" in done.stderr
+    assert "file not found" not in done.stderr
+    assert not marker.exists()

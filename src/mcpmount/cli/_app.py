@@ -6,6 +6,7 @@ a usage error load none of the SDK; the commands are imported once the arguments
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,6 +20,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in ("call", "prompt") and args.config is None and a_path(args.arguments):
+        if os.path.isfile(args.name) and not os.path.exists(args.arguments):
+            # `call CONFIG NAME`: the config file where the name goes
+            parser.error(
+                f"{args.command}: the name comes first: mcpmount {args.command} "
+                f"{args.arguments} [ARGUMENTS] {args.name}"
+            )
         args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
     if getattr(args, "from_host", None) and args.config is not None:
         parser.error("check: give a config file or --from HOST, not both")
