@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -62,7 +63,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
         from importlib.metadata import version
 
-        parser.exit(message=f"mcpmount {version('mcpmount')}\n")
+        sys.stdout.write(f"mcpmount {version('mcpmount')}\n")  # stdout, as argparse's own
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
