@@ -1,9 +1,11 @@
-"""Shared fixtures: the anyio backend, the leak checker and an in-process HTTP server."""
+"""Shared fixtures: the anyio backend, the leak checker, an in-process HTTP server and the
+semantic model's int8 graph."""
 
 from __future__ import annotations
 
+import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,24 @@ async def http_server_fixture(anyio_backend: str) -> AsyncIterator[str]:
     """URL (`http://127.0.0.1:PORT/mcp`) of an in-process MCPServer with echo/add/sleep."""
     async with serve_http(build_http_fixture_server().streamable_http_app()) as url:
         yield url
+
+
+@pytest.fixture(scope="session", name="int8_graph")
+def int8_graph_fixture(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Path]:
+    """Put the packaged model's int8 graph in a cache directory: ``int8_graph(cache)`` copies
+    it to ``cache / "models"`` and returns ``cache``, whose loads then read it (``"cached"``).
+
+    The graph is built once per session (a build is ~3.5 s of CPU, ~0.2 s to load it kept),
+    for tests that need the model loaded, not built; the tests of the build itself build
+    their own. Copied, not linked: a test may damage its copy.
+    """
+    from mcpmount.semantic import PACKAGED_MODEL, Embedder, resolve
+
+    kept = tmp_path_factory.mktemp("int8-graph")
+    assert Embedder(*resolve(PACKAGED_MODEL), cache_dir=kept).graph == "built"
+
+    def seeded(cache: Path) -> Path:
+        shutil.copytree(kept / "models", cache / "models")
+        return cache
+
+    return seeded

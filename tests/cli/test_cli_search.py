@@ -5,6 +5,7 @@ a terminal how many are left, and a model that cannot load leaves the word ranki
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,11 +38,17 @@ def hits(*args: str) -> list[tuple[str, float]]:
     return [(hit["name"], hit["score"]) for hit in json.loads(done.stdout)["hits"]]
 
 
+def vectors_of(cache: Path) -> Path:
+    """The vector cache of an ``mcpmount`` whose ``XDG_CACHE_HOME`` is ``cache``."""
+    return cache / "mcpmount" / "vectors"
+
+
 async def library_hits(
-    query: str, monkeypatch: pytest.MonkeyPatch, cache: Path
+    query: str, monkeypatch: pytest.MonkeyPatch, cache: Path, int8_graph: Callable[[Path], Path]
 ) -> list[tuple[str, float]]:
     """What `Registry.search` ranks, ready, for the same server (vectors of its own)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    int8_graph(vectors_of(cache))
     async with Registry(RegistrySettings(semantic_model="minilm-int8")) as registry:
         await registry.mount("calc", fixture())
         for row in registry.status():
@@ -53,7 +60,7 @@ async def library_hits(
 
 
 async def test_search_ranks_by_meaning_as_the_library_does_and_then_from_cached_vectors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, int8_graph: Callable[[Path], Path]
 ) -> None:
     """The paraphrase finds ``add`` first, exactly as the ready library ranks it, where the
     word ranking finds nothing; the next run reads the vectors the first one kept, and
@@ -62,23 +69,27 @@ async def test_search_ranks_by_meaning_as_the_library_does_and_then_from_cached_
     (tmp_path / "words").mkdir()
     words = hits(QUERY, write_config(tmp_path / "words", server("calc")))
     config = write_config(tmp_path, SEMANTIC + server("calc"))
+    int8_graph(vectors_of(tmp_path / "cache"))  # the model loads; its build is tested apart
     first = hits(QUERY, config)
     assert [name for name, _ in first][:1] == ["calc__add"]
     assert first != words
-    (vectors,) = (tmp_path / "cache" / "mcpmount" / "vectors").glob("*.vectors")
+    (vectors,) = vectors_of(tmp_path / "cache").glob("*.vectors")
     kept = vectors.stat().st_size
     assert hits(QUERY, config) == first
     assert vectors.stat().st_size == kept  # nothing computed again, nothing appended
-    assert await library_hits(QUERY, monkeypatch, tmp_path / "library") == first
+    assert await library_hits(QUERY, monkeypatch, tmp_path / "library", int8_graph) == first
     called = mcpmount("call", "tool_search", json.dumps({"query": QUERY}), config, "--json")
     assert called.returncode == 0, called.stderr
     assert json.loads(called.stdout)["structuredContent"]["tools"][0]["name"] == "calc__add"
 
 
-def test_a_terminal_is_shown_the_tool_vectors_and_a_pipe_nothing(tmp_path: Path) -> None:
+def test_a_terminal_is_shown_the_tool_vectors_and_a_pipe_nothing(
+    tmp_path: Path, int8_graph: Callable[[Path], Path]
+) -> None:
     """While the vectors are found or computed, stderr's bar counts them; off a terminal
     stderr stays empty and stdout holds only the result."""
     config = write_config(tmp_path, SEMANTIC + server("calc"))
+    int8_graph(vectors_of(tmp_path / "cache"))
     code, shown = terminal("search", QUERY, config)
     assert code == 0, shown
     assert "search by meaning: minilm-int8" in shown

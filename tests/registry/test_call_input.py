@@ -8,13 +8,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 import anyio
 import pytest
 
-from leaks import record_group
+from leaks import leak_checked, record_group
 from mcpmount.config import StdioServer
 from mcpmount.errors import (
     ArgumentsError,
@@ -34,6 +34,17 @@ _FROZEN_TOOLS = (
 )
 
 
+@pytest.fixture(scope="module", name="shared")
+async def shared_fixture() -> AsyncIterator[Registry]:
+    """A registry with the fixture server ``a`` (never restarted), started once for the
+    module's tests whose calls are refused before anything is sent, and checked for leaks
+    when the last of them is done."""
+    async with leak_checked(), Registry() as registry:
+        await registry.mount("a", fixture(restart="never"))
+        record_pids(registry)
+        yield registry
+
+
 @pytest.mark.parametrize(
     ("arguments", "where", "problem"),
     [
@@ -46,29 +57,25 @@ _FROZEN_TOOLS = (
     ],
 )
 async def test_arguments_json_cannot_carry_are_refused_and_the_server_keeps_serving(
-    arguments: dict[object, object], where: str, problem: str
+    shared: Registry, arguments: dict[object, object], where: str, problem: str
 ) -> None:
     """Nothing is sent; the same server answers the next call, as the same process."""
-    async with Registry() as registry:
-        await registry.mount("a", fixture(restart="never"))
-        record_pids(registry)
-        pid = registry.status()[0].pid
-        with pytest.raises(ArgumentsError, match=f"'a__echo'.*{where} .*{problem}"):
-            await registry.call("a__echo", arguments)  # pyright: ignore[reportArgumentType]
-        result = await registry.call("a__echo", {"text": "still here"})
-        assert "still here" in text_of(result)
-        assert registry.status()[0].pid == pid
-        assert registry.status()[0].state == "ready"
+    pid = shared.status()[0].pid
+    with pytest.raises(ArgumentsError, match=f"'a__echo'.*{where} .*{problem}"):
+        await shared.call("a__echo", arguments)  # pyright: ignore[reportArgumentType]
+    result = await shared.call("a__echo", {"text": "still here"})
+    assert "still here" in text_of(result)
+    assert shared.status()[0].pid == pid
+    assert shared.status()[0].state == "ready"
 
 
 @pytest.mark.parametrize("timeout", [0, -1, math.nan])
-async def test_a_timeout_that_is_not_a_positive_number_is_refused(timeout: float) -> None:
+async def test_a_timeout_that_is_not_a_positive_number_is_refused(
+    shared: Registry, timeout: float
+) -> None:
     """Zero, negative and NaN timeouts are the caller's error, said as such."""
-    async with Registry() as registry:
-        await registry.mount("a", fixture())
-        record_pids(registry)
-        with pytest.raises(ValueError, match="timeout must be a positive number"):
-            await registry.call("a__echo", {"text": "x"}, timeout=timeout)
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        await shared.call("a__echo", {"text": "x"}, timeout=timeout)
 
 
 async def test_a_timeout_is_a_deadline_even_when_the_server_stops_reading() -> None:
@@ -142,15 +149,14 @@ async def test_a_server_that_gave_up_restarting_is_not_restarted_by_a_call(
         assert len(starts.read_text().split()) == 3
 
 
-async def test_arguments_that_hold_themselves_are_refused_not_walked_forever() -> None:
+async def test_arguments_that_hold_themselves_are_refused_not_walked_forever(
+    shared: Registry,
+) -> None:
     """A list that contains itself is an ArgumentsError, at once."""
     looped: list[object] = []
     looped.append(looped)
-    async with Registry() as registry:
-        await registry.mount("a", fixture())
-        record_pids(registry)
-        with anyio.fail_after(5), pytest.raises(ArgumentsError, match="nests deeper"):
-            await registry.call("a__echo", {"text": looped})
+    with anyio.fail_after(5), pytest.raises(ArgumentsError, match="nests deeper"):
+        await shared.call("a__echo", {"text": looped})
 
 
 async def test_unmounting_a_server_whose_restart_is_starting_reaps_that_start_too(

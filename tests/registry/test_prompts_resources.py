@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -19,6 +19,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from http_fixture import serve_http
+from leaks import leak_checked
 from mcpmount.catalog import Pins, registry_uri, split_uri
 from mcpmount.config import HttpServer, RegistrySettings
 from mcpmount.errors import (
@@ -51,6 +52,18 @@ def content(protocol: str, *flags: str, **options: Any) -> Any:
     return stdio_spec(CONTENT, *flags, protocol=protocol, **options)
 
 
+@pytest.fixture(scope="module", params=["legacy", "auto"], name="shared")
+async def shared_fixture(request: pytest.FixtureRequest) -> AsyncIterator[Registry]:
+    """A registry with content servers ``a`` and ``b`` (labelled A and B) in one era, started
+    once for the module's tests that only read from it and checked for leaks when the last of
+    them is done. Tests that change a server or mount with other options start their own."""
+    async with leak_checked(), Registry() as registry:
+        await registry.mount("a", content(request.param, "--label", "A"))
+        await registry.mount("b", content(request.param, "--label", "B"))
+        record_pids(registry)
+        yield registry
+
+
 async def wait_for(condition: Callable[[], bool], timeout: float = 15) -> None:
     """Poll a condition (a bounded loop: it fails the test after ``timeout``)."""
     with anyio.fail_after(timeout):
@@ -64,87 +77,71 @@ def texts(result: mcp_types.ReadResourceResult) -> list[str]:
 
 class TestNamesAndRouting:
     async def test_two_servers_with_the_same_uris_are_listed_and_read_apart(
-        self, protocol: str
+        self, shared: Registry
     ) -> None:
         """Prompts are <ns>__<prompt>; URIs are mcpmount://<ns>/<uri>, read from their server."""
-        async with Registry() as registry:
-            await registry.mount("a", content(protocol, "--label", "A"))
-            await registry.mount("b", content(protocol, "--label", "B"))
-            record_pids(registry)
-            assert [p.name for p in registry.prompts()] == ["a__greet", "b__greet"]
-            uris = [r.uri for r in registry.resources()]
-            assert uris == [
-                "mcpmount://a/memo://one",
-                "mcpmount://a/file:///shared.txt",
-                "mcpmount://b/memo://one",
-                "mcpmount://b/file:///shared.txt",
-            ]
-            assert [t.uri_template for t in registry.resource_templates()] == [
-                "mcpmount://a/memo://items/{item}",
-                "mcpmount://b/memo://items/{item}",
-            ]
-            for server in ("a", "b"):
-                read = await registry.read_resource(f"mcpmount://{server}/file:///shared.txt")
-                assert texts(read) == [f"shared by {server.upper()}"]
-                assert [c.uri for c in read.contents] == [f"mcpmount://{server}/file:///shared.txt"]
+        assert [p.name for p in shared.prompts()] == ["a__greet", "b__greet"]
+        uris = [r.uri for r in shared.resources()]
+        assert uris == [
+            "mcpmount://a/memo://one",
+            "mcpmount://a/file:///shared.txt",
+            "mcpmount://b/memo://one",
+            "mcpmount://b/file:///shared.txt",
+        ]
+        assert [t.uri_template for t in shared.resource_templates()] == [
+            "mcpmount://a/memo://items/{item}",
+            "mcpmount://b/memo://items/{item}",
+        ]
+        for server in ("a", "b"):
+            read = await shared.read_resource(f"mcpmount://{server}/file:///shared.txt")
+            assert texts(read) == [f"shared by {server.upper()}"]
+            assert [c.uri for c in read.contents] == [f"mcpmount://{server}/file:///shared.txt"]
 
     async def test_a_resource_link_a_tool_returns_is_read_back_through_the_registry(
-        self, protocol: str
+        self, shared: Registry
     ) -> None:
         """resource_link and embedded resource URIs in results become registry URIs."""
-        async with Registry() as registry:
-            await registry.mount("a", content(protocol))
-            record_pids(registry)
-            result = await registry.call("a__link")
-            link, embedded = result.content[1], result.content[2]
-            assert isinstance(link, mcp_types.ResourceLink)
-            assert isinstance(embedded, mcp_types.EmbeddedResource)
-            assert link.uri == embedded.resource.uri == "mcpmount://a/memo://one"
-            assert texts(await registry.read_resource(link.uri)) == ["one"]
-            prompt = await registry.get_prompt("a__greet", {"name": "Ada", "style": "loud"})
-            first, second = (m.content for m in prompt.messages)
-            assert isinstance(first, mcp_types.TextContent)
-            assert first.text == "Hello, Ada!"
-            assert isinstance(second, mcp_types.EmbeddedResource)
-            assert second.resource.uri == "mcpmount://a/memo://one"
+        result = await shared.call("a__link")
+        link, embedded = result.content[1], result.content[2]
+        assert isinstance(link, mcp_types.ResourceLink)
+        assert isinstance(embedded, mcp_types.EmbeddedResource)
+        assert link.uri == embedded.resource.uri == "mcpmount://a/memo://one"
+        assert texts(await shared.read_resource(link.uri)) == ["one"]
+        prompt = await shared.get_prompt("a__greet", {"name": "Ada", "style": "loud"})
+        first, second = (m.content for m in prompt.messages)
+        assert isinstance(first, mcp_types.TextContent)
+        assert first.text == "Hello, Ada!"
+        assert isinstance(second, mcp_types.EmbeddedResource)
+        assert second.resource.uri == "mcpmount://a/memo://one"
 
-    async def test_an_expanded_template_is_read_from_its_server(self, protocol: str) -> None:
+    async def test_an_expanded_template_is_read_from_its_server(self, shared: Registry) -> None:
         """Any URI under a server's prefix routes to it, listed or not."""
-        async with Registry() as registry:
-            await registry.mount("a", content(protocol))
-            record_pids(registry)
-            template = registry.resource_templates()[0].uri_template
-            uri = template.replace("{item}", "pear")
-            assert texts(await registry.read_resource(uri)) == ["item:pear"]
+        template = shared.resource_templates()[0].uri_template
+        uri = template.replace("{item}", "pear")
+        assert texts(await shared.read_resource(uri)) == ["item:pear"]
 
-    async def test_completions_are_routed_with_the_raw_name_and_uri(self, protocol: str) -> None:
+    async def test_completions_are_routed_with_the_raw_name_and_uri(self, shared: Registry) -> None:
         """A public prompt name and a registry template URI reach the server raw."""
-        async with Registry() as registry:
-            await registry.mount("a", content(protocol))
-            record_pids(registry)
-            ref = mcp_types.PromptReference(type="ref/prompt", name="a__greet")
-            done = await registry.complete(ref, {"name": "name", "value": "b"})
-            assert done.completion.values == ["bob"]
-            template = registry.resource_templates()[0].uri_template
-            ref2 = mcp_types.ResourceTemplateReference(type="ref/resource", uri=template)
-            done = await registry.complete(ref2, {"name": "item", "value": "a"})
-            assert done.completion.values == ["apple", "avocado"]
+        ref = mcp_types.PromptReference(type="ref/prompt", name="a__greet")
+        done = await shared.complete(ref, {"name": "name", "value": "b"})
+        assert done.completion.values == ["bob"]
+        template = shared.resource_templates()[0].uri_template
+        ref2 = mcp_types.ResourceTemplateReference(type="ref/resource", uri=template)
+        done = await shared.complete(ref2, {"name": "item", "value": "a"})
+        assert done.completion.values == ["apple", "avocado"]
 
-    async def test_errors_name_the_server_and_what_was_asked(self, protocol: str) -> None:
+    async def test_errors_name_the_server_and_what_was_asked(self, shared: Registry) -> None:
         """Unknown names and URIs are lookups; an upstream refusal names server and prompt."""
-        async with Registry() as registry:
-            await registry.mount("a", content(protocol))
-            record_pids(registry)
-            with pytest.raises(UnknownPromptError, match="a__greet"):
-                await registry.get_prompt("a__gret")
-            with pytest.raises(UnknownResourceError, match="no mounted server"):
-                await registry.read_resource("mcpmount://zz/memo://one")
-            with pytest.raises(UnknownResourceError, match="mcpmount://"):
-                await registry.read_resource("memo://one")
-            with pytest.raises(UpstreamError, match=r"server 'a': prompt 'a__greet'.*required"):
-                await registry.get_prompt("a__greet", {})
-            with pytest.raises(UpstreamError, match="resource 'mcpmount://a/memo://nope'"):
-                await registry.read_resource("mcpmount://a/memo://nope")
+        with pytest.raises(UnknownPromptError, match="a__greet"):
+            await shared.get_prompt("a__gret")
+        with pytest.raises(UnknownResourceError, match="no mounted server"):
+            await shared.read_resource("mcpmount://zz/memo://one")
+        with pytest.raises(UnknownResourceError, match="mcpmount://"):
+            await shared.read_resource("memo://one")
+        with pytest.raises(UpstreamError, match=r"server 'a': prompt 'a__greet'.*required"):
+            await shared.get_prompt("a__greet", {})
+        with pytest.raises(UpstreamError, match="resource 'mcpmount://a/memo://nope'"):
+            await shared.read_resource("mcpmount://a/memo://nope")
 
     async def test_a_read_over_max_result_bytes_is_refused(self, protocol: str) -> None:
         """Reads obey the server's max_result_bytes like tool results."""

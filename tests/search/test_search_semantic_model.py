@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,11 @@ from mcpmount.semantic import PACKAGED_MODEL, Embedder, SemanticModelError, reso
 
 
 @pytest.fixture(scope="module", name="embedder")
-def _embedder() -> Embedder:
-    return Embedder(*resolve(PACKAGED_MODEL))
+def _embedder(
+    tmp_path_factory: pytest.TempPathFactory, int8_graph: Callable[[Path], Path]
+) -> Embedder:
+    cache = int8_graph(tmp_path_factory.mktemp("embedder"))
+    return Embedder(*resolve(PACKAGED_MODEL), cache_dir=cache)
 
 
 def test_the_packaged_model_gives_unit_vectors_that_rank_by_meaning(embedder: Embedder) -> None:
@@ -100,7 +104,7 @@ def test_a_model_without_the_tokenizers_package_says_what_to_install(
 
 
 def test_vectors_are_kept_on_disk_for_the_next_index(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, int8_graph: Callable[[Path], Path]
 ) -> None:
     """A second index over the same tools finds every vector in the cache: no model run."""
     tools = [
@@ -108,7 +112,7 @@ def test_vectors_are_kept_on_disk_for_the_next_index(
         make("fs", "list_directory", "List the files in a directory."),
         make("calc", "add", "Add two integers."),
     ]
-    first = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=tmp_path)
+    first = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=int8_graph(tmp_path))
     first.add(tools)
     assert first.embed_pending() is False
     (cached,) = tmp_path.glob("*.vectors")  # beside models/, the int8 graph

@@ -4,6 +4,7 @@ them without running the model; a Redis that is down or holds garbage is only a 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio.to_thread
@@ -45,20 +46,23 @@ async def embedded(index: SearchIndex) -> SearchIndex:
     return index
 
 
-@pytest.mark.timeout(180)  # two loads build the int8 graph: seconds of CPU each
+@pytest.mark.timeout(180)  # three loads of the model: seconds of CPU on a loaded machine
 async def test_a_second_index_gets_every_vector_from_redis_without_the_model(
-    tmp_path: Path,
+    tmp_path: Path, int8_graph: Callable[[Path], Path]
 ) -> None:
     """The first index computes and shares; the second runs the model for none of them and
     keeps what it found in its file, from which a third index reads them with Redis gone."""
     async with running_redis() as server:
-        first = SearchIndex(PACKAGED_MODEL, shared_vectors=server.url)
+        own = int8_graph(tmp_path / "first")  # a file of its own: the second finds none there
+        first = SearchIndex(PACKAGED_MODEL, vector_cache=own, shared_vectors=server.url)
         first.add(TOOLS)
         await embedded(first)
         assert first.vectors_computed == len(TOOLS)
         assert names(first, QUERY)[0] == "calc__add"
 
-        second = SearchIndex(PACKAGED_MODEL, vector_cache=tmp_path, shared_vectors=server.url)
+        second = SearchIndex(
+            PACKAGED_MODEL, vector_cache=int8_graph(tmp_path), shared_vectors=server.url
+        )
         second.add(TOOLS)
         await embedded(second)
         assert second.vectors_pending == 0
@@ -74,15 +78,18 @@ async def test_a_second_index_gets_every_vector_from_redis_without_the_model(
 
 
 @pytest.mark.timeout(180)
-async def test_an_unreachable_redis_is_a_miss_said_once(caplog: pytest.LogCaptureFixture) -> None:
+async def test_an_unreachable_redis_is_a_miss_said_once(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path, int8_graph: Callable[[Path], Path]
+) -> None:
     """With Redis down, vectors are computed here, one warning is logged, search works."""
     async with running_redis() as server:
         await server.stop()
-        index = SearchIndex(PACKAGED_MODEL, shared_vectors=server.url)
+        cache = int8_graph(tmp_path)  # an empty vector file: every vector is asked of Redis
+        index = SearchIndex(PACKAGED_MODEL, vector_cache=cache, shared_vectors=server.url)
         index.add(TOOLS)
         with caplog.at_level(logging.WARNING, logger="mcpmount.semantic"):
-            # A never-hangs bound (each request is bounded), loose enough for the first
-            # load's int8 graph: seconds of CPU, far more on a loaded machine.
+            # A never-hangs bound (each request is bounded), loose enough for a load of the
+            # model: seconds of CPU, far more on a loaded machine.
             with anyio.fail_after(120):
                 await embedded(index)
         assert index.vectors_computed == len(TOOLS)

@@ -6,6 +6,7 @@ Needs the ``semantic`` extra (the ``dev`` extra installs it).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -15,7 +16,7 @@ from eval_data import REAL_TOOLS
 
 from mcpmount.search import SearchIndex, call_tool_search, run_tool_search
 
-pytestmark = pytest.mark.timeout(180)  # each index builds the int8 graph: seconds of CPU
+pytestmark = pytest.mark.timeout(180)  # each index loads the model: seconds of CPU if loaded
 
 PARAPHRASE = "print everything the memory store holds"
 """Shares no content word with the memory server's ``read_graph`` ("Read the entire
@@ -34,8 +35,12 @@ def _lexical() -> SearchIndex:
 
 
 @pytest.fixture(scope="module", name="fused")
-def _fused() -> SearchIndex:
-    index = SearchIndex(semantic_model="minilm-int8")
+def _fused(
+    tmp_path_factory: pytest.TempPathFactory, int8_graph: Callable[[Path], Path]
+) -> SearchIndex:
+    index = SearchIndex(
+        semantic_model="minilm-int8", vector_cache=int8_graph(tmp_path_factory.mktemp("fused"))
+    )
     index.add(REAL_TOOLS)
     while index.embed_pending():
         pass
@@ -64,11 +69,13 @@ def test_exact_names_select_and_required_words_stay_as_they_were(
         assert names(fused, query, 10) == names(lexical, query, 10), query
 
 
-def test_search_is_lexical_until_every_vector_is_ready() -> None:
+def test_search_is_lexical_until_every_vector_is_ready(
+    tmp_path: Path, int8_graph: Callable[[Path], Path]
+) -> None:
     """Before its vectors are computed, and after a new tool arrives, the index ranks by words."""
     lexical = SearchIndex()
     lexical.add(REAL_TOOLS)
-    index = SearchIndex(semantic_model="minilm-int8")
+    index = SearchIndex(semantic_model="minilm-int8", vector_cache=int8_graph(tmp_path))
     index.add(REAL_TOOLS[:-1])
     assert index.vectors_pending == len(REAL_TOOLS) - 1
     assert index.embed_pending() is True  # one batch done, more wait
@@ -139,14 +146,14 @@ def semantic_ranking(index: SearchIndex, query: str) -> list[str]:
 
 
 def test_after_a_server_leaves_the_ranking_is_the_one_its_tools_never_joined(
-    tmp_path: Path,
+    tmp_path: Path, int8_graph: Callable[[Path], Path]
 ) -> None:
     """Crowding (how near a tool sits to its nearest others) is brought up to date in the
     background after a change: once it is, nothing of the removed tools remains in any
     score. Until then the previous values serve, so search never falls back to words."""
     queries = ("print everything the memory store holds", "stage files", "what time is it")
     others = [t for t in REAL_TOOLS if t.server != "github"]
-    changed = SearchIndex(semantic_model="minilm-int8", vector_cache=tmp_path)
+    changed = SearchIndex(semantic_model="minilm-int8", vector_cache=int8_graph(tmp_path))
     changed.add(REAL_TOOLS)
     while changed.embed_pending():
         pass
@@ -164,12 +171,14 @@ def test_after_a_server_leaves_the_ranking_is_the_one_its_tools_never_joined(
         assert semantic_ranking(changed, query) == semantic_ranking(fresh, query)
 
 
-def test_tools_that_share_a_text_share_a_vector_and_both_rank() -> None:
+def test_tools_that_share_a_text_share_a_vector_and_both_rank(
+    tmp_path: Path, int8_graph: Callable[[Path], Path]
+) -> None:
     """Two servers listing the same tool: one vector, one row of the scan, and both tools in
     the ranking, the first added first; the copy leaving keeps the other."""
     original = next(t for t in REAL_TOOLS if t.name == "memory__read_graph")
     copy = dataclasses.replace(original, name="backup__read_graph", server="backup")
-    index = SearchIndex(semantic_model="minilm-int8")
+    index = SearchIndex(semantic_model="minilm-int8", vector_cache=int8_graph(tmp_path))
     index.add([*REAL_TOOLS, copy])
     while index.embed_pending():
         pass

@@ -12,6 +12,7 @@ extra installs it).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from eval_data import Query, eval_corpus, report
@@ -27,10 +28,10 @@ FUSED_AT_5_FLOOR = 0.78
 pytestmark = pytest.mark.timeout(300)  # the tool vectors: tens of seconds on a loaded box
 
 
-def indexes(tools: list[MountedTool]) -> tuple[SearchIndex, SearchIndex]:
+def indexes(tools: list[MountedTool], cache: Path) -> tuple[SearchIndex, SearchIndex]:
     lexical = SearchIndex()
     lexical.add(tools)
-    fused = SearchIndex(semantic_model="minilm-int8")
+    fused = SearchIndex(semantic_model="minilm-int8", vector_cache=cache)
     fused.add(tools)
     while fused.embed_pending():
         pass
@@ -42,10 +43,14 @@ def indexes(tools: list[MountedTool]) -> tuple[SearchIndex, SearchIndex]:
     [("held-out", eval_corpus, HELDOUT), ("reference", reference_corpus, REFERENCE_QUERIES)],
 )
 def test_fused_recall_is_at_least_lexical_recall(
-    name: str, corpus: Callable[[int], list[MountedTool]], queries: tuple[Query, ...]
+    name: str,
+    corpus: Callable[[int], list[MountedTool]],
+    queries: tuple[Query, ...],
+    tmp_path: Path,
+    int8_graph: Callable[[Path], Path],
 ) -> None:
     """recall@1 and recall@5 fused >= lexical alone, and recall@5 fused >= 0.78."""
-    lexical, fused = indexes(corpus(TOOLS))
+    lexical, fused = indexes(corpus(TOOLS), int8_graph(tmp_path))
     lex1, lex5, lex_text = report(lexical, f"{name} lexical", queries)
     fused1, fused5, fused_text = report(fused, f"{name} fused", queries)
     print(lex_text.splitlines()[0], fused_text.splitlines()[0], sep="\n")  # noqa: T201 -- pytest -s

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +50,10 @@ def kept_graph(cache: Path) -> Path:
 
 
 @pytest.fixture(scope="module", name="kept")
-def _kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache directory whose ``models/`` holds the int8 graph, built once for the module
-    (a build is seconds of CPU: the tests that need one built start from a copy)."""
-    cache = tmp_path_factory.mktemp("kept")
-    assert loaded(cache).graph == "built"
-    return cache
+def _kept(tmp_path_factory: pytest.TempPathFactory, int8_graph: Callable[[Path], Path]) -> Path:
+    """A cache directory whose ``models/`` holds the int8 graph the session built (a build is
+    seconds of CPU: the tests that need one built start from a copy)."""
+    return int8_graph(tmp_path_factory.mktemp("kept"))
 
 
 def seeded(cache: Path, kept: Path) -> None:
@@ -214,10 +213,12 @@ def ranks_as_float32(
 
 
 @pytest.mark.timeout(300)  # 2,100 tool vectors: about 10 s, longer on a loaded box
-def test_an_index_past_min_rows_ranks_by_the_int8_scan_as_by_float32() -> None:
+def test_an_index_past_min_rows_ranks_by_the_int8_scan_as_by_float32(
+    tmp_path: Path, int8_graph: Callable[[Path], Path]
+) -> None:
     """In a real index over 2,100 tools, the semantic ranking of every tuning query is the
     one of the float32 vectors (by ``2 cos - crowding``), while the int8 scan runs."""
-    index = SearchIndex(semantic_model=PACKAGED_MODEL)
+    index = SearchIndex(semantic_model=PACKAGED_MODEL, vector_cache=int8_graph(tmp_path))
     index.add(eval_corpus(MIN_ROWS + 52))
     while index.embed_pending():
         pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,14 @@ def names(registry: Registry, query: str) -> list[str]:
 
 
 async def test_a_mounted_server_becomes_searchable_by_meaning(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, int8_graph: Callable[[Path], Path]
 ) -> None:
     """The mount returns at once; within a generous bound the paraphrase finds ``add``."""
     # ONNX Runtime keeps a usage database open for the life of the process (under
     # ~/.cache/Microsoft/DeveloperTools) unless this is set when it first loads a model.
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the vector cache: not the user's
+    int8_graph(tmp_path / "mcpmount" / "vectors")  # the model loads; its build is tested apart
     lexical_only = Registry()
     async with lexical_only:
         await lexical_only.mount("calc", fixture(defer=True))
@@ -45,19 +47,20 @@ async def test_a_mounted_server_becomes_searchable_by_meaning(
         with anyio.fail_after(45):  # a never-hangs bound: the vectors take well under a second
             while names(registry, QUERY)[:1] != ["calc__add"]:
                 await anyio.sleep(0.05)
-        assert list((tmp_path / "mcpmount" / "vectors").iterdir())  # kept for the next run
+        assert list((tmp_path / "mcpmount" / "vectors").glob("*.vectors"))  # kept for the next run
         result = await registry.call("tool_search", {"query": QUERY})
         assert result.structured_content is not None
         assert result.structured_content["tools"][0]["name"] == "calc__add"
 
 
 async def test_wait_search_ready_returns_once_search_ranks_by_meaning(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, int8_graph: Callable[[Path], Path]
 ) -> None:
     """Awaited right after the mount, it returns with the paraphrase ranked by meaning,
     having told how many tool texts waited; without a model, or once ready, at once."""
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    int8_graph(tmp_path / "mcpmount" / "vectors")
     async with Registry() as lexical_only:
         await lexical_only.mount("calc", fixture(defer=True))
         await lexical_only.wait_search_ready()
@@ -78,11 +81,12 @@ async def test_wait_search_ready_returns_once_search_ranks_by_meaning(
 
 
 async def test_a_registry_with_a_redis_cache_shares_its_tool_vectors_there(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, int8_graph: Callable[[Path], Path]
 ) -> None:
     """With ``cache = "redis://..."`` the vectors computed at mount are kept in that Redis."""
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    int8_graph(tmp_path / "mcpmount" / "vectors")
     async with running_redis() as server:
         settings = RegistrySettings(semantic_model="minilm-int8", cache=server.url)
         async with Registry(settings) as registry:

@@ -135,12 +135,14 @@ def reload(process: anyio.abc.Process, tmp_path: Path, url: str, *extra: str) ->
 
 
 async def test_one_client_serves_all_four_stores_through_a_stopped_and_restarted_redis(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, int8_graph: Callable[[Path], Path]
 ) -> None:
     """Seen from Redis, the served process holds one client, before and after; meanwhile
     it is degraded, not down, and serves from its own state."""
-    # The served process's vector cache on disk: its own, empty, so vectors go to Redis.
+    # The served process's vector cache on disk: its own, empty, so vectors go to Redis
+    # (beside the model's int8 graph, kept there so that the model only loads).
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    int8_graph(tmp_path / "cache" / "mcpmount" / "vectors")
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
     async with running_redis() as server, own_client(server) as client:
         config = write_config(tmp_path, server.url)
