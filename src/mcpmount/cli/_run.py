@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import anyio
@@ -26,9 +27,29 @@ from mcpmount.cli._query import run_call, run_search, run_tools
 from mcpmount.cli._serve import run_serve
 from mcpmount.cli._shown import ShownLogHandler, shown
 from mcpmount.cli._signals import until_signalled
+from mcpmount.config import RegistryConfig
 from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
 
 __all__ = ["run"]
+
+_Command = Callable[[RegistryConfig, argparse.Namespace, Console, Console], Awaitable[int]]
+
+_COMMANDS: dict[str, _Command] = {
+    "tools": run_tools,
+    "search": run_search,
+    "call": run_call,
+    "describe": run_describe,
+    "prompts": run_prompts,
+    "resources": run_resources,
+    "read": run_read,
+    "prompt": run_prompt,
+    "status": run_status,
+    "audit": run_audit,
+    "login": run_login,
+    "logout": run_logout,
+}
+"""The commands run as ``command(config, args, out, err)``; ``serve``, ``check`` and
+``lock`` take their own arguments."""
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -54,32 +75,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             case "check":
                 refresh = args.refresh_cache
                 command = partial(run_check, config, args.json, out, err, refresh=refresh)
-            case "tools":
-                command = partial(run_tools, config, args, out, err)
-            case "search":
-                command = partial(run_search, config, args, out, err)
-            case "call":
-                command = partial(run_call, config, args, out, err)
-            case "describe":
-                command = partial(run_describe, config, args, out, err)
-            case "prompts":
-                command = partial(run_prompts, config, args, out, err)
-            case "resources":
-                command = partial(run_resources, config, args, out, err)
-            case "read":
-                command = partial(run_read, config, args, out, err)
-            case "prompt":
-                command = partial(run_prompt, config, args, out, err)
-            case "status":
-                command = partial(run_status, config, args, out, err)
             case "lock":
                 command = partial(run_lock, config, out, err)
-            case "audit":
-                command = partial(run_audit, config, args, out, err)
-            case "login":
-                command = partial(run_login, config, args, out, err)
-            case "logout":
-                command = partial(run_logout, config, args, out, err)
+            case name if name in _COMMANDS:
+                command = partial(_COMMANDS[name], config, args, out, err)
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
         return anyio.run(until_signalled, command)

@@ -106,7 +106,5 @@ def _forget(pid: int, path: Path) -> None:
     serve that was killed leaves it."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        path.unlink(missing_ok=True)
-    except PermissionError:  # another user's process has that pid now
+    except (ProcessLookupError, PermissionError):  # gone, or another user's process has it now
         path.unlink(missing_ok=True)
