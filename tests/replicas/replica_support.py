@@ -303,13 +303,20 @@ async def _serving(name: str, process: anyio.abc.Process, portfile: Path) -> Rep
     return Replica(name, url, process, log)
 
 
-async def _accepts(port: int) -> bool:
+async def _runs(stats_socket: Path) -> bool:
+    """Whether HAProxy answers on its stats socket: it does only once every listener is
+    bound. (The socket file, or something accepting on the port, may come first: the file
+    from an attempt about to fail to bind, the port from whoever had taken it.)"""
     try:
-        stream = await anyio.connect_tcp("127.0.0.1", port)
-    except OSError:
+        async with await anyio.connect_unix(str(stats_socket)) as stream:
+            await stream.send(b"show info\n")
+            raw = b""
+            with contextlib.suppress(anyio.EndOfStream):
+                while True:
+                    raw += await stream.receive()
+    except (OSError, anyio.BrokenResourceError):
         return False
-    await stream.aclose()
-    return True
+    return b"Pid:" in raw
 
 
 async def _start_haproxy(
@@ -353,7 +360,7 @@ async def _start_haproxy(
         record_group(process.pid)
         with anyio.fail_after(STARTUP):
             while process.returncode is None and not (
-                stats_socket.exists() and await _accepts(port)
+                stats_socket.exists() and await _runs(stats_socket)
             ):
                 await anyio.sleep(0.02)
         if process.returncode is None:
