@@ -46,9 +46,9 @@ async def test_a_connection_lists_and_calls_an_in_process_server() -> None:
         assert connection.state is ServerState.READY
         assert sorted(tool.name for tool in connection.tools) == ["fail", "shout"]
         assert connection.pid is None
-        result = await connection.call("mem__shout", "shout", {"text": "hi"}, timeout=5)
+        result = await connection.call("mem__shout", "shout", {"text": "hi"})
         assert text_of(result) == "HI"
-        failed = await connection.call("mem__fail", "fail", {}, timeout=5)
+        failed = await connection.call("mem__fail", "fail", {})
         assert failed.is_error
         assert "it failed on purpose" in text_of(failed)
         await connection.aclose()
@@ -62,4 +62,4 @@ async def test_a_closed_memory_connection_refuses_calls() -> None:
         await tg.start(connection.run)
         await connection.aclose()
     with pytest.raises(ServerNotRunningError, match="it is closed"):
-        await connection.call("mem__shout", "shout", {"text": "x"}, timeout=5)
+        await connection.call("mem__shout", "shout", {"text": "x"})

@@ -206,7 +206,6 @@ async def call_within(
     with observers.calling(entry, supervisor.spec.transport) as observed:
         name = entry.name
         sent = False
-        remaining = timeout
         with supervisor.in_use():
             with anyio.CancelScope(deadline=began + timeout):
                 if supervisor.connection.state is ServerState.FAILED:
@@ -216,7 +215,6 @@ async def call_within(
                 if not supervisor.ready.is_set():
                     from_cache = from_cache or supervisor.cached  # a background start under way
                     await supervisor.ready.wait()
-                    remaining = timeout - (anyio.current_time() - began)
                 if supervisor.restarting:
                     reason = "it is restarting and did not come back"
                     raise ServerNotRunningError(entry.server, name, reason)
@@ -227,13 +225,10 @@ async def call_within(
                 if from_cache and all(tool.name != entry.raw_name for tool in live):
                     raise ToolRemovedError(entry.server, name)
                 sent = True
-                try:
-                    observed.result = await supervisor.connection.call(
-                        name, entry.raw_name, arguments, remaining, progress, context
-                    )
-                    return observed.result
-                except CallTimeoutError:  # the SDK's clock ran out with ours: the caller's timeout
-                    raise CallTimeoutError(entry.server, name, timeout) from None
+                observed.result = await supervisor.connection.call(
+                    name, entry.raw_name, arguments, progress, context
+                )
+                return observed.result
         if not sent:
             raise ServerNotRunningError(
                 entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"

@@ -33,7 +33,6 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmount.audit import Cleaner, HiddenText
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
-    CallTimeoutError,
     RegistryError,
     ServerCrashedError,
     ServerNotRunningError,
@@ -334,15 +333,18 @@ class Connection:
         tool: str,
         raw_name: str,
         arguments: Mapping[str, Any] | None,
-        timeout: float,
         progress: ProgressFnT | None = None,
         context: object | None = None,
     ) -> mcp_types.CallToolResult:
         """Call ``raw_name``; ``tool`` is its public name (for errors, and for `Asker`).
 
+        The caller's cancel scope is the call's one clock: it bounds the write and the wait
+        for the answer, and when it cancels, the SDK tells the server the call is cancelled.
+        (A second clock here, the SDK's, would cost a timer on every call and never fire
+        first: it starts only after the write.)
+
         Raises:
             ServerNotRunningError: The server is not ready; nothing was sent.
-            CallTimeoutError: No answer within ``timeout``; the outcome is unknown.
             ServerCrashedError: The connection was lost while the call was in flight.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result exceeds ``max_result_bytes``.
@@ -352,20 +354,14 @@ class Connection:
             reason = self.error or self._lost or f"it is {self.state}"
             raise ServerNotRunningError(self.server, tool, reason)
         try:
-            # The SDK's own request clock bounds the wait for the answer and tells the server
-            # the call is cancelled. The caller's deadline (the registry's) bounds the rest,
-            # a write the server does not read included.
             with self.asking.calling(tool, context):
                 result = await client.call_tool(
                     raw_name,
                     dict(arguments) if arguments is not None else None,
-                    read_timeout_seconds=timeout,
                     progress_callback=progress,
                     meta=self.asking.log.call_meta(client),
                 )
         except MCPError as exc:
-            if exc.code == mcp_types.REQUEST_TIMEOUT:
-                raise CallTimeoutError(self.server, tool, timeout) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
             message = self.spec.redact(exc.message)
