@@ -51,7 +51,10 @@ class Host:
         """What ``/metrics`` serves (`mcpmount.serve.ops`)."""
 
     async def run_stdio(self) -> None:
-        """Serve one client over this process's stdin and stdout until stdin ends."""
+        """Serve one client over this process's stdin and stdout until stdin ends.
+
+        Over stdio there is no ``/metrics`` to serve: `metrics` stops counting."""
+        self.metrics.stop_counting()
         await run_stdio(self.front.server, self.front.initialization_options())
 
     def http_app(
