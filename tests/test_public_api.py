@@ -19,6 +19,7 @@ FLOORS = {
     "naming": 0,
     "tool": 0,
     "handlers": 0,
+    "configfile": 1,
     "config": 1,
     "auth": 2,
     "redis": 1,
@@ -182,7 +183,9 @@ def test_every_module_declares_all_and_it_resolves(module_name: str) -> None:
         assert hasattr(module, name), f"{module_name}.{name}"
 
 
-CONFIG_MODULES = sorted(Path(mcpmount.config.__file__).parent.glob("*.py"))
+CONFIG_MODULES = sorted(
+    [*Path(mcpmount.config.__file__).parent.glob("*.py"), *(PACKAGE / "configfile").glob("*.py")]
+)
 
 
 @pytest.mark.parametrize("path", CONFIG_MODULES, ids=lambda path: path.name)

@@ -9,7 +9,7 @@ import pytest
 from config_support import Write, problems_of
 
 from mcpmount.config import load_json
-from mcpmount.config._json import json_depth
+from mcpmount.configfile import json_depth
 
 
 def test_json_depth_counts_brackets_outside_strings_only() -> None:

@@ -21,23 +21,19 @@ This package never imports ``mcp`` and never starts anything, so ``mcpmount chec
 validate a config without spawning a server. Every problem is reported at once, one line
 each, naming the key; no line ever contains a value, because values may be secrets.
 
-Its modules, from the bottom up: ``_problems`` (problem lines), ``_urls`` (`redacted_url`:
-every URL a message shows), ``_json`` (`load_json`: JSON read back, its size and nesting
-bounded first; `strip_jsonc`: hosts' comments and trailing commas), ``_fields`` (checked
-field types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``), ``_override``
-(per-tool overrides), ``_server`` (what every server declares), ``_oauth`` (a url server's
-OAuth), ``_http`` (the url kind), ``_spec`` (the stdio kind and the union of kinds),
-``_expand`` (``${VAR}``), ``_read`` (files to tables), ``_tables`` (tables to data),
-``_variables`` (the hosts' own variables: ``${env:X}``, ``${input:id}``, ...), ``_sandbox``
-(a stdio server's sandbox), ``_serve`` (the ``[serve]`` table), ``_load`` (`load_config`;
-host files through the sub-room ``hostfiles``) and ``_needs`` (`needed_variables`: what a
-config needs of its environment).
+A file's text is read, and its variables expanded, by the room below
+(`mcpmount.configfile`); this one makes of the tables it reads strict, frozen data. Its
+modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message shows),
+``_fields`` (checked field types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``),
+``_override`` (per-tool overrides), ``_server`` (what every server declares), ``_oauth``
+(a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the stdio kind and the union
+of kinds), ``_tables`` (tables to data), ``_sandbox`` (a stdio server's sandbox),
+``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`; host files through the
+sub-room ``hostfiles``).
 """
 
 from mcpmount.config._fields import HeaderName, HeaderValue
-from mcpmount.config._json import load_json, strip_jsonc
 from mcpmount.config._load import RegistryConfig, load_config
-from mcpmount.config._needs import needed_variables
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._sandbox import SandboxTable
@@ -45,7 +41,14 @@ from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, 
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 from mcpmount.config._urls import redacted_url
-from mcpmount.config._variables import Asker, HostInput, input_variable
+from mcpmount.configfile import (
+    Asker,
+    HostInput,
+    input_variable,
+    load_json,
+    needed_variables,
+    strip_jsonc,
+)
 
 __all__ = [
     "LIMIT_KEYS",

@@ -8,14 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from mcpmount.config._problems import line, unknown_key
-from mcpmount.config._read import Table, read_config
 from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
 from mcpmount.config._tables import Tables
-from mcpmount.config._variables import Asker, workspace_of
 from mcpmount.config.hostfiles import read_host_file
+from mcpmount.configfile import Asker, Table, line, read_config, unknown_key, workspace_of
 from mcpmount.errors import ConfigError
 from mcpmount.naming import namespace_problem
 

@@ -35,11 +35,9 @@ from typing import Annotated, Literal, Self, cast
 from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, SecretStr, ValidationError
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._expand import expand
 from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
-from mcpmount.config._problems import Loc, format_loc, problem_lines, unknown_key
-from mcpmount.config._read import Table
 from mcpmount.config._tables import Tables
+from mcpmount.configfile import Loc, Table, expand, format_loc, problem_lines, unknown_key
 
 __all__ = ["MIN_TOKEN_LENGTH", "ServeOAuth", "ServeSettings", "ServeToken", "read_serve"]
 

@@ -18,7 +18,7 @@ from pydantic_settings import (
 )
 
 from mcpmount.config._fields import RootUri
-from mcpmount.config._problems import Loc, problem_lines, unknown_key
+from mcpmount.configfile import Loc, problem_lines, unknown_key
 from mcpmount.naming import MIN_NAME_LENGTH
 
 ENV_PREFIX = "MCPMOUNT_"

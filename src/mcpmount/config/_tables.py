@@ -10,12 +10,17 @@ from typing import cast
 
 from pydantic import ValidationError
 
-from mcpmount.config._expand import expand_server
-from mcpmount.config._problems import Loc, line, problem_lines, unknown_key
-from mcpmount.config._read import Table
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import IMPLIED_BY, KINDS, SPEC, ServerSpec, kind_of
-from mcpmount.config._variables import HostVariables
+from mcpmount.configfile import (
+    HostVariables,
+    Loc,
+    Table,
+    expand_server,
+    line,
+    problem_lines,
+    unknown_key,
+)
 
 
 @dataclass(frozen=True)

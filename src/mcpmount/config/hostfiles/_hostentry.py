@@ -17,13 +17,10 @@ import logging
 from collections.abc import Mapping
 from typing import Literal, cast
 
-from mcpmount.config._expand import expand
-from mcpmount.config._problems import Loc, format_loc, line, unknown_key
-from mcpmount.config._read import Table
 from mcpmount.config._settings import RegistrySettings
 from mcpmount.config._tables import Tables
-from mcpmount.config._variables import HostVariables
 from mcpmount.config.hostfiles._dotenv import read_env_file
+from mcpmount.configfile import HostVariables, Loc, Table, expand, format_loc, line, unknown_key
 
 __all__ = ["host_entry"]
 

@@ -21,13 +21,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcpmount.config._problems import Loc, line
-from mcpmount.config._read import Table
 from mcpmount.config._settings import RegistrySettings
 from mcpmount.config._spec import ServerSpec
 from mcpmount.config._tables import Tables
-from mcpmount.config._variables import Asker, HostVariables, read_inputs
 from mcpmount.config.hostfiles._hostentry import RENAMED, host_entry
+from mcpmount.configfile import Asker, HostVariables, Loc, Table, line, read_inputs
 from mcpmount.naming import MAX_NAMESPACE_LENGTH
 
 __all__ = ["read_host_file"]

@@ -9,8 +9,8 @@ import tomllib
 from pathlib import Path
 from typing import TypeAlias, cast
 
-from mcpmount.config._json import load_json, strip_jsonc
-from mcpmount.config._problems import Loc, format_loc
+from mcpmount.configfile._json import load_json, strip_jsonc
+from mcpmount.configfile._problems import Loc, format_loc
 from mcpmount.errors import ConfigError
 
 Table: TypeAlias = dict[str, object]

@@ -6,8 +6,8 @@ import os
 from collections.abc import Iterator
 from typing import cast
 
-from mcpmount.config._expand import is_plain, references
-from mcpmount.config._read import read_config
+from mcpmount.configfile._expand import is_plain, references
+from mcpmount.configfile._read import read_config
 
 __all__ = ["needed_variables"]
 

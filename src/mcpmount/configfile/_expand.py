@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import cast
 
-from mcpmount.config._problems import Loc, format_loc
-from mcpmount.config._variables import (
+from mcpmount.configfile._problems import Loc, format_loc
+from mcpmount.configfile._variables import (
     PREDEFINED,
     HostVariables,
     input_variable,

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeAlias, cast
 
-from mcpmount.config._problems import Loc, line
-from mcpmount.config._read import Table
+from mcpmount.configfile._problems import Loc, line
+from mcpmount.configfile._read import Table
 
 __all__ = [
     "PREDEFINED",
