@@ -203,12 +203,7 @@ class Cluster:
 
     async def stats(self) -> list[dict[str, str]]:
         """HAProxy's ``show stat`` rows (one per frontend, backend and server), as dicts."""
-        async with await anyio.connect_unix(str(self.stats_socket)) as stream:
-            await stream.send(b"show stat\n")
-            raw = b""
-            with contextlib.suppress(anyio.EndOfStream):
-                while True:
-                    raw += await stream.receive()
+        raw = await _ask(self.stats_socket, b"show stat")
         header, *rows = raw.decode().strip().splitlines()
         keys = header.removeprefix("# ").split(",")
         return [dict(zip(keys, row.split(","), strict=False)) for row in rows]
@@ -308,15 +303,20 @@ async def _runs(stats_socket: Path) -> bool:
     bound. (The socket file, or something accepting on the port, may come first: the file
     from an attempt about to fail to bind, the port from whoever had taken it.)"""
     try:
-        async with await anyio.connect_unix(str(stats_socket)) as stream:
-            await stream.send(b"show info\n")
-            raw = b""
-            with contextlib.suppress(anyio.EndOfStream):
-                while True:
-                    raw += await stream.receive()
+        return b"Pid:" in await _ask(stats_socket, b"show info")
     except (OSError, anyio.BrokenResourceError):
         return False
-    return b"Pid:" in raw
+
+
+async def _ask(stats_socket: Path, command: bytes) -> bytes:
+    """HAProxy's whole answer to ``command`` on its stats socket."""
+    async with await anyio.connect_unix(str(stats_socket)) as stream:
+        await stream.send(command + b"\n")
+        raw = b""
+        with contextlib.suppress(anyio.EndOfStream):
+            while True:
+                raw += await stream.receive()
+    return raw
 
 
 async def _start_haproxy(
@@ -359,9 +359,7 @@ async def _start_haproxy(
             )
         record_group(process.pid)
         with anyio.fail_after(STARTUP):
-            while process.returncode is None and not (
-                stats_socket.exists() and await _runs(stats_socket)
-            ):
+            while process.returncode is None and not await _runs(stats_socket):
                 await anyio.sleep(0.02)
         if process.returncode is None:
             await stack.enter_async_context(process)
