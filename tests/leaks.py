@@ -154,8 +154,8 @@ def descendants(root: int) -> list[ProcInfo]:
 
 
 _SAMPLED: Final = re.compile(r"/proc(/\d+/(stat|fd|task(/\d+/children)?))?")
-"""What a checker's sampler thread opens for a moment (`process_table`, `open_fds`), while
-another checker looks at fds."""
+"""What the sampler thread opens for a moment (`descendants`, or `process_table` where the
+kernel lists no children), while a checker looks at its fds."""
 
 
 def open_fds() -> dict[int, str]:
