@@ -18,7 +18,8 @@ Measured:
    it is (`SchemaVetting`): the order of the three rotates each repetition; wall time to
    the tool list, and the host process's own CPU time (mount and close);
 2. p50/p99 latency of a trivial ``echo`` call over stdio and over streamable HTTP (both
-   clients open at once, calls interleaved in blocks);
+   clients open at once, calls alternated one by one, in rounds; the p50 ratio is the
+   median of the rounds' ratios, each round's p50s paired);
    over stdio in both protocol eras (2026-07-28, found by ``server/discover``, and legacy),
    and again with the secret guard at work (a second server holds a token);
 3. 16-way throughput: 16 tasks making sequential calls on one connection;
@@ -77,8 +78,6 @@ MANY_TOOLS = [  # the fixture server's 7 tools and 14 more: 21 tools
 ]
 COLD_COUNTS = (10, 30)
 CALL_ARGS = {"text": "x"}
-BLOCK = 50
-"""Latency samples are taken in interleaved blocks of this many calls per side."""
 
 CallFn = Callable[[], Awaitable[object]]
 
@@ -91,8 +90,11 @@ class Plan:
     cold_reps: dict[int, int]
     """Cold-mount repetitions (of all three sides) per count of 21-tool servers."""
 
+    rounds: int
+    """Rounds of the latency figures: each gives one p50 per side, and their ratio."""
+
     calls: dict[str, int]
-    """Sequential calls per side for the latency figures, per transport."""
+    """Sequential calls per side and round for the latency figures, per transport."""
 
     throughput_calls: dict[str, int]
     """Calls per side (split over ``concurrency`` tasks) for throughput, per transport."""
@@ -106,14 +108,16 @@ class Plan:
 FULL = Plan(
     reps={1: 4, 10: 3, 30: 2},
     cold_reps={10: 3, 30: 3},
-    calls={"stdio": 500, "http": 200},
+    rounds=12,
+    calls={"stdio": 100, "http": 40},
     throughput_calls={"stdio": 1600, "http": 640},
     warmup=50,
 )
 QUICK = Plan(
     reps={1: 2, 10: 1, 30: 1},
     cold_reps={10: 1, 30: 1},
-    calls={"stdio": 200, "http": 60},
+    rounds=8,
+    calls={"stdio": 40, "http": 15},
     throughput_calls={"stdio": 480, "http": 320},
 )
 
@@ -132,6 +136,9 @@ class Row:
     note: str = ""
     over: float | None = None
     """A target on the difference instead: mcpmount at most this much above the SDK."""
+    paired: float | None = None
+    """The ratio measured pair by pair (the median of per-round ratios), if not the
+    ratio of the two figures."""
 
     @property
     def met(self) -> bool | None:
@@ -144,6 +151,8 @@ class Row:
     @property
     def ratio(self) -> float:
         """mcpmount over SDK for times; SDK over mcpmount for rates (so < 1 is always better)."""
+        if self.paired is not None:
+            return self.paired
         if self.higher_is_better:
             return self.sdk / self.mcpmount
         return self.mcpmount / self.sdk
@@ -376,23 +385,26 @@ async def bench_cold(plan: Plan, report: Report, devnull: TextIO) -> None:
 
 
 async def latencies(
-    sdk_call: CallFn, our_call: CallFn, calls: int, warmup: int
-) -> tuple[list[float], list[float]]:
-    """Interleave blocks of calls so that drift hits both sides alike; return seconds."""
+    sdk_call: CallFn, our_call: CallFn, rounds: int, calls: int, warmup: int
+) -> list[tuple[list[float], list[float]]]:
+    """Per round, ``calls`` seconds of each side, the two sides alternating call by call
+    (the first one changes each round), so that the machine's drift hits both alike."""
     for _ in range(warmup):
         await sdk_call()
         await our_call()
-    samples: tuple[list[float], list[float]] = ([], [])
-    for block in range(0, calls, BLOCK):
+    measured: list[tuple[list[float], list[float]]] = []
+    for round_ in range(rounds):
+        samples: tuple[list[float], list[float]] = ([], [])
         sides = [(sdk_call, samples[0]), (our_call, samples[1])]
-        if block // BLOCK % 2:
+        if round_ % 2:
             sides.reverse()
-        for call, out in sides:
-            for _ in range(min(BLOCK, calls - block)):
+        for _ in range(calls):
+            for call, out in sides:
                 began = time.perf_counter()
                 await call()
                 out.append(time.perf_counter() - began)
-    return samples
+        measured.append(samples)
+    return measured
 
 
 async def throughput(call: CallFn, total: int, concurrency: int) -> float:
@@ -434,27 +446,32 @@ async def bench_calls(
         return result
 
     calls = plan.calls[transport]
-    sdk, ours = await latencies(sdk_call, our_call, calls, plan.warmup)
-    note = f"{calls} sequential calls, {-(-calls // BLOCK)} paired blocks"
+    rounds = await latencies(sdk_call, our_call, plan.rounds, calls, plan.warmup)
+    p50s = [(percentile(sdk, 0.5), percentile(ours, 0.5)) for sdk, ours in rounds]
+    ratios = sorted(ours / sdk for sdk, ours in p50s)
     report.add(
         Row(
             "call",
             f"{transport} p50{era}",
-            percentile(sdk, 0.5) * 1e3,
-            percentile(ours, 0.5) * 1e3,
+            statistics.median(sdk for sdk, _ in p50s) * 1e3,
+            statistics.median(ours for _, ours in p50s) * 1e3,
             "ms",
             target=1.02,
-            note=note,
+            paired=statistics.median(ratios),
+            note=(
+                f"{plan.rounds} rounds of {calls} calls a side, alternated call by call; "
+                f"ratio: the median round's ({ratios[0]:.3f}-{ratios[-1]:.3f})"
+            ),
         )
     )
     report.add(
         Row(
             "call",
             f"{transport} p99{era}",
-            percentile(sdk, 0.99) * 1e3,
-            percentile(ours, 0.99) * 1e3,
+            percentile([t for sdk, _ in rounds for t in sdk], 0.99) * 1e3,
+            percentile([t for _, ours in rounds for t in ours], 0.99) * 1e3,
             "ms",
-            note=note,
+            note=f"all {plan.rounds * calls} calls of each side",
         )
     )
     if era:

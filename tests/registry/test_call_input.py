@@ -69,6 +69,27 @@ async def test_arguments_json_cannot_carry_are_refused_and_the_server_keeps_serv
     assert shared.status()[0].state == "ready"
 
 
+async def test_a_short_timeout_ends_on_time_among_longer_calls_in_flight(shared: Registry) -> None:
+    """One task keeps every call's deadline and sleeps until the earliest it knows; a call
+    whose deadline comes sooner must wake it, and the longer calls must go on untouched."""
+    longer: list[str] = []
+
+    async def long_call() -> None:
+        longer.append(text_of(await shared.call("a__sleep", {"seconds": 1.5}, timeout=60)))
+
+    waited = math.inf
+    async with anyio.create_task_group() as tg:
+        for _ in range(3):
+            tg.start_soon(long_call)
+        await anyio.sleep(0.1)  # the keeper now sleeps until the first of those deadlines
+        began = time.monotonic()
+        with pytest.raises(CallTimeoutError, match="'a__sleep'"):
+            await shared.call("a__sleep", {"seconds": 30}, timeout=0.3)
+        waited = time.monotonic() - began
+    assert 0.3 <= waited < 1.3, f"a 0.3 s timeout ended after {waited:.2f} s"
+    assert longer == ["slept 1.5"] * 3
+
+
 @pytest.mark.parametrize("timeout", [0, -1, math.nan])
 async def test_a_timeout_that_is_not_a_positive_number_is_refused(
     shared: Registry, timeout: float

@@ -58,14 +58,20 @@ def split_uri(uri: str) -> tuple[str, str]:
     return namespace, raw
 
 
+_WITH_URI = (mcp_types.ResourceLink, mcp_types.EmbeddedResource)
+
+
 def rewrite_blocks(
     namespace: str, blocks: Sequence[mcp_types.ContentBlock], *, prefix: bool = True
 ) -> list[mcp_types.ContentBlock] | None:
     """Return ``blocks`` with every resource URI made a registry URI; None if none has one
     (or without ``prefix``: they stay the server's own)."""
-    if not prefix or not any(
-        isinstance(b, mcp_types.ResourceLink | mcp_types.EmbeddedResource) for b in blocks
-    ):
+    if not prefix:
+        return None
+    for block in blocks:  # a loop, not any(...): no generator for every call's blocks
+        if isinstance(block, _WITH_URI):
+            break
+    else:
         return None
     rewritten: list[mcp_types.ContentBlock] = []
     for block in blocks:

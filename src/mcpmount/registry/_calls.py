@@ -102,7 +102,7 @@ async def call_tool(
         supervisor, entry, arguments, began, seconds, progress, context, servers, observers
     )
     if (stats := servers.stats.get(entry.server)) is not None:
-        stats.record(anyio.current_time() - began)
+        stats.record(supervisor.last_call - began)  # when this call ended: no await since
     result = rewrite_call(entry.server, result, prefix=supervisor.spec.prefix)
     return result if call is None else await plan.run_after(call, result)
 
@@ -206,29 +206,28 @@ async def call_within(
     with observers.calling(entry, supervisor.spec.transport) as observed:
         name = entry.name
         sent = False
-        with supervisor.in_use():
-            with anyio.CancelScope(deadline=began + timeout):
-                if supervisor.connection.state is ServerState.FAILED:
-                    starts.lost(supervisor.connection)
-                if from_cache := supervisor.dormant:
-                    starts.wake(supervisor)
-                if not supervisor.ready.is_set():
-                    from_cache = from_cache or supervisor.cached  # a background start under way
-                    await supervisor.ready.wait()
-                if supervisor.restarting:
-                    reason = "it is restarting and did not come back"
-                    raise ServerNotRunningError(entry.server, name, reason)
-                if supervisor.dormant:
-                    reason = supervisor.error or "it did not start"
-                    raise ServerNotRunningError(entry.server, name, reason)
-                live = supervisor.connection.tools
-                if from_cache and all(tool.name != entry.raw_name for tool in live):
-                    raise ToolRemovedError(entry.server, name)
-                sent = True
-                observed.result = await supervisor.connection.call(
-                    name, entry.raw_name, arguments, progress, context
-                )
-                return observed.result
+        with supervisor.in_use(), anyio.CancelScope(deadline=began + timeout):
+            if supervisor.connection.state is ServerState.FAILED:
+                starts.lost(supervisor.connection)
+            if from_cache := supervisor.dormant:
+                starts.wake(supervisor)
+            if not supervisor.ready.is_set():
+                from_cache = from_cache or supervisor.cached  # a background start under way
+                await supervisor.ready.wait()
+            if supervisor.restarting:
+                reason = "it is restarting and did not come back"
+                raise ServerNotRunningError(entry.server, name, reason)
+            if supervisor.dormant:
+                reason = supervisor.error or "it did not start"
+                raise ServerNotRunningError(entry.server, name, reason)
+            live = supervisor.connection.tools
+            if from_cache and all(tool.name != entry.raw_name for tool in live):
+                raise ToolRemovedError(entry.server, name)
+            sent = True
+            observed.result = await supervisor.connection.call(
+                name, entry.raw_name, arguments, progress, context
+            )
+            return observed.result
         if not sent:
             raise ServerNotRunningError(
                 entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"

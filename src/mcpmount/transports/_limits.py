@@ -44,7 +44,7 @@ class MessageLimits:
         """The refusal of a message over ``max_bytes``."""
         return Refusal(f"it sent a message over {self.size_bound} ({self.max_bytes} bytes)")
 
-    def refuse(self, message: bytes) -> Refusal | None:
+    def refuse(self, message: bytes | bytearray) -> Refusal | None:
         """Why a whole message must be refused unparsed, or None."""
         if len(message) > self.max_bytes:
             return self.too_large()

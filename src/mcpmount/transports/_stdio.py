@@ -206,7 +206,8 @@ class _Pipes:
             0
         )
         self._writer_done = anyio.Event()
-        self._writing: float | None = None  # when the write in progress began
+        self._writes = 0  # writes begun; `watch_stdin` sees one that does not end
+        self._writing = False
         self._draining = anyio.Event()  # shutdown: read stderr to the end, without pauses
         self._stderr_done = anyio.Event()
 
@@ -241,10 +242,10 @@ class _Pipes:
                     buffer.clear()  # given up: drain, so the server never blocks on its pipe
                     continue
                 while (end := buffer.find(b"\n", scanned)) >= 0:
-                    line = bytes(buffer[:end])
+                    line = buffer[:end]
                     del buffer[: end + 1]
                     scanned = 0
-                    if not line.strip():
+                    if not line or line.isspace():
                         continue
                     if (refused := self._limits.refuse(line)) is not None:
                         self._diagnostics.note_refusal(refused)
@@ -271,9 +272,12 @@ class _Pipes:
                             self._group.pid,
                             describe_invalid(exc),
                         )
-                    # After the session is gone, keep draining so the server never blocks.
-                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    # Once the session is gone, keep draining so the server never blocks. (A
+                    # try, not `suppress`: no context manager object for every message.)
+                    try:  # noqa: SIM105
                         await self._read_send.send(SessionMessage(message))
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        pass
                 if self._diagnostics.failure is not None:
                     buffer.clear()
                 scanned = len(buffer)
@@ -309,9 +313,10 @@ class _Pipes:
             async with self._write_receive:
                 async for message in self._write_receive:
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    self._writing = anyio.current_time()
+                    self._writes += 1
+                    self._writing = True
                     await stdin.send(data.encode() + b"\n")
-                    self._writing = None
+                    self._writing = False
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             self._writer_done.set()
             # A closed stdin usually means the process is exiting: give the exit notice
@@ -326,12 +331,22 @@ class _Pipes:
         # A server that stops reading its stdin blocks every request behind the write in
         # progress. Each call ends at its own deadline anyway; this declares the server
         # lost, so that later calls fail at once instead of each waiting out its deadline.
+        # A write seen in progress at five looks a quarter of the stall apart has waited
+        # the whole stall (writes are counted, not timed: no clock read per message).
+        seen, looks = -1, 0
         while True:
             await anyio.sleep(_STDIN_STALL / 4)
-            started = self._writing
-            if started is not None and anyio.current_time() - started > _STDIN_STALL:
-                self.give_up(f"it stopped reading its stdin (a write waited {_STDIN_STALL:g} s)")
-                return
+            if not self._writing:
+                seen, looks = -1, 0
+            elif self._writes != seen:
+                seen, looks = self._writes, 1
+            else:
+                looks += 1
+                if looks > 4:
+                    self.give_up(
+                        f"it stopped reading its stdin (a write waited {_STDIN_STALL:g} s)"
+                    )
+                    return
 
     async def watch_exit(self) -> None:
         await self._group.wait_exit()
@@ -353,7 +368,7 @@ class _Pipes:
         await self._group.close_pipes()
 
 
-def _parse(line: bytes) -> mcp_types.JSONRPCMessage:
+def _parse(line: bytes | bytearray) -> mcp_types.JSONRPCMessage:
     """Parse one stdout line; invalid UTF-8 becomes U+FFFD, invalid JSON raises ``ValueError``."""
     adapter = mcp_types.jsonrpc_message_adapter
     try:
@@ -366,7 +381,7 @@ def _parse(line: bytes) -> mcp_types.JSONRPCMessage:
         raise
 
 
-def _unparseable_answer(line: bytes, exc: ValueError) -> mcp_types.JSONRPCError | None:
+def _unparseable_answer(line: bytes | bytearray, exc: ValueError) -> mcp_types.JSONRPCError | None:
     """Return an error answer for a line that answers a request but cannot be parsed.
 
     pydantic drops such a line whole (a lone surrogate, nesting past its recursion limit),

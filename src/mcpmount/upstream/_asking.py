@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from dataclasses import InitVar, dataclass, field
 from typing import TypedDict
@@ -72,6 +72,9 @@ class _Call:
     tool: str
     context: object | None
 
+
+_UNMARKED = nullcontext()
+"""`Asking.calling` of a server that cannot ask: nothing to mark (reentrant, so shared)."""
 
 _CALL: ContextVar[_Call | None] = ContextVar("mcpmount_upstream_call", default=None)
 """The call the current task is making, whichever server it went to."""
@@ -117,8 +120,23 @@ class Asking:
 
     def calling(self, tool: str, context: object | None) -> AbstractContextManager[None]:
         """Mark a call to ``tool`` (its public name, or a prompt's, or a resource's registry
-        URI) as in flight for its duration."""
+        URI) as in flight for its duration; free when the server cannot ask (`asks`)."""
+        if not self.asks:
+            return _UNMARKED
         return _InFlight(_Call(tool, context), self._in_flight)
+
+    @property
+    def asks(self) -> bool:
+        """Whether the server may ask anything whose asker matters: sampling, elicitation
+        or roots is offered (`callbacks`)."""
+        handlers = self.handlers
+        if self.roots:
+            return True
+        return handlers is not None and (
+            handlers.sampling is not None
+            or handlers.elicitation is not None
+            or handlers.roots is not None
+        )
 
     def asker(self) -> Asker:
         """Who is asking now: the call of this task, else the only call in flight, else none."""
