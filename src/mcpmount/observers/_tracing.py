@@ -54,8 +54,24 @@ def tracing() -> bool:
 
     Without one the span would be the caller's span context again, not recording: the
     ``traceparent`` the SDK injects is the same whether or not the call opens it.
+
+    Asked on every call. The API's getter looks the environment variable up each time
+    until a provider is set (a failed ``os.environ`` lookup: an exception raised and caught,
+    on the hot path of a call nobody traces), so it is asked only once, which loads the
+    variable's provider if there is one; after that the global it reads is read directly.
+    A variable set after the first call is not seen; ``set_tracer_provider`` always is.
     """
-    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    global _asked
+    provider = getattr(trace, "_TRACER_PROVIDER", _GONE)
+    if provider is _GONE or not _asked:  # an API without that global: its getter, always
+        _asked = True
+        return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    return provider is not None
+
+
+_GONE = object()
+_asked = False
+"""Whether `tracing` has asked the API's getter (which reads the environment) once."""
 
 
 @contextlib.contextmanager

@@ -6,9 +6,14 @@ that failure would tear down the whole connection and every call in flight on it
 arguments are walked once, before anything is sent, and a value JSON cannot carry is the
 caller's error.
 
-Deadline: the timeout bounds the whole call, whatever the transport is doing. A server
-that stops reading its stdin holds a write before any request clock starts, and a call
-that arrives while its server restarts waits for it within the same deadline.
+Deadline: the timeout bounds the whole call, whatever the transport is doing. Where every
+write is taken at once (stdio, whose write queue is unbounded, so even a server that stops
+reading its stdin holds no write) and the server cannot ask anything, the SDK's own
+request clock, which starts once the request is written, is the deadline: no second timer
+on every call. Where a write may wait (HTTP, behind a POST), or a question's handler may
+run between the requests of one call (the 2026-07-28 era), the call runs in a cancel
+scope with the deadline. A call that arrives while its server (re)starts waits for it
+within the same deadline.
 """
 
 from __future__ import annotations
@@ -203,33 +208,60 @@ async def call_within(
         CallTimeoutError: No answer in time; the outcome is unknown.
         CallError: What ``Connection.call`` raises.
     """
-    with observers.calling(entry, supervisor.spec.transport) as observed:
-        name = entry.name
-        sent = False
-        with supervisor.in_use(), anyio.CancelScope(deadline=began + timeout):
-            if supervisor.connection.state is ServerState.FAILED:
-                starts.lost(supervisor.connection)
-            if from_cache := supervisor.dormant:
-                starts.wake(supervisor)
-            if not supervisor.ready.is_set():
-                from_cache = from_cache or supervisor.cached  # a background start under way
-                await supervisor.ready.wait()
-            if supervisor.restarting:
-                reason = "it is restarting and did not come back"
-                raise ServerNotRunningError(entry.server, name, reason)
-            if supervisor.dormant:
-                reason = supervisor.error or "it did not start"
-                raise ServerNotRunningError(entry.server, name, reason)
-            live = supervisor.connection.tools
-            if from_cache and all(tool.name != entry.raw_name for tool in live):
-                raise ToolRemovedError(entry.server, name)
-            sent = True
-            observed.result = await supervisor.connection.call(
-                name, entry.raw_name, arguments, progress, context
-            )
-            return observed.result
-        if not sent:
-            raise ServerNotRunningError(
-                entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"
-            )
-        raise CallTimeoutError(entry.server, name, timeout)
+    with observers.calling(entry, supervisor.spec.transport) as observed, supervisor.in_use():
+        left = timeout
+        if not supervisor.serving:  # a restart, a start or a wake to wait for first
+            left = await _until_up(supervisor, entry, began + timeout, timeout, starts)
+        connection = supervisor.connection
+        name, raw_name = entry.name, entry.raw_name
+        try:
+            if connection.clocked_by_sdk:  # its request clock bounds the call: no second timer
+                result = await connection.call(name, raw_name, arguments, progress, context, left)
+            else:  # a write may wait (HTTP), or a question: all of it in a scope
+                result = None
+                with anyio.CancelScope(deadline=began + timeout):
+                    result = await connection.call(name, raw_name, arguments, progress, context)
+                if result is None:
+                    raise CallTimeoutError(entry.server, name, timeout)
+        except CallTimeoutError:
+            if left == timeout:
+                raise
+            raise CallTimeoutError(entry.server, name, timeout) from None  # the whole of it
+        observed.result = result
+        return result
+
+
+async def _until_up(
+    supervisor: Supervisor, entry: MountedTool, deadline: float, timeout: float, starts: Starts
+) -> float:
+    """Wait, until ``deadline``, for ``supervisor``'s server to serve ``entry``'s call (see
+    `call_within`); return the seconds left for the call.
+
+    Raises:
+        ServerNotRunningError: It was not up in time, or it did not start.
+        ToolRemovedError: Started from a cached list, it no longer lists the tool.
+    """
+    name = entry.name
+    with anyio.CancelScope(deadline=deadline):
+        if supervisor.connection.state is ServerState.FAILED:
+            starts.lost(supervisor.connection)
+        if from_cache := supervisor.dormant:
+            starts.wake(supervisor)
+        if not supervisor.ready.is_set():
+            from_cache = from_cache or supervisor.cached  # a background start under way
+            await supervisor.ready.wait()
+        if supervisor.restarting:
+            reason = "it is restarting and did not come back"
+            raise ServerNotRunningError(entry.server, name, reason)
+        if supervisor.dormant:
+            reason = supervisor.error or "it did not start"
+            raise ServerNotRunningError(entry.server, name, reason)
+        live = supervisor.connection.tools
+        if from_cache and all(tool.name != entry.raw_name for tool in live):
+            raise ToolRemovedError(entry.server, name)
+        left = deadline - anyio.current_time()
+        if left > 0:
+            return left
+    raise ServerNotRunningError(
+        entry.server, name, f"it is (re)starting and was not up within {timeout:g} s"
+    )

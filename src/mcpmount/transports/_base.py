@@ -94,6 +94,16 @@ class ServerTransport(abc.ABC):
         """What to check when the server never answered (the end of a startup timeout)."""
         return "check that the server is running and speaks MCP"
 
+    @property
+    def writes_at_once(self) -> bool:
+        """Whether the session's every write is taken at once, whatever the server does.
+
+        Then the SDK's request clock, which starts after the write, bounds a whole call.
+        Not over HTTP: the SDK's clients may hold a write behind a POST (the legacy SSE
+        client POSTs one message after another).
+        """
+        return False
+
     @abc.abstractmethod
     def open(self, on_lost: Callable[[str], None]) -> Transport:
         """Return the SDK transport: an async context manager yielding (read, write) streams.

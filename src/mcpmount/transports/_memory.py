@@ -32,6 +32,10 @@ class MemoryTransport(ServerTransport):
         # The SDK gives the server this long to end after EOF, then cancels it.
         return SERVER_SHUTDOWN_GRACE + 1.0
 
+    @property
+    def writes_at_once(self) -> bool:
+        return True  # the server in this process reads as it is written to
+
     def open(self, on_lost: Callable[[str], None]) -> Transport:
         # ``on_lost`` stays unused: the server lives and dies with the connection's task.
         return InMemoryTransport(self._server)

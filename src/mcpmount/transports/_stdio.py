@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 
 import anyio
@@ -116,6 +117,10 @@ class StdioTransport(ServerTransport):
     def silence_hint(self) -> str:
         return "check that it is an MCP server speaking on stdout"
 
+    @property
+    def writes_at_once(self) -> bool:
+        return True  # its write stream is unbounded (`_Pipes`)
+
     def open(self, on_lost: Callable[[str], None]) -> Transport:
         """Spawn the server when entered; see `ServerTransport.open`.
 
@@ -202,8 +207,10 @@ class _Pipes:
         self._read_send, self.read_stream = anyio.create_memory_object_stream[
             SessionMessage | Exception
         ](0)
+        # Unbounded: a request is written at once, so the SDK's request clock starts at once,
+        # even when the server stops reading its stdin (each waiting request holds one message).
         self.write_stream, self._write_receive = anyio.create_memory_object_stream[SessionMessage](
-            0
+            math.inf
         )
         self._writer_done = anyio.Event()
         self._writes = 0  # writes begun; `watch_stdin` sees one that does not end

@@ -33,6 +33,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmount.audit import Cleaner, HiddenText
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
+    CallTimeoutError,
     RegistryError,
     ServerCrashedError,
     ServerNotRunningError,
@@ -328,6 +329,13 @@ class Connection:
             with anyio.move_on_after(bound):
                 await self._done.wait()
 
+    @property
+    def clocked_by_sdk(self) -> bool:
+        """Whether the SDK's request clock (``timeout`` of `call`) bounds a whole call: the
+        transport takes every write at once, and the server cannot ask anything (in the
+        2026-07-28 era, what it asks is answered between requests, off any request's clock)."""
+        return self.transport.writes_at_once and not self.asking.asks
+
     async def call(
         self,
         tool: str,
@@ -335,16 +343,19 @@ class Connection:
         arguments: Mapping[str, Any] | None,
         progress: ProgressFnT | None = None,
         context: object | None = None,
+        timeout: float | None = None,
     ) -> mcp_types.CallToolResult:
         """Call ``raw_name``; ``tool`` is its public name (for errors, and for `Asker`).
 
-        The caller's cancel scope is the call's one clock: it bounds the write and the wait
-        for the answer, and when it cancels, the SDK tells the server the call is cancelled.
-        (A second clock here, the SDK's, would cost a timer on every call and never fire
-        first: it starts only after the write.)
+        ``timeout`` is the SDK's own request clock: it starts once the request is written,
+        stops while the SDK waits on a person (an OAuth login), and when it runs out the
+        SDK tells the server the call is cancelled. It bounds the whole call only where
+        `clocked_by_sdk` says so; elsewhere the caller's cancel scope is the clock, and its
+        cancellation sends the same notice.
 
         Raises:
             ServerNotRunningError: The server is not ready; nothing was sent.
+            CallTimeoutError: No answer within ``timeout``; the outcome is unknown.
             ServerCrashedError: The connection was lost while the call was in flight.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result exceeds ``max_result_bytes``.
@@ -358,12 +369,15 @@ class Connection:
                 result = await client.call_tool(
                     raw_name,
                     dict(arguments) if arguments is not None else None,
+                    read_timeout_seconds=timeout,
                     progress_callback=progress,
                     meta=self.asking.log.call_meta(client),
                 )
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
+            if exc.code == mcp_types.REQUEST_TIMEOUT and timeout is not None:
+                raise CallTimeoutError(self.server, tool, timeout) from None
             message = self.spec.redact(exc.message)
             raise UpstreamError(self.server, tool, exc.code, message) from None
         except RuntimeError as exc:  # the SDK's outputSchema check of structured content

@@ -105,6 +105,12 @@ class Supervisor:
         """Whether a restart is under way."""
         return self._phase is _Phase.RESTARTING
 
+    @property
+    def serving(self) -> bool:
+        """Whether a call may go straight to its connection: up and ready, no restart under
+        way, nothing to wake."""
+        return self._phase is _Phase.UP and self.connection.state is ServerState.READY
+
     def in_use(self) -> contextlib.AbstractContextManager[None]:
         """Count a call (or another request) in flight, and when the last one ended."""
         return _InUse(self)
