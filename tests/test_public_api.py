@@ -24,6 +24,7 @@ FLOORS = {
     "auth": 2,
     "redis": 1,
     "sandbox": 1,
+    "processes": 1,
     "semantic": 1,
     "search": 2,
     "observers": 2,

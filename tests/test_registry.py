@@ -30,8 +30,8 @@ from mcpmount.errors import (
     ToolListError,
     UnknownToolError,
 )
+from mcpmount.processes import group_members
 from mcpmount.registry import Registry, open_registry
-from mcpmount.transports import group_members
 from support import FIXTURE, alive, fixture, record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

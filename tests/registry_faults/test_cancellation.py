@@ -17,8 +17,8 @@ import pytest
 from fault_support import read_pids, wait_dead
 from leaks import record_group
 from mcpmount.config import RegistryConfig
+from mcpmount.processes import group_members
 from mcpmount.registry import Registry, open_registry
-from mcpmount.transports import group_members
 from support import FIXTURE, fixture, record_pids
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

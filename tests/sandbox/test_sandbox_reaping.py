@@ -17,8 +17,8 @@ import pytest
 
 from fault_support import wait_dead
 from leaks import record_group
+from mcpmount.processes import group_members
 from mcpmount.registry import Registry
-from mcpmount.transports import group_members
 from support import FIXTURE, fixture
 
 pytestmark = [

@@ -20,8 +20,8 @@ from fault_support import read_pids, wait_dead
 from leaks import record_group
 from mcpmount.config import StdioServer
 from mcpmount.errors import ServerCrashedError
+from mcpmount.processes import group_members
 from mcpmount.registry import Registry
-from mcpmount.transports import group_members
 from support import FIXTURE, alive, fixture, record_pids
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

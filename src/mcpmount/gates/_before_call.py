@@ -21,8 +21,8 @@ from collections.abc import Callable
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import CallDeniedError
 from mcpmount.handlers import Interceptor, ToolCall
+from mcpmount.processes import Reaper, first_line, run_program
 from mcpmount.tool import MountedTool
-from mcpmount.transports import Reaper, first_line, run_program
 
 __all__ = ["ProgramGate"]
 

@@ -29,8 +29,8 @@ from mcpmount.gates._approval import ApprovalGate
 from mcpmount.gates._before_call import ProgramGate
 from mcpmount.gates._secrets import Mounted, SecretGuard
 from mcpmount.handlers import Approval, Approver, Interceptor, ToolCall
+from mcpmount.processes import Reaper
 from mcpmount.tool import MountedTool
-from mcpmount.transports import Reaper
 
 __all__ = ["Interception", "Plan"]
 

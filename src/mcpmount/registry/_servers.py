@@ -34,12 +34,12 @@ from mcpmount.errors import (
 from mcpmount.gates import warn_unmatched
 from mcpmount.handlers import ClientHandlers
 from mcpmount.manifests import ManifestStore
+from mcpmount.processes import Reaper
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import subscription
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._starting import Starter
 from mcpmount.registry._status import CallStats, MountOutcome, notes_of
-from mcpmount.transports import Reaper
 from mcpmount.upstream import Connection, SchemaVetting, ServerContent, ServerState, Supervisor
 
 __all__ = ["Servers"]

@@ -7,13 +7,13 @@ import os
 import httpx2
 
 from mcpmount.config import HttpServer, RegistrySettings, ServerSpec, StdioServer
+from mcpmount.processes import Reaper
 from mcpmount.sandbox import policy_for
 from mcpmount.transports._auto import AutoTransport
 from mcpmount.transports._base import ServerTransport
 from mcpmount.transports._headers_command import CommandHeaders
 from mcpmount.transports._http import HttpTransport
 from mcpmount.transports._limits import MessageLimits
-from mcpmount.transports._reaper import Reaper
 from mcpmount.transports._sse import SseTransport
 from mcpmount.transports._stdio import StdioTransport
 

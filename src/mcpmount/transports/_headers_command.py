@@ -28,8 +28,7 @@ import httpx2
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from mcpmount.config import HeaderName, HeaderValue, HttpServer
-from mcpmount.transports._program import first_line, run_program
-from mcpmount.transports._reaper import Reaper
+from mcpmount.processes import Reaper, first_line, run_program
 
 __all__ = [
     "OFFERED",

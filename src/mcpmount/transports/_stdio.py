@@ -39,11 +39,10 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from mcpmount.errors import describe_invalid
+from mcpmount.processes import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup, Reaper
 from mcpmount.sandbox import Policy, SandboxUnavailableError, sandboxed
 from mcpmount.transports._base import Diagnostics, ServerTransport
 from mcpmount.transports._limits import MessageLimits
-from mcpmount.transports._procgroup import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup
-from mcpmount.transports._reaper import Reaper
 
 __all__ = ["StdioTransport"]
 

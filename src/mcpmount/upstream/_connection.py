@@ -42,7 +42,8 @@ from mcpmount.errors import (
     describe_invalid,
 )
 from mcpmount.handlers import ClientHandlers
-from mcpmount.transports import Reaper, ServerTransport, transport_for
+from mcpmount.processes import Reaper
+from mcpmount.transports import ServerTransport, transport_for
 from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._content import ServerContent, list_content
 from mcpmount.upstream._failures import StartFailures, check_size

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
-from mcpmount.transports._procgroup import ProcessGroup
-from mcpmount.transports._reaper import Reaper
+from mcpmount.processes._procgroup import ProcessGroup
+from mcpmount.processes._reaper import Reaper
 
 __all__ = ["LINE", "ProgramRun", "first_line", "run_program"]
 
