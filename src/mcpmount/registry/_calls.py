@@ -214,19 +214,17 @@ async def call_within(
             left = await _until_up(supervisor, entry, began + timeout, timeout, starts)
         connection = supervisor.connection
         name, raw_name = entry.name, entry.raw_name
-        try:
-            if connection.clocked_by_sdk:  # its request clock bounds the call: no second timer
+        if connection.clocked_by_sdk:  # its request clock bounds the call: no second timer
+            try:
                 result = await connection.call(name, raw_name, arguments, progress, context, left)
-            else:  # a write may wait (HTTP), or a question: all of it in a scope
-                result = None
-                with anyio.CancelScope(deadline=began + timeout):
-                    result = await connection.call(name, raw_name, arguments, progress, context)
-                if result is None:
-                    raise CallTimeoutError(entry.server, name, timeout)
-        except CallTimeoutError:
-            if left == timeout:
-                raise
-            raise CallTimeoutError(entry.server, name, timeout) from None  # the whole of it
+            except CallTimeoutError:  # named with the whole timeout, not what was left of it
+                raise CallTimeoutError(entry.server, name, timeout) from None
+        else:  # a write may wait (HTTP), or a question: all of it in a scope
+            result = None
+            with anyio.CancelScope(deadline=began + timeout):
+                result = await connection.call(name, raw_name, arguments, progress, context)
+            if result is None:
+                raise CallTimeoutError(entry.server, name, timeout)
         observed.result = result
         return result
 
