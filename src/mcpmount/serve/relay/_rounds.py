@@ -15,7 +15,9 @@ client:
   ``InputRequiredResult`` holding the questions asked so far; the client answers them and
   calls again with ``inputResponses`` and the ``requestState`` (a one-time random key of
   the waiting call), which resumes that call. A client that never comes back: the waiting
-  call is cancelled after `Rounds.round_timeout` seconds, and its key forgotten.
+  call is cancelled after `Rounds.round_timeout` seconds, and its key forgotten. A
+  client whose request offers none of sampling, elicitation and roots can be asked
+  nothing (the relay answers the server for it): its call runs in its request's task.
 
   A key is bound to what started the call: the principal (`mcpmount.serve.access`), the
   method and the name. A retry that differs in any of them is answered as an unknown or
@@ -207,9 +209,14 @@ class Rounds:
             MCPError: A 2026-era retry names no waiting call (unknown or expired).
             Exception: What ``run`` raised.
         """
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            return await run(Downstream(ctx, self.round_timeout))
         waiting = params.request_state
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not (
+            waiting or _may_be_asked(ctx)
+        ):
+            # No rounds to run: the handshake era asks on the call's own stream, and a
+            # client that offers no sampling, elicitation or roots is never asked (the
+            # relay answers the server for it), so the call runs in the request's task.
+            return await run(Downstream(ctx, self.round_timeout))
         owner = _Owner(principal_of(ctx), ctx.method, name)
         trip = self._resume(ctx, params, owner) if waiting else self._start(ctx, run)
         try:
@@ -272,6 +279,14 @@ class Rounds:
             trip.finish()
             for key in [k for k, (waiting, _) in self._waiting.items() if waiting is trip]:
                 del self._waiting[key]
+
+
+def _may_be_asked(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the request's client offers anything the relay may ask it."""
+    offered = ctx.session.client_capabilities
+    return offered is not None and (
+        offered.sampling is not None or offered.elicitation is not None or offered.roots is not None
+    )
 
 
 def result_type(
