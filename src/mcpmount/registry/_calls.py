@@ -8,11 +8,12 @@ caller's error.
 
 Deadline: the timeout bounds the whole call, whatever the transport is doing. Where every
 write is taken at once (stdio, whose write queue is unbounded, so even a server that stops
-reading its stdin holds no write) and the server cannot ask anything, the SDK's own
-request clock, which starts once the request is written, is the deadline: no second timer
-on every call. Where a write may wait (HTTP, behind a POST), or a question's handler may
-run between the requests of one call (the 2026-07-28 era), the call runs in a cancel
-scope with the deadline. A call that arrives while its server (re)starts waits for it
+reading its stdin holds no write) and no question's handler runs off the request's
+clock (the handshake era, or a server that cannot ask), the SDK's own request clock,
+which starts once the request is written, is the deadline: no second timer on every call.
+Where a write may wait (HTTP, behind a POST), or a question's handler may run between the
+requests of one call (the 2026-07-28 era), the call runs in a cancel scope with the
+deadline. A call that arrives while its server (re)starts waits for it
 within the same deadline.
 """
 

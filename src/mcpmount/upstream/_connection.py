@@ -129,6 +129,12 @@ class Connection:
     log_level: InitVar[mcp_types.LoggingLevel | None] = None
     """The level of log messages the host asked for; None asks for nothing."""
     asking: Asking = field(init=False)
+    clocked_by_sdk: bool = field(default=False, init=False)
+    """Whether the SDK's request clock (``timeout`` of `call`) bounds a whole call (set
+    once connected): the transport takes every write at once, and no question's handler
+    runs off that clock. In the handshake era a question is answered while its call's
+    request waits, on the clock; in the 2026-07-28 era, between the requests of a call, so
+    only a server that cannot ask is clocked so."""
 
     _client: Client | None = None
     _wake: anyio.Event = field(default_factory=anyio.Event)
@@ -189,7 +195,8 @@ class Connection:
         try:
             with self._scope, anyio.CancelScope(deadline=deadline) as startup:
                 async with self._client_for() as client, anyio.create_task_group() as watchers:
-                    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+                    if modern:
                         # Subscribe before listing, so no change falls between the two.
                         await watchers.start(self.feed.listen, client)
                     self.asking.client = client  # a level set from now on is sent at once
@@ -203,6 +210,9 @@ class Connection:
                     self.cleaned(cleaner)
                     startup.deadline = math.inf
                     self._client = client
+                    self.clocked_by_sdk = self.transport.writes_at_once and not (
+                        modern and self.asking.asks
+                    )
                     self.state = ServerState.READY
                     self.startup_seconds = anyio.current_time() - began
                     started = True
@@ -329,13 +339,6 @@ class Connection:
             self._scope.cancel()
             with anyio.move_on_after(bound):
                 await self._done.wait()
-
-    @property
-    def clocked_by_sdk(self) -> bool:
-        """Whether the SDK's request clock (``timeout`` of `call`) bounds a whole call: the
-        transport takes every write at once, and the server cannot ask anything (in the
-        2026-07-28 era, what it asks is answered between requests, off any request's clock)."""
-        return self.transport.writes_at_once and not self.asking.asks
 
     async def call(
         self,
