@@ -15,6 +15,13 @@ Calls of the trivial ``echo`` tool are interleaved in blocks (direct, then via s
 machine noise hits both sides alike; p50 and p99 are reported with the ratio, and the load
 average the run started under.
 
+Each pairing also prints the CPU a call costs, summed over every process of its side (this
+one, the client, and all it started), and what the ``mcpmount serve`` process alone spends
+on a served call. A hop is one more server half and one more client half of the SDK in one
+process, so the last ratio, the serve process's CPU over the direct call's whole CPU (its
+client's and its server's), is the hop against the SDK's own cost of the same two halves:
+at 1.0 serve adds no more than they do.
+
 Run it from the repository root:  python tests/bench/bench_serve.py [--calls 300] [--era legacy]
 """
 
@@ -29,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Generator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -74,29 +82,87 @@ def config(path: Path, era: str, server: str) -> Path:
     return path
 
 
-async def measure(
-    direct: Client, served: Client, name: str, calls: int
-) -> tuple[list[float], list[float]]:
-    times: tuple[list[float], list[float]] = ([], [])
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (each thread's ``children`` list, as Linux has it)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for children in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in children.read_text().split()]
+                found += kids
+                todo += kids
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time of ``pid``'s live threads, to the nanosecond (the scheduler's own count)."""
+    total = 0
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        with contextlib.suppress(OSError, ValueError):
+            total += int(stat.read_text().split()[0])
+    return total / 1e9
+
+
+def is_serve(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        return b"mcpmount" in words and b"serve" in words
+    return False
+
+
+@dataclass
+class Side:
+    """One side of a pairing: its call times, and the CPU its calls cost."""
+
+    times: list[float] = field(default_factory=list[float])
+    cpu: float = 0.0
+    """Seconds of CPU of this process and every process it started, during its blocks."""
+    serve_cpu: float = 0.0
+    """Seconds of CPU of the ``mcpmount serve`` process, during its blocks."""
+
+    def per_call_ms(self, seconds: float) -> float:
+        return seconds / len(self.times) * 1e3
+
+
+async def measure(direct: Client, served: Client, name: str, calls: int) -> tuple[Side, Side]:
+    sides = (Side(), Side())
     for client, tool in ((direct, "echo"), (served, f"{name}__echo")):  # warm up
         for _ in range(20):
             await client.call_tool(tool, {"text": "warm"})
+    processes = descendants(os.getpid())
+    serving = [pid for pid in processes if is_serve(pid)]
     for _ in range(calls // BLOCK):
-        for side, (client, tool) in enumerate(((direct, "echo"), (served, f"{name}__echo"))):
+        tools = ((direct, "echo"), (served, f"{name}__echo"))
+        for side, (client, tool) in zip(sides, tools, strict=True):
+            serve_before = sum(map(cpu_seconds, serving))
+            before = sum(map(cpu_seconds, processes))
+            before += time.process_time()  # last: reading /proc is not the calls' CPU
             for _ in range(BLOCK):
                 start = time.perf_counter()
                 await client.call_tool(tool, {"text": "hello"})
-                times[side].append(time.perf_counter() - start)
-    return times
+                side.times.append(time.perf_counter() - start)
+            after = time.process_time()
+            side.cpu += after + sum(map(cpu_seconds, processes)) - before
+            side.serve_cpu += sum(map(cpu_seconds, serving)) - serve_before
+    return sides
 
 
-def report(label: str, direct: list[float], served: list[float]) -> None:
-    d50, s50 = statistics.median(direct) * 1e3, statistics.median(served) * 1e3
-    d99, s99 = percentile(direct, 0.99) * 1e3, percentile(served, 0.99) * 1e3
+def report(label: str, direct: Side, served: Side) -> None:
+    d50, s50 = statistics.median(direct.times) * 1e3, statistics.median(served.times) * 1e3
+    d99, s99 = percentile(direct.times, 0.99) * 1e3, percentile(served.times, 0.99) * 1e3
     print(
-        f"{label:18} n={len(direct):4}  direct p50 {d50:6.2f} ms p99 {d99:6.2f} ms | "
+        f"{label:18} n={len(direct.times):4}  direct p50 {d50:6.2f} ms p99 {d99:6.2f} ms | "
         f"via serve p50 {s50:6.2f} ms p99 {s99:6.2f} ms | added p50 {s50 - d50:+.2f} ms, "
         f"ratio p50 {s50 / d50:.2f}x p99 {s99 / d99:.2f}x",
+        flush=True,
+    )
+    d_cpu, s_cpu = direct.per_call_ms(direct.cpu), served.per_call_ms(served.cpu)
+    serve_cpu = served.per_call_ms(served.serve_cpu)
+    print(
+        f"{'':18} CPU a call: direct {d_cpu:5.2f} ms, via serve {s_cpu:5.2f} ms "
+        f"(added {s_cpu - d_cpu:+.2f} ms); the serve process {serve_cpu:5.2f} ms, "
+        f"{serve_cpu / d_cpu:.2f}x the direct call's",
         flush=True,
     )
 
