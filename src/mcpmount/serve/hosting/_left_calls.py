@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 _SESSION_HEADER: Final = b"mcp-session-id"
 
 _MAX_BODY: Final = 4 * 1024 * 1024
-"""Bytes of a POST body read to find its request id; a larger one passes untouched (the
+"""Bytes of a POST body kept to find its request id; a larger one is not searched (the
 SDK refuses it anyway)."""
 
 
@@ -60,11 +60,7 @@ class LeftCalls:
         if not _session_post(scope):
             await self.app(scope, receive, send)
             return
-        body, receive = await _buffered(receive)
-        request_id = _request_id(body)
-        if request_id is None:
-            await self.app(scope, receive, send)
-            return
+        body = bytearray()  # read as the app reads it; searched only if the client left
         answered = False
         closed = False
 
@@ -81,13 +77,18 @@ class LeftCalls:
         async def listen() -> Message:
             nonlocal closed
             message = await receive()
-            if message["type"] == "http.disconnect":
+            if message["type"] == "http.request":
+                if len(body) <= _MAX_BODY:
+                    body.extend(message.get("body", b""))
+            elif message["type"] == "http.disconnect":
                 closed = True
             return message
 
         await self.app(scope, listen, track)
         if closed and not answered and self._waits is not None:
-            self._waits.start_soon(self._cancel_later, scope, request_id)
+            request_id = _request_id(body) if len(body) <= _MAX_BODY else None
+            if request_id is not None:
+                self._waits.start_soon(self._cancel_later, scope, request_id)
 
     async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def listen() -> Message:
@@ -158,30 +159,7 @@ def _session_post(scope: Scope) -> bool:
     return any(name == _SESSION_HEADER for name, _ in scope["headers"])
 
 
-async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
-    """Read the request's body (up to `_MAX_BODY`); return it and a ``receive`` that hands
-    the app the same messages, then the rest."""
-    messages: list[Message] = []
-    size = 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            break
-        size += len(message.get("body", b""))
-        if not message.get("more_body", False) or size > _MAX_BODY:
-            break
-    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
-
-    async def replay() -> Message:
-        if messages:
-            return messages.pop(0)
-        return await receive()
-
-    return body, replay
-
-
-def _request_id(body: bytes) -> str | int | None:
+def _request_id(body: bytearray) -> str | int | None:
     """The id of the JSON-RPC request ``body`` holds; None for anything else."""
     try:
         message: object = json.loads(body)
