@@ -51,6 +51,11 @@ _COMMANDS: dict[str, _Command] = {
 """The commands run as ``command(config, args, out, err)``; ``serve``, ``check`` and
 ``lock`` take their own arguments."""
 
+_SERVE_LOOP: dict[str, object] = {"use_uvloop": sys.platform != "win32"}
+"""``serve`` runs on uvloop (libuv's event loop) where it is built: a served call is an SDK
+server's request and an SDK client's in one process, and about a fifth of its CPU is the
+event loop's own. The other commands are short and keep asyncio's loop."""
+
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the command ``args`` name; returns the exit code."""
@@ -71,7 +76,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         match args.command:
             case "serve":  # serve stops on SIGINT and SIGTERM, and reloads on SIGHUP, by itself
-                return anyio.run(run_serve, config, args, err)
+                return anyio.run(run_serve, config, args, err, backend_options=_SERVE_LOOP)
             case "check":
                 refresh = args.refresh_cache
                 command = partial(run_check, config, args.json, out, err, refresh=refresh)
