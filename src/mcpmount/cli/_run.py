@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Final
 
 import anyio
 from rich.console import Console
@@ -51,7 +52,7 @@ _COMMANDS: dict[str, _Command] = {
 """The commands run as ``command(config, args, out, err)``; ``serve``, ``check`` and
 ``lock`` take their own arguments."""
 
-_SERVE_LOOP: dict[str, object] = {"use_uvloop": sys.platform != "win32"}
+_SERVE_LOOP: Final[dict[str, object]] = {"use_uvloop": sys.platform != "win32"}
 """``serve`` runs on uvloop (libuv's event loop) where it is built: a served call is an SDK
 server's request and an SDK client's in one process, and about a fifth of its CPU is the
 event loop's own. The other commands are short and keep asyncio's loop."""

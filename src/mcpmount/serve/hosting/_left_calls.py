@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Final, cast
+from typing import Final
 
 import anyio
 from anyio.abc import TaskGroup
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcpmount.serve.hosting._bodies import request_id
 
 __all__ = ["LeftCalls"]
 
@@ -86,9 +88,9 @@ class LeftCalls:
 
         await self.app(scope, listen, track)
         if closed and not answered and self._waits is not None:
-            request_id = _request_id(body) if len(body) <= _MAX_BODY else None
-            if request_id is not None:
-                self._waits.start_soon(self._cancel_later, scope, request_id)
+            left = request_id(body) if len(body) <= _MAX_BODY else None
+            if left is not None:
+                self._waits.start_soon(self._cancel_later, scope, left)
 
     async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def listen() -> Message:
@@ -157,15 +159,3 @@ def _session_post(scope: Scope) -> bool:
     if scope["type"] != "http" or scope["method"] != "POST":
         return False
     return any(name == _SESSION_HEADER for name, _ in scope["headers"])
-
-
-def _request_id(body: bytearray) -> str | int | None:
-    """The id of the JSON-RPC request ``body`` holds; None for anything else."""
-    try:
-        message: object = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(message, dict) or "method" not in message:
-        return None
-    request_id: object = cast("dict[str, object]", message).get("id")
-    return request_id if isinstance(request_id, str | int) else None

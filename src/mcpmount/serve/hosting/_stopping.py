@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Final, cast
+from typing import Final
 
 import anyio
 import mcp_types
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpmount.config import ServeSettings
+from mcpmount.serve.hosting._bodies import request_id
 
 __all__ = ["Stopping"]
 
@@ -176,7 +177,7 @@ class Stopping:
             # Bounded and shielded: the stop is under way, and the client may be gone.
             with anyio.CancelScope(shield=True), anyio.move_on_after(1):
                 try:
-                    await _cut(send, started, _request_id(body), self.stop_timeout)
+                    await _cut(send, started, request_id(body), self.stop_timeout)
                 except OSError:
                     logger.info("a request cut by the stop had no client left to tell")
 
@@ -186,19 +187,6 @@ def _content_type(headers: list[tuple[bytes, bytes]]) -> str:
         if key.lower() == b"content-type":
             return value.decode("latin-1").lower()
     return ""
-
-
-def _request_id(body: bytearray) -> str | int | None:
-    """The JSON-RPC id of a request body, if it is one request with an id."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return None
-    if isinstance(message, dict):
-        found = cast("dict[str, object]", message).get("id")
-        if isinstance(found, str | int) and not isinstance(found, bool):
-            return found
-    return None
 
 
 def _error(request_id: str | int | None, message: str) -> bytes:
