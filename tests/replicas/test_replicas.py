@@ -185,8 +185,11 @@ async def call_stream(
                             errors.append(f"client {k} call {i}: {added}")
                     i += 1
                     progress.append(1)
-        except Exception as exc:  # the client ended during call i
-            errors.append(f"client {k} call {i}: {exc!r}")
+        except Exception as exc:
+            if i == calls:  # every call was counted; the client failed as it closed
+                errors.append(f"client {k} closing: {exc!r}")
+                continue
+            errors.append(f"client {k} call {i}: {exc!r}")  # the client ended during call i
             i += 1
             progress.append(1)
 
