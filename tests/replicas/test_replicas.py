@@ -20,7 +20,8 @@ from typing import Final
 import anyio
 import pytest
 import replica_support
-from mcp import Client
+from mcp import Client, MCPError
+from mcp_types import CONNECTION_CLOSED
 from replica_support import HAPROXY, Cluster, Replica, haproxy_config, replicated, stateless_client
 
 from serve.serve_support import (
@@ -166,18 +167,27 @@ async def test_an_upstream_list_change_reaches_clients_through_every_replica(
 async def call_stream(
     url: str, mode: str, k: int, calls: int, errors: list[str], progress: list[int]
 ) -> None:
-    """``calls`` calls of fx__add, each checked; failures are counted, not raised.
+    """``calls`` calls of fx__add, each checked and counted once; failures are recorded,
+    not raised.
 
-    A connection cut mid-answer may end the SDK client itself rather than fail its call:
-    that call is counted as failed, and a new client makes the rest."""
+    A connection cut mid-answer may end the SDK client itself rather than fail one call:
+    the call it was making then fails with "Connection closed" (as would every later one),
+    and leaving the client raises why it ended. That call is recorded with that reason, and
+    a new client makes the rest."""
     client: Client
     i = 0
     while i < calls:
+        ended: Exception | None = None  # what the call the client ended in was told
         try:
             async with connected(stateless_client(url, mode)) as client:
                 while i < calls:
                     try:
                         added = await client.call_tool("fx__add", {"a": k, "b": i})
+                    except MCPError as exc:
+                        if exc.error.code == CONNECTION_CLOSED:
+                            ended = exc
+                            break
+                        errors.append(f"client {k} call {i}: {exc!r}")
                     except Exception as exc:
                         errors.append(f"client {k} call {i}: {exc!r}")
                     else:
@@ -185,11 +195,13 @@ async def call_stream(
                             errors.append(f"client {k} call {i}: {added}")
                     i += 1
                     progress.append(1)
-        except Exception as exc:
-            if i == calls:  # every call was counted; the client failed as it closed
+        except Exception as exc:  # why the client ended: during call i, or as it closed
+            if i == calls:
                 errors.append(f"client {k} closing: {exc!r}")
                 continue
-            errors.append(f"client {k} call {i}: {exc!r}")  # the client ended during call i
+            ended = exc
+        if ended is not None:
+            errors.append(f"client {k} call {i}: {ended!r}")
             i += 1
             progress.append(1)
 
