@@ -183,12 +183,10 @@ async def call_stream(
                 while i < calls:
                     try:
                         added = await client.call_tool("fx__add", {"a": k, "b": i})
-                    except MCPError as exc:
-                        if exc.error.code == CONNECTION_CLOSED:
+                    except Exception as exc:
+                        if isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
                             ended = exc
                             break
-                        errors.append(f"client {k} call {i}: {exc!r}")
-                    except Exception as exc:
                         errors.append(f"client {k} call {i}: {exc!r}")
                     else:
                         if added.structured_content != {"result": k + i}:
