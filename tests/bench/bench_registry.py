@@ -21,7 +21,9 @@ Measured:
    clients open at once, calls alternated one by one, in rounds; the p50 ratio is the
    median of the rounds' ratios, each round's p50s paired);
    over stdio in both protocol eras (2026-07-28, found by ``server/discover``, and legacy),
-   and again with the secret guard at work (a second server holds a token);
+   and again with the secret guard at work (a second server holds a token); beside each
+   era's, a control: two SDK clients measured the same way, whose ratio shows how far the
+   machine's noise alone moves a ratio in this run;
 3. 16-way throughput: 16 tasks making sequential calls on one connection;
 4. memory: a fresh interpreter's RSS after ``import mcp`` against ``import mcpmount``, and
    after mounting 30 stdio servers on each side (alternated, medians).
@@ -449,23 +451,8 @@ async def bench_calls(
 
     calls = plan.calls[transport]
     rounds = await latencies(sdk_call, our_call, plan.rounds, calls, plan.warmup)
-    p50s = [(percentile(sdk, 0.5), percentile(ours, 0.5)) for sdk, ours in rounds]
-    ratios = sorted(ours / sdk for sdk, ours in p50s)
-    report.add(
-        Row(
-            "call",
-            f"{transport} p50{era}",
-            statistics.median(sdk for sdk, _ in p50s) * 1e3,
-            statistics.median(ours for _, ours in p50s) * 1e3,
-            "ms",
-            target=1.02,
-            paired=statistics.median(ratios),
-            note=(
-                f"{plan.rounds} rounds of {calls} calls a side, alternated call by call; "
-                f"ratio: the median round's ({ratios[0]:.3f}-{ratios[-1]:.3f})"
-            ),
-        )
-    )
+    note = f"{plan.rounds} rounds of {calls} calls a side, alternated call by call; ratio: "
+    report.add(p50_row("call", f"{transport} p50{era}", rounds, note + "the median round's"))
     report.add(
         Row(
             "call",
@@ -501,19 +488,65 @@ async def bench_calls(
     )
 
 
+async def bench_control(
+    clients: list[tuple[Client, anyio.Event]], plan: Plan, report: Report, era: str = ""
+) -> None:
+    """The p50 ratio of two identical SDK clients (each with its own server), measured as
+    `bench_calls` measures mcpmount's: how far from 1.000 the machine's noise alone moves
+    that ratio in this run."""
+    (first, _), (second, _) = clients
+
+    async def call(client: Client) -> object:
+        result = await client.call_tool("echo", CALL_ARGS)
+        assert not result.is_error
+        return result
+
+    calls = plan.calls["stdio"]
+    rounds = await latencies(
+        lambda: call(first), lambda: call(second), plan.rounds, calls, plan.warmup
+    )
+    note = "two SDK clients in place of SDK and mcpmount, as above: the noise"
+    report.add(p50_row("control", f"stdio p50{era}, SDK/SDK", rounds, note, target=None))
+
+
+def p50_row(
+    section: str,
+    what: str,
+    rounds: list[tuple[list[float], list[float]]],
+    note: str,
+    target: float | None = 1.02,
+) -> Row:
+    """The row of a paired p50: the median of the rounds' ratios, their range in the note."""
+    p50s = [(percentile(first, 0.5), percentile(second, 0.5)) for first, second in rounds]
+    ratios = sorted(second / first for first, second in p50s)
+    return Row(
+        section,
+        what,
+        statistics.median(first for first, _ in p50s) * 1e3,
+        statistics.median(second for _, second in p50s) * 1e3,
+        "ms",
+        target=target,
+        paired=statistics.median(ratios),
+        note=f"{note} ({ratios[0]:.3f}-{ratios[-1]:.3f})",
+    )
+
+
 async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None:
     async with (
-        sdk_clients([stdio_client_for(devnull)]) as started,
+        sdk_clients([stdio_client_for(devnull), stdio_client_for(devnull)]) as started,
         open_registry(stdio_config(1)) as registry,
     ):
         await bench_calls("stdio", started[0][0], registry, plan, report)
+        await bench_control(started, plan, report)
     params = StdioServerParameters(command=sys.executable, args=[str(ECHO_SERVER)])
     legacy = StdioServer(command=sys.executable, args=[str(ECHO_SERVER)], protocol="legacy")
+    legacy_clients = [Client(stdio_client(params, errlog=devnull), mode="legacy") for _ in range(2)]
     async with (
-        sdk_clients([Client(stdio_client(params, errlog=devnull), mode="legacy")]) as started,
+        sdk_clients(legacy_clients) as started,
         open_registry(RegistryConfig.from_servers({"s0": legacy})) as registry,
     ):
         await bench_calls("stdio", started[0][0], registry, plan, report, era=" legacy")
+        await bench_control(started, plan, report, era=" legacy")
     # The same call with the secret guard at work: another server holds a token, so each
     # call's arguments are scanned for it before they leave.
     guarded = {
