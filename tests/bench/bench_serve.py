@@ -11,16 +11,22 @@ all made by the SDK's ``Client`` in that era (and the served upstream mounted in
 - HTTP front, stdio upstream: ``mcpmount serve --transport http`` spawning the echo server
   (the direct side is the echo server over HTTP: the client speaks HTTP either way).
 
-Calls of the trivial ``echo`` tool are interleaved in blocks (direct, then via serve), so
-machine noise hits both sides alike; p50 and p99 are reported with the ratio, and the load
-average the run started under.
+Each pairing has a third side, the floor of a hop: ``tests/bench/sdk_proxy.py``, a low-level
+SDK ``Server`` that forwards ``tools/list`` and ``tools/call`` through one SDK ``Client`` and
+does nothing else, in front of the same upstream over the same transports. What serve adds
+over what the proxy adds is what serve's own work costs (names, access, the relay of
+questions and progress, stop handling, metrics).
+
+Calls of the trivial ``echo`` tool are interleaved in blocks (direct, via serve, via the
+proxy), so machine noise hits every side alike; p50 and p99 are reported with the ratio,
+and the load average the run started under.
 
 Each pairing also prints the CPU a call costs, summed over every process of its side (this
 one, the client, and all it started), and what the ``mcpmount serve`` process alone spends
-on a served call. A hop is one more server half and one more client half of the SDK in one
-process, so the last ratio, the serve process's CPU over the direct call's whole CPU (its
-client's and its server's), is the hop against the SDK's own cost of the same two halves:
-at 1.0 serve adds no more than they do.
+on a served call (and the proxy's on a proxied one). A hop is one more server half and one
+more client half of the SDK in one process, so the hop's CPU over the direct call's whole
+CPU (its client's and its server's) is the hop against the SDK's own cost of the same two
+halves; the last line puts serve's added p50 and CPU over the proxy's.
 
 Run it from the repository root:  python tests/bench/bench_serve.py [--calls 300] [--era legacy]
 """
@@ -45,6 +51,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 ECHO = Path(__file__).parent / "echo_server.py"
+PROXY = Path(__file__).parent / "sdk_proxy.py"
 BLOCK = 10
 ERAS = {"legacy": "legacy", "2026": "auto"}
 """Each era's name here, and the ``mode`` of the SDK's ``Client`` that speaks it."""
@@ -104,74 +111,102 @@ def cpu_seconds(pid: int) -> float:
     return total / 1e9
 
 
-def is_serve(pid: int) -> bool:
+def hop_of(pid: int) -> str | None:
+    """Which hop ``pid`` is: ``"serve"`` (`mcpmount serve`), ``"proxy"`` (the SDK proxy)."""
     with contextlib.suppress(OSError):
         words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        return b"mcpmount" in words and b"serve" in words
-    return False
+        if b"mcpmount" in words and b"serve" in words:
+            return "serve"
+        if any(word.endswith(b"sdk_proxy.py") for word in words):
+            return "proxy"
+    return None
 
 
 @dataclass
 class Side:
-    """One side of a pairing: its call times, and the CPU its calls cost."""
+    """One side of a pairing: its client, its call times, and the CPU its calls cost."""
 
+    name: str
+    client: Client
+    tool: str = "echo"
+    hop: str | None = None
+    """The kind of hop its calls go through (`hop_of`), if any."""
     times: list[float] = field(default_factory=list[float])
     cpu: float = 0.0
     """Seconds of CPU of this process and every process it started, during its blocks."""
-    serve_cpu: float = 0.0
-    """Seconds of CPU of the ``mcpmount serve`` process, during its blocks."""
+    hop_cpu: float = 0.0
+    """Seconds of CPU of its hop's processes, during its blocks."""
 
     def per_call_ms(self, seconds: float) -> float:
         return seconds / len(self.times) * 1e3
 
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.times) * 1e3
 
-async def measure(direct: Client, served: Client, name: str, calls: int) -> tuple[Side, Side]:
-    sides = (Side(), Side())
-    for client, tool in ((direct, "echo"), (served, f"{name}__echo")):  # warm up
+    @property
+    def p99(self) -> float:
+        return percentile(self.times, 0.99) * 1e3
+
+
+async def measure(sides: list[Side], calls: int) -> None:
+    """Call each side in turn, ``BLOCK`` calls at a time, ``calls`` in all per side."""
+    for side in sides:  # warm up
         for _ in range(20):
-            await client.call_tool(tool, {"text": "warm"})
+            await side.client.call_tool(side.tool, {"text": "warm"})
     processes = descendants(os.getpid())
-    serving = [pid for pid in processes if is_serve(pid)]
+    hops = {pid: hop_of(pid) for pid in processes}
     for _ in range(calls // BLOCK):
-        tools = ((direct, "echo"), (served, f"{name}__echo"))
-        for side, (client, tool) in zip(sides, tools, strict=True):
-            serve_before = sum(map(cpu_seconds, serving))
+        for side in sides:
+            mine = [pid for pid, hop in hops.items() if side.hop is not None and hop == side.hop]
+            hop_before = sum(map(cpu_seconds, mine))
             before = sum(map(cpu_seconds, processes))
             before += time.process_time()  # last: reading /proc is not the calls' CPU
             for _ in range(BLOCK):
                 start = time.perf_counter()
-                await client.call_tool(tool, {"text": "hello"})
+                await side.client.call_tool(side.tool, {"text": "hello"})
                 side.times.append(time.perf_counter() - start)
             after = time.process_time()
             side.cpu += after + sum(map(cpu_seconds, processes)) - before
-            side.serve_cpu += sum(map(cpu_seconds, serving)) - serve_before
-    return sides
+            side.hop_cpu += sum(map(cpu_seconds, mine)) - hop_before
 
 
-def report(label: str, direct: Side, served: Side) -> None:
-    d50, s50 = statistics.median(direct.times) * 1e3, statistics.median(served.times) * 1e3
-    d99, s99 = percentile(direct.times, 0.99) * 1e3, percentile(served.times, 0.99) * 1e3
+def report(label: str, direct: Side, hops: list[Side]) -> None:
+    d_cpu = direct.per_call_ms(direct.cpu)
     print(
-        f"{label:18} n={len(direct.times):4}  direct p50 {d50:6.2f} ms p99 {d99:6.2f} ms | "
-        f"via serve p50 {s50:6.2f} ms p99 {s99:6.2f} ms | added p50 {s50 - d50:+.2f} ms, "
-        f"ratio p50 {s50 / d50:.2f}x p99 {s99 / d99:.2f}x",
+        f"{label:18} n={len(direct.times):4}  direct   p50 {direct.p50:6.2f} ms "
+        f"p99 {direct.p99:6.2f} ms, CPU a call {d_cpu:5.2f} ms",
         flush=True,
     )
-    d_cpu, s_cpu = direct.per_call_ms(direct.cpu), served.per_call_ms(served.cpu)
-    serve_cpu = served.per_call_ms(served.serve_cpu)
+    for side in hops:
+        cpu, hop_cpu = side.per_call_ms(side.cpu), side.per_call_ms(side.hop_cpu)
+        print(
+            f"{'':18} {'via ' + side.name:15} p50 {side.p50:6.2f} ms p99 {side.p99:6.2f} ms: "
+            f"added p50 {side.p50 - direct.p50:+.2f} ms ({side.p50 / direct.p50:.2f}x), "
+            f"CPU {cpu - d_cpu:+.2f} ms; its process {hop_cpu:5.2f} ms, "
+            f"{hop_cpu / d_cpu:.2f}x the direct call's",
+            flush=True,
+        )
+    serve, proxy = hops
+    added = (serve.p50 - direct.p50) / (proxy.p50 - direct.p50)
+    cpu = serve.hop_cpu / proxy.hop_cpu
     print(
-        f"{'':18} CPU a call: direct {d_cpu:5.2f} ms, via serve {s_cpu:5.2f} ms "
-        f"(added {s_cpu - d_cpu:+.2f} ms); the serve process {serve_cpu:5.2f} ms, "
-        f"{serve_cpu / d_cpu:.2f}x the direct call's",
+        f"{'':18} serve over the SDK proxy: added p50 {added:.2f}x, the hop's CPU {cpu:.2f}x",
         flush=True,
     )
 
 
-async def pair(label: str, direct: Client, served: Client, calls: int) -> None:
-    async with direct as d, served as s:
+async def pair(label: str, direct: Client, served: Client, proxied: Client, calls: int) -> None:
+    async with direct as d, served as s, proxied as p:
         while "e__echo" not in [t.name for t in (await s.list_tools()).tools]:
             await anyio.sleep(0.05)
-        report(label, *await measure(d, s, "e", calls))
+        sides = [
+            Side("direct", d),
+            Side("serve", s, "e__echo", "serve"),
+            Side("sdk proxy", p, hop="proxy"),
+        ]
+        await measure(sides, calls)
+        report(label, sides[0], sides[1:])
 
 
 def run_era(era: str, calls: int, tmp: Path, devnull: TextIO) -> None:
@@ -182,31 +217,46 @@ def run_era(era: str, calls: int, tmp: Path, devnull: TextIO) -> None:
     stdio_config = config(tmp / f"{era}-stdio.toml", era, stdio_upstream)
     serve = [python, "-m", "mcpmount", "serve"]
     flags = ["--transport", "http", "--port", "0", "--portfile"]
+    proxy = [python, str(PROXY), "--mode", mode]
     echo_http = [python, str(ECHO), "--http", "--portfile", str(tmp / f"{era}-echo.port")]
     with started(echo_http, tmp / f"{era}-echo.port", devnull) as url:
         http_config = config(tmp / f"{era}-http.toml", era, f'url = "{url}"')
         served_http = [*serve, str(http_config), *flags, str(tmp / f"{era}-sh.port")]
         served_stdio = [*serve, str(stdio_config), *flags, str(tmp / f"{era}-ss.port")]
+        proxied_http = [*proxy, "--url", url, "--portfile", str(tmp / f"{era}-ph.port")]
+        proxied_stdio = [*proxy, "--portfile", str(tmp / f"{era}-ps.port"), "--", python, str(ECHO)]
         with (
             started(served_http, tmp / f"{era}-sh.port", devnull) as via_http,
             started(served_stdio, tmp / f"{era}-ss.port", devnull) as via_stdio,
+            started(proxied_http, tmp / f"{era}-ph.port", devnull) as proxy_http,
+            started(proxied_stdio, tmp / f"{era}-ps.port", devnull) as proxy_stdio,
         ):
 
+            def spawned(args: list[str]) -> Client:
+                params = StdioServerParameters(command=python, args=args)
+                return Client(stdio_client(params, errlog=devnull), mode=mode)
+
             async def compare() -> None:
-                direct = StdioServerParameters(command=python, args=[str(ECHO)])
-                served = [*serve[1:], str(stdio_config)]
-                spawned = StdioServerParameters(command=python, args=served)
                 await pair(
                     f"{era} stdio/stdio",
-                    Client(stdio_client(direct, errlog=devnull), mode=mode),
-                    Client(stdio_client(spawned, errlog=devnull), mode=mode),
+                    spawned([str(ECHO)]),
+                    spawned([*serve[1:], str(stdio_config)]),
+                    spawned([*proxy[1:], "--", python, str(ECHO)]),
                     calls,
                 )
                 await pair(
-                    f"{era} http/http", Client(url, mode=mode), Client(via_http, mode=mode), calls
+                    f"{era} http/http",
+                    Client(url, mode=mode),
+                    Client(via_http, mode=mode),
+                    Client(proxy_http, mode=mode),
+                    calls,
                 )
                 await pair(
-                    f"{era} http/stdio", Client(url, mode=mode), Client(via_stdio, mode=mode), calls
+                    f"{era} http/stdio",
+                    Client(url, mode=mode),
+                    Client(via_stdio, mode=mode),
+                    Client(proxy_stdio, mode=mode),
+                    calls,
                 )
 
             anyio.run(compare)
