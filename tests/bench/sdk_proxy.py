@@ -31,11 +31,16 @@ class Proxy:
 
     def __init__(self, upstream: Client) -> None:
         self.upstream = upstream
+        self.schemas: dict[str, dict[str, Any]] = {}
+        """Each listed tool's input schema: without it, the SDK's 2026-07-28 HTTP front runs
+        the ``tools/list`` handler (here: an upstream round trip) for every call."""
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        return await self.upstream.list_tools(cursor=params.cursor if params else None)
+        listed = await self.upstream.list_tools(cursor=params.cursor if params else None)
+        self.schemas |= {tool.name: tool.input_schema for tool in listed.tools}
+        return listed
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
@@ -44,7 +49,11 @@ class Proxy:
 
     def server(self) -> Server[Any]:
         return Server(
-            "sdk-proxy", version="0.1.0", on_list_tools=self.list_tools, on_call_tool=self.call_tool
+            "sdk-proxy",
+            version="0.1.0",
+            get_tool_input_schema=self.schemas.get,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
         )
 
 

@@ -183,8 +183,10 @@ class RegistryServer:
 
     async def _wait_mounted(self) -> None:
         # Many clients list once and never again, and give up after a few seconds: the
-        # first list holds the required servers, and the others for a short bound.
-        if self.startup is not None:
+        # first list holds the required servers, and the others for a short bound. (Once
+        # answering, no wait: anyio's wait on a set event still yields to the event loop,
+        # a turn of the loop on every call.)
+        if self.startup is not None and not self.startup.answering.is_set():
             await self.startup.answering.wait()
 
     async def _unreadable(
@@ -210,9 +212,11 @@ class RegistryServer:
             if search.grew and caller.session:
                 await self._changes.tell_one(ctx, search.servers)
             return search.result
-        if self._server_of(name) is None and self.startup is not None:
+        server_of = self._server_of(name)
+        if server_of is None and self.startup is not None:
             await self.startup.mounted.wait()  # its server may be one still mounting
-        for server, level in self.logs.opt_in(ctx, self._server_of(name)):
+            server_of = self._server_of(name)
+        for server, level in self.logs.opt_in(ctx, server_of):
             await self.registry.set_log_level(level, server=server)
 
         async def run(downstream: Downstream) -> mcp_types.CallToolResult:
@@ -221,7 +225,7 @@ class RegistryServer:
             )
 
         try:
-            with self.logs.during(self._server_of(name), ctx):
+            with self.logs.during(server_of, ctx):
                 result = await self._content.relayed(ctx, params, name, run)
         except UnknownToolError as exc:
             unknown = self.door.answer_unknown(caller.principal, exc)
