@@ -431,6 +431,13 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+async def sdk_echo(client: Client) -> object:
+    """One ``echo`` call through the SDK's ``client``."""
+    result = await client.call_tool("echo", CALL_ARGS)
+    assert not result.is_error
+    return result
+
+
 async def bench_calls(
     transport: str,
     sdk_client: Client,
@@ -440,9 +447,7 @@ async def bench_calls(
     era: str = "",
 ) -> None:
     async def sdk_call() -> object:
-        result = await sdk_client.call_tool("echo", CALL_ARGS)
-        assert not result.is_error
-        return result
+        return await sdk_echo(sdk_client)
 
     async def our_call() -> object:
         result = await registry.call("s0__echo", CALL_ARGS)
@@ -495,15 +500,9 @@ async def bench_control(
     `bench_calls` measures mcpmount's: how far from 1.000 the machine's noise alone moves
     that ratio in this run."""
     (first, _), (second, _) = clients
-
-    async def call(client: Client) -> object:
-        result = await client.call_tool("echo", CALL_ARGS)
-        assert not result.is_error
-        return result
-
     calls = plan.calls["stdio"]
     rounds = await latencies(
-        lambda: call(first), lambda: call(second), plan.rounds, calls, plan.warmup
+        lambda: sdk_echo(first), lambda: sdk_echo(second), plan.rounds, calls, plan.warmup
     )
     note = "two SDK clients in place of SDK and mcpmount, as above: the noise"
     report.add(p50_row("control", f"stdio p50{era}, SDK/SDK", rounds, note, target=None))

@@ -156,9 +156,11 @@ async def measure(sides: list[Side], calls: int) -> None:
             await side.client.call_tool(side.tool, {"text": "warm"})
     processes = descendants(os.getpid())
     hops = {pid: hop_of(pid) for pid in processes}
+    theirs = [
+        [pid for pid, hop in hops.items() if hop == side.hop] if side.hop else [] for side in sides
+    ]
     for _ in range(calls // BLOCK):
-        for side in sides:
-            mine = [pid for pid, hop in hops.items() if side.hop is not None and hop == side.hop]
+        for side, mine in zip(sides, theirs, strict=True):
             hop_before = sum(map(cpu_seconds, mine))
             before = sum(map(cpu_seconds, processes))
             before += time.process_time()  # last: reading /proc is not the calls' CPU
