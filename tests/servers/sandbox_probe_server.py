@@ -7,7 +7,9 @@
 - ``leave_child(token)``: fork a helper that calls ``setsid()`` (leaving the server's
   process group) and sleeps with ``token`` on its command line, so a test can find it;
 - ``fetch(url)``: GET a URL with urllib (which honours ``HTTP_PROXY``);
-- ``tunnel(host, port)``: ``CONNECT host:port`` through ``$HTTPS_PROXY``, then GET ``/``.
+- ``tunnel(host, port)``: ``CONNECT host:port`` through ``$HTTPS_PROXY``, then GET ``/``;
+- ``hold(host, port, count)``: open ``count`` tunnels through ``$HTTPS_PROXY`` one after
+  another and keep those that open; ``release()`` closes them.
 
 Every answer starts with ``ok:`` or ``failed:`` and says why. Standard library and the SDK
 only. Run: ``python tests/servers/sandbox_probe_server.py`` (stdio).
@@ -19,6 +21,7 @@ import os
 import signal as signals
 import socket
 import sys
+import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
@@ -94,6 +97,8 @@ def fetch(url: str) -> str:
     try:
         with urllib.request.urlopen(url, timeout=10) as response:
             return "ok: " + response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return f"failed: HTTP {exc.code}: {exc.read().decode().strip()}"
     except OSError as exc:
         return _failed(exc)
 
@@ -109,7 +114,8 @@ def tunnel(host: str, port: int) -> str:
             sock.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
             answer = sock.recv(4096).decode()
             if not answer.startswith("HTTP/1.1 200"):
-                return "failed: " + answer.split("\r\n", 1)[0]
+                status, body = answer.split("\r\n", 1)[0], answer.partition("\r\n\r\n")[2]
+                return f"failed: {status}: {body.strip()}"
             sock.sendall(f"GET / HTTP/1.0\r\nHost: {host}\r\n\r\n".encode())
             reply = b""
             while data := sock.recv(4096):
@@ -117,6 +123,43 @@ def tunnel(host: str, port: int) -> str:
             return "ok: " + reply.decode().split("\r\n\r\n", 1)[-1]
     except OSError as exc:
         return _failed(exc)
+
+
+_held: list[socket.socket] = []
+
+
+@server.tool()
+def hold(host: str, port: int, count: int) -> str:
+    """Open ``count`` tunnels to ``host:port`` one by one; keep the open ones; say how it went."""
+    proxy = urlsplit(os.environ.get("HTTPS_PROXY", ""))
+    if not proxy.hostname or not proxy.port:
+        return "failed: no HTTPS_PROXY"
+    opened, refusals = 0, list[str]()
+    for _ in range(count):
+        try:
+            sock = socket.create_connection((proxy.hostname, proxy.port), timeout=10)
+            sock.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+            answer = sock.recv(4096).decode()
+        except OSError as exc:
+            refusals.append(_failed(exc))
+            continue
+        if answer.startswith("HTTP/1.1 200"):
+            _held.append(sock)
+            opened += 1
+        else:
+            sock.close()
+            refusals.append(answer.split("\r\n\r\n", 1)[-1].strip() or answer)
+    first = refusals[0] if refusals else "-"
+    return f"ok: {opened} open, {len(refusals)} refused; first refusal: {first}"
+
+
+@server.tool()
+def release() -> str:
+    """Close the tunnels ``hold`` kept."""
+    count = len(_held)
+    while _held:
+        _held.pop().close()
+    return f"ok: closed {count}"
 
 
 if __name__ == "__main__":

@@ -7,15 +7,17 @@ checked here; the ``sandbox`` room finds the tool and builds the sandbox.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from ipaddress import IPv4Address, IPv6Address
 from typing import Annotated, cast
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from mcpmount.config._fields import STRICT_DATA
 
-_HOST = re.compile(r"(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?")
+_HOST = re.compile(r"(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
 def _sandbox_path(value: str) -> str:
@@ -24,6 +26,36 @@ def _sandbox_path(value: str) -> str:
             "mcpmount_sandbox_path", "must be an absolute path or start with ~/"
         )
     return value
+
+
+def _host(entry: str) -> str | None:
+    """Return the allow-list entry ``entry`` in its canonical form, or None if it is not one.
+
+    A name (``*.`` may lead) or an IPv4 address, with an optional ``:port``; an IPv6
+    address in brackets (``[fd00::1]``, ``[fd00::1]:8080``). Addresses are written the way
+    ``ipaddress`` writes them, so the proxy compares them as addresses.
+    """
+    if entry.startswith("["):
+        inside, bracket, port = entry[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")):
+            return None
+        host, colon, port = inside, port[:1], port[1:]
+        try:
+            address: IPv4Address | IPv6Address = IPv6Address(host)
+        except ValueError:
+            return None
+        if "%" in host:  # a zone index names an interface of this machine, never a host
+            return None
+        host = f"[{address}]"
+    else:
+        host, colon, port = entry.partition(":")
+        if not _HOST.fullmatch(host):
+            return None
+        with contextlib.suppress(ValueError):
+            host = str(IPv4Address(host))
+    if colon and not (port.isdigit() and len(port) <= 5 and 0 < int(port) < 65536):
+        return None
+    return f"{host}:{port}".lower() if port else host.lower()
 
 
 def _network(value: object) -> object:
@@ -35,16 +67,17 @@ def _network(value: object) -> object:
             "mcpmount_sandbox_network", "must be true, false or a list of hosts"
         )
     hosts: list[str] = []
-    for index, host in enumerate(cast("list[object]", value)):
-        port = host.rpartition(":")[2] if isinstance(host, str) and ":" in host else "80"
-        if not isinstance(host, str) or not _HOST.fullmatch(host) or not 0 < int(port) < 65536:
+    for index, entry in enumerate(cast("list[object]", value)):
+        host = _host(entry) if isinstance(entry, str) else None
+        if host is None:
             raise PydanticCustomError(
                 "mcpmount_sandbox_host",
-                "entry {index} must be a host name, with an optional :port or a leading *. "
-                "(example.com, api.example.com:8443, *.example.com)",
+                "entry {index} must be a host name or address, with an optional :port or a "
+                "leading *. (example.com, api.example.com:8443, *.example.com, 10.0.0.5, "
+                "[fd00::1]:8080)",
                 {"index": index},
             )
-        hosts.append(host.lower())
+        hosts.append(host)
     return hosts
 
 
@@ -82,7 +115,19 @@ class SandboxTable(BaseModel):
     network; a list of hosts: only those, through an HTTP(S) proxy that mcpmount runs
     outside the sandbox (``HTTPS_PROXY`` and ``HTTP_PROXY`` are set for the server). A
     host alone allows ports 443 and 80; ``host:port`` allows that port; ``*.example.com``
-    allows its subdomains."""
+    allows its subdomains. A listed name is reached at its public addresses only: one
+    that resolves to a loopback, private, link-local (cloud metadata), shared (CGNAT) or
+    reserved address is refused unless that address is listed itself (``127.0.0.1:8080``,
+    ``10.0.0.5``, ``[fd00::1]:8080``)."""
+
+    max_connections: Annotated[int, Field(ge=1, le=4096)] = 32
+    """With a host list: connections the server may hold open through its proxy at once;
+    more are answered ``503`` (each takes one or two of the registry's file descriptors)."""
+
+    max_buffered_bytes: Annotated[int, Field(ge=1024)] = 4 * 1024 * 1024
+    """With a host list: bytes its proxy holds for the server at once, read from one side
+    and not yet written to the other; at the cap its connections wait and new ones are
+    answered ``503``."""
 
     prefer: bool = False
     """Where no sandbox tool is installed, run the server unsandboxed with one warning

@@ -7,7 +7,8 @@ of a host allow-list beside it; `summary` says how a server is sandboxed here.
 Its modules: ``_policy`` (the policy, and the tool this machine has), ``_runtime`` (the
 program and runtime a server needs to see), ``_bwrap`` (the Linux command line and the
 in-sandbox forwarder), ``_macos`` (the Seatbelt profile), ``_proxy`` (the allow-list
-proxy) and ``_launch`` (all of it around one spawn).
+proxy), ``_addresses`` (which addresses it may reach) and ``_launch`` (all of it around
+one spawn).
 """
 
 from mcpmount.sandbox._launch import Launch, sandboxed

@@ -85,7 +85,11 @@ def pump(src, dst):
             dst.sendall(data)
         dst.shutdown(socket.SHUT_WR)
     except OSError:
-        pass
+        for end in (src, dst):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 while True:
     inside, _ = listener.accept()
     outside = socket.socket(socket.AF_UNIX)
@@ -100,6 +104,7 @@ while True:
 """
 """Run as ``python -I -S -c FORWARDER PORT SOCKET PROGRAM ARGS...``: it listens, forks a
 relay that lets go of the server's stdio, and execs the server; the standard library only.
+A side that fails (a client that resets) shuts both down, so the proxy's end closes too.
 When the server exits the PID namespace ends, and the relay with it."""
 
 

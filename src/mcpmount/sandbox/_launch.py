@@ -21,7 +21,7 @@ import anyio.to_thread
 from mcpmount.sandbox._bwrap import PROXY_PORT, bwrap_argv
 from mcpmount.sandbox._macos import sandbox_exec_profile
 from mcpmount.sandbox._policy import Policy, SandboxUnavailableError, Tool, find_tool
-from mcpmount.sandbox._proxy import AllowList, serve_proxy
+from mcpmount.sandbox._proxy import AllowList, Limits, serve_proxy
 from mcpmount.sandbox._runtime import Program, program_paths, resolve_command
 
 __all__ = ["Launch", "sandboxed"]
@@ -90,7 +90,7 @@ async def sandboxed(
             if isinstance(policy.network, tuple):
                 socket_path = os.path.join(scratch, "proxy.sock")
                 listener = await anyio.create_unix_listener(socket_path)
-                await _serve(stack, listener, policy.network, server)
+                await _serve(stack, listener, policy, server)
                 env |= _proxy_env(PROXY_PORT)
             argv = bwrap_argv(
                 tool.path,
@@ -110,7 +110,7 @@ async def sandboxed(
             if isinstance(policy.network, tuple):
                 listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
                 port = listener.extra(anyio.abc.SocketAttribute.local_port)
-                await _serve(stack, listener, policy.network, server)
+                await _serve(stack, listener, policy, server)
                 env |= _proxy_env(port)
             profile = sandbox_exec_profile(
                 policy, program.paths, home=home, tmp=tmp, proxy_port=port
@@ -139,14 +139,16 @@ def _prepare(
 async def _serve(
     stack: contextlib.AsyncExitStack,
     listener: anyio.abc.Listener[anyio.abc.ByteStream],
-    hosts: tuple[str, ...],
+    policy: Policy,
     server: str,
 ) -> None:
-    """Run the proxy on ``listener`` until ``stack`` closes."""
+    """Run the proxy of ``policy``'s host list on ``listener`` until ``stack`` closes."""
+    allow = AllowList(policy.network if isinstance(policy.network, tuple) else ())
+    limits = Limits(policy.max_connections, policy.max_buffered_bytes)
     await stack.enter_async_context(listener)
     tg = await stack.enter_async_context(anyio.create_task_group())
     stack.callback(tg.cancel_scope.cancel)
-    tg.start_soon(serve_proxy, listener, AllowList(hosts), server)
+    tg.start_soon(serve_proxy, listener, allow, server, limits)
 
 
 def _proxy_env(port: int) -> dict[str, str]:

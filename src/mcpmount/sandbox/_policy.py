@@ -32,6 +32,10 @@ class Policy:
     """No network, the host's, or only these hosts through the proxy."""
     prefer: bool = False
     """Whether to run unsandboxed (with a warning) where no sandbox tool exists."""
+    max_connections: int = 32
+    """Connections open at once through the proxy of a host list."""
+    max_buffered_bytes: int = 4 * 1024 * 1024
+    """Bytes that proxy holds in flight at once."""
 
     def describe_network(self) -> str:
         """``network off``, ``network on`` or ``network: a.example, b.example``."""
@@ -68,6 +72,8 @@ def policy_for(
         write=tuple(map(expand, table.write)),
         network=network,
         prefer=table.prefer,
+        max_connections=table.max_connections,
+        max_buffered_bytes=table.max_buffered_bytes,
     )
 
 

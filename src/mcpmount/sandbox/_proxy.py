@@ -2,10 +2,16 @@
 
 It takes one request head per connection: ``CONNECT host:port`` (HTTPS, and anything
 tunnelled) opens a tunnel; an absolute-form request (``GET http://host/path``, plain
-HTTP) is sent on in origin form. Only hosts on the allow-list are reached (`AllowList`);
-any other is answered ``403`` and logged with the server's name. The proxy resolves host
-names itself, so the sandbox needs no DNS. It never looks inside a tunnel (no TLS
-interception) and adds no header.
+HTTP) is sent on in origin form. Only hosts on the allow-list are reached, and only at
+addresses that are public or listed themselves (`resolve`): anything else is answered
+``403`` saying why, and logged with the server's name. The proxy resolves host names
+itself, so the sandbox needs no DNS. It never looks inside a tunnel (no TLS interception)
+and adds no header.
+
+Every connection holds file descriptors of the process that runs the registry, shared by
+all its servers: one server opening connections without end would leave none for the
+rest. So each server's proxy caps its open connections and the bytes it holds in flight
+(`Limits`); past either, new connections are answered ``503`` at once and closed.
 
 It is written here rather than taken from a package: what matters is the allow-list
 decision, a few lines, and the proxies at hand each miss the shape needed: a daemon
@@ -18,12 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import anyio
 from anyio.abc import ByteStream, Listener
 
-__all__ = ["AllowList", "serve_proxy"]
+from mcpmount.sandbox._addresses import AllowList, IPAddress, Refused, resolve
+
+__all__ = ["AllowList", "Limits", "serve_proxy"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,39 +40,122 @@ _MAX_HEAD = 16384
 """The longest request head read from the sandbox."""
 _HEAD_TIMEOUT = 30.0
 _CONNECT_TIMEOUT = 10.0
+_ANSWER_TIMEOUT = 5.0
+"""How long a refusal may take to send: a client that never reads must not keep its fd."""
 _CHUNK = 65536
+_GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
+"""What a connection whose other side went away raises."""
+_PHRASES = {
+    400: "Bad Request",
+    403: "Forbidden",
+    431: "Request Header Fields Too Large",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
-class AllowList:
-    """Hosts a sandbox may reach: ``name`` (ports 443 and 80), ``name:port``, ``*.domain``."""
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one server's proxy may hold at once."""
 
-    def __init__(self, entries: tuple[str, ...]) -> None:
-        self._entries = entries
-
-    def allows(self, host: str, port: int) -> bool:
-        """Return whether ``host:port`` is on the list (names compare without case)."""
-        host = host.lower().rstrip(".")
-        for entry in self._entries:
-            name, _, given = entry.partition(":")
-            if port not in ((int(given),) if given else (80, 443)):
-                continue
-            if host == name or (name.startswith("*.") and host.endswith(name[1:])):
-                return True
-        return False
+    max_connections: int = 32
+    """Connections open through it (each holds one or two of the registry's fds)."""
+    max_buffered_bytes: int = 4 * 1024 * 1024
+    """Bytes read from one side and not yet written to the other, over all connections."""
 
 
-async def serve_proxy(listener: Listener[ByteStream], allow: AllowList, server: str) -> None:
+class _Gate:
+    """One server's open connections and bytes in flight, against its `Limits`."""
+
+    def __init__(self, server: str, limits: Limits) -> None:
+        self._server = server
+        self._limits = limits
+        self.open = 0
+        self.in_flight = 0
+        self._drained = anyio.Event()
+        self._refused = 0
+        """Connections refused in the current burst (logged once, when it starts)."""
+
+    def admit(self) -> str | None:
+        """Count in a new connection, or return why it is refused."""
+        limits = self._limits
+        if self.open >= limits.max_connections:
+            why = f"{self.open} connections are open, its max_connections"
+        elif self.in_flight >= limits.max_buffered_bytes:
+            why = f"{self.in_flight} bytes are in flight, over its max_buffered_bytes"
+        else:
+            if self._refused:
+                logger.info(
+                    "server %r: its sandbox's proxy takes connections again, after refusing %d",
+                    self._server,
+                    self._refused,
+                )
+                self._refused = 0
+            self.open += 1
+            return None
+        if not self._refused:
+            logger.warning(
+                "server %r: its sandbox's proxy refuses new connections: %s; "
+                "raise it in the server's sandbox table if it needs more",
+                self._server,
+                why,
+            )
+        self._refused += 1
+        return why
+
+    def leave(self) -> None:
+        self.open -= 1
+
+    async def pump(self, source: ByteStream, sink: ByteStream, pair: anyio.CancelScope) -> None:
+        """Copy ``source`` to ``sink``; wait, before each read, while too much is in flight.
+
+        The end of ``source`` is passed on (a half close); a failure on either side ends
+        the pair, so a side that vanished cannot hold the connection open.
+        """
+        try:
+            while True:
+                while self.in_flight >= self._limits.max_buffered_bytes:
+                    await self._drained.wait()
+                room = self._limits.max_buffered_bytes - self.in_flight
+                try:
+                    chunk = await source.receive(min(_CHUNK, room))
+                except anyio.EndOfStream:
+                    await sink.send_eof()
+                    return
+                self.in_flight += len(chunk)
+                try:
+                    await sink.send(chunk)
+                finally:
+                    self.in_flight -= len(chunk)
+                    self._drained.set()
+                    self._drained = anyio.Event()
+        except _GONE:
+            pair.cancel()
+
+
+async def serve_proxy(
+    listener: Listener[ByteStream], allow: AllowList, server: str, limits: Limits
+) -> None:
     """Serve proxy connections from ``listener`` until cancelled; each in its own task."""
+    gate = _Gate(server, limits)
 
     async def handle(client: ByteStream) -> None:
         async with client:
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                await _proxy_one(client, allow, server)
+            why = gate.admit()
+            if why is not None:
+                with contextlib.suppress(*_GONE), anyio.move_on_after(_ANSWER_TIMEOUT):
+                    await _answer(client, 503, f"server {server!r} may not open more: {why}")
+                return
+            try:
+                with contextlib.suppress(*_GONE):
+                    await _proxy_one(client, allow, server, gate)
+            finally:
+                gate.leave()
 
     await listener.serve(handle)
 
 
-async def _proxy_one(client: ByteStream, allow: AllowList, server: str) -> None:
+async def _proxy_one(client: ByteStream, allow: AllowList, server: str, gate: _Gate) -> None:
     head = await _read_head(client)
     if head is None:
         return
@@ -77,7 +169,6 @@ async def _proxy_one(client: ByteStream, allow: AllowList, server: str) -> None:
     tunnel = method.upper() == "CONNECT"
     if tunnel:
         host, _, port_text = target.rpartition(":")
-        host = host.strip("[]")
     else:
         url = urlsplit(target)
         if url.scheme != "http" or not url.hostname:
@@ -86,20 +177,24 @@ async def _proxy_one(client: ByteStream, allow: AllowList, server: str) -> None:
         host, port_text = url.hostname, str(url.port or 80)
         path = (url.path or "/") + (f"?{url.query}" if url.query else "")
         head = f"{method} {path} {version}\r\n".encode() + headers
-    if not port_text.isdigit() or not allow.allows(host, int(port_text)):
-        logger.warning(
-            "server %r: its sandbox refused a connection to %s:%s (not in its network list)",
-            server,
-            host,
-            port_text,
-        )
-        await _answer(client, 403, f"{host}:{port_text} is not in this server's network list")
+    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        await _answer(client, 400, "give the host and port to reach, as host:port")
         return
+    port = int(port_text)
     try:
-        with anyio.fail_after(_CONNECT_TIMEOUT):
-            upstream = await anyio.connect_tcp(host, int(port_text))
-    except (OSError, TimeoutError) as exc:
-        await _answer(client, 502, f"cannot reach {host}:{port_text} ({exc})")
+        addresses = await resolve(allow, host, port)
+    except Refused as exc:
+        logger.warning(
+            "server %r: its sandbox refused a connection to %s:%s (%s)", server, host, port, exc
+        )
+        await _answer(client, 403, f"server {server!r} may not reach {host}:{port}: {exc}")
+        return
+    except OSError as exc:
+        await _answer(client, 502, f"cannot resolve {host} ({exc})")
+        return
+    upstream = await _connect(addresses, port)
+    if isinstance(upstream, str):
+        await _answer(client, 502, f"cannot reach {host}:{port} ({upstream})")
         return
     async with upstream:
         if tunnel:
@@ -109,8 +204,21 @@ async def _proxy_one(client: ByteStream, allow: AllowList, server: str) -> None:
         if rest:
             await upstream.send(rest)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump, client, upstream)
-            tg.start_soon(_pump, upstream, client)
+            tg.start_soon(gate.pump, client, upstream, tg.cancel_scope)
+            tg.start_soon(gate.pump, upstream, client, tg.cancel_scope)
+
+
+async def _connect(addresses: list[IPAddress], port: int) -> ByteStream | str:
+    """Connect to the first of ``addresses`` that answers (no name, so no second lookup)."""
+    error = "no address"
+    with anyio.move_on_after(_CONNECT_TIMEOUT):
+        for address in addresses:
+            try:
+                return await anyio.connect_tcp(str(address), port)
+            except OSError as exc:
+                error = str(exc)
+        return error
+    return f"no answer in {_CONNECT_TIMEOUT:.0f} s"
 
 
 async def _read_head(client: ByteStream) -> tuple[bytes, bytes] | None:
@@ -129,18 +237,10 @@ async def _read_head(client: ByteStream) -> tuple[bytes, bytes] | None:
     return None
 
 
-async def _pump(source: ByteStream, sink: ByteStream) -> None:
-    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-        async for chunk in source:
-            await sink.send(chunk)
-        await sink.send_eof()
-
-
 async def _answer(client: ByteStream, status: int, reason: str) -> None:
-    phrase = {400: "Bad Request", 403: "Forbidden", 431: "Too Large", 502: "Bad Gateway"}
     body = f"mcpmount sandbox: {reason}\n".encode()
     await client.send(
-        f"HTTP/1.1 {status} {phrase[status]}\r\nContent-Type: text/plain\r\n"
+        f"HTTP/1.1 {status} {_PHRASES[status]}\r\nContent-Type: text/plain\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
         + body
     )
