@@ -7,6 +7,7 @@ shown failing without its guard (``network = true``, or no sandbox), so it can f
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import resource
@@ -15,6 +16,7 @@ from ipaddress import ip_address
 
 import anyio
 import pytest
+from anyio.abc import SocketStream
 from sandbox_support import PROBE, web_listener
 
 from mcpmount.config import SandboxTable
@@ -136,6 +138,50 @@ async def test_a_server_opening_connections_without_end_is_capped_and_the_regist
                 if again.startswith("ok: 1 open"):
                     break
                 await anyio.sleep(0.05)
+        await registry.call("probe__release", {})
+
+
+@pytest.fixture(name="flood_port")
+async def flood_port_fixture() -> AsyncIterator[int]:
+    """A loopback service that sends data to each connection as fast as it is read."""
+
+    async def flood(stream: SocketStream) -> None:
+        async with stream:
+            with contextlib.suppress(anyio.BrokenResourceError, OSError):
+                while True:
+                    await stream.send(b"x" * 65536)
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, flood)
+        yield listener.extra(anyio.abc.SocketAttribute.local_port)
+        tg.cancel_scope.cancel()
+
+
+@pytest.mark.usefixtures("bwrap")
+async def test_a_server_that_leaves_data_unread_hits_its_byte_cap_and_is_refused(
+    flood_port: int,
+) -> None:
+    """A tunnel the server never reads fills up; at ``max_buffered_bytes`` new ones get ``503``.
+
+    The proxy holds what it read and cannot write; past the cap it reads no more for the
+    server and takes no new connection from it.
+    """
+    sandbox = {"network": [f"127.0.0.1:{flood_port}"], "max_buffered_bytes": 1024}
+    async with Registry() as registry:
+        await registry.mount("probe", stdio_spec(PROBE, sandbox=sandbox))
+        arguments = {"host": "127.0.0.1", "port": flood_port, "count": 1}
+        said = ""
+        with anyio.fail_after(30):
+            for _ in range(50):  # kernel buffers fill first: each opened tunnel adds to them
+                said = text_of(await registry.call("probe__hold", arguments))
+                if "refused" in said and not said.startswith("ok: 1 open"):
+                    break
+                await anyio.sleep(0.1)
+        assert said == (
+            "ok: 0 open, 1 refused; first refusal: mcpmount sandbox: server 'probe' may not "
+            "open more: 1024 bytes are in flight, over its max_buffered_bytes"
+        )
         await registry.call("probe__release", {})
 
 
