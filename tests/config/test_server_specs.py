@@ -205,10 +205,13 @@ def test_a_url_that_is_not_http_is_an_error(write: Write, url: str, problem: str
 
 
 def test_display_url_hides_the_userinfo_and_query_values_and_drops_the_fragment() -> None:
-    """``display_url`` keeps scheme, host, port, path and the query's keys: safe to put
-    in a message, and the reader can tell which key."""
+    """``display_url`` keeps scheme, host, port, path, the user beside a password and the
+    query's keys and plain values: safe to put in a message, and the reader can tell which
+    key. Only the credentials are secrets."""
     server = HttpServer(url="https://user:pw@api.example.com:8443/v1/mcp?token=abc&v=2&x=long#top")
-    assert server.display_url() == "https://***:***@api.example.com:8443/v1/mcp?token=***&v=2&x=***"
+    assert (
+        server.display_url() == "https://user:***@api.example.com:8443/v1/mcp?token=***&v=2&x=long"
+    )
     assert "pw" not in repr(server)
     assert "abc" not in str(server)
 

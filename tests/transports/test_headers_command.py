@@ -325,7 +325,7 @@ class TestConfig:
         [server] = load_config(good, environ={"TOOL": "/opt/helper"}).servers.values()
         assert isinstance(server, HttpServer)
         assert server.headers_command == ["/opt/helper", "-x"]
-        assert "/opt/helper" not in repr(server)  # an expanded value may be a secret
+        assert "/opt/helper" in repr(server)  # a path is no secret (see the security page)
 
     async def test_headers_helper_in_an_mcp_json_is_a_shell_command(
         self, tokens: Tokens, tmp_path: Path

@@ -37,6 +37,7 @@ from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._sandbox import SandboxTable
+from mcpmount.config._secrecy import CREDENTIAL_FORMATS, credential_name
 from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
@@ -51,6 +52,7 @@ from mcpmount.configfile import (
 )
 
 __all__ = [
+    "CREDENTIAL_FORMATS",
     "LIMIT_KEYS",
     "MIN_TOKEN_LENGTH",
     "Asker",
@@ -69,6 +71,7 @@ __all__ = [
     "ServerSpec",
     "StdioServer",
     "ToolOverride",
+    "credential_name",
     "input_variable",
     "load_config",
     "load_json",

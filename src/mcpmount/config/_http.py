@@ -5,13 +5,14 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from typing import Literal, LiteralString
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from mcpmount.config._fields import Command, HeaderName, HeaderValue
 from mcpmount.config._oauth import OAuthSpec
+from mcpmount.config._secrecy import url_secrets
 from mcpmount.config._server import ServerBase
 from mcpmount.config._urls import redacted_url
 
@@ -116,11 +117,10 @@ class HttpServer(ServerBase):
         return {name: value.get_secret_value() for name, value in self.headers.items()}
 
     def secret_values(self) -> list[str]:
-        """Return the values `redact` hides: header values, URL userinfo and query values."""
-        parts = urlsplit(self.url)
-        values = list(self.header_values().values())
-        values += [v for v in (parts.username, parts.password) if v]
-        values += [v for _, v in parse_qsl(parts.query) if v]
+        """Return the values `redact` hides: the secret header values (`named_secrets`),
+        the URL's userinfo and credential-like query values, the OAuth client secret."""
+        values = self.named_secrets(self.header_values().items())
+        values += url_secrets(self.url)
         if self.oauth and (secret := self.oauth.secret()):
             values.append(secret)
         return values + super().secret_values()

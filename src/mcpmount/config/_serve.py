@@ -178,7 +178,7 @@ def read_serve(value: object, tables: Tables) -> ServeSettings:
     data = tables.table(value, loc)
     if data is None:
         return ServeSettings()
-    secrets: list[str] = []
+    secrets: list[tuple[str, str]] = []
     expanded = cast("Table", _expand_all(data, loc, tables, secrets))
     try:
         settings = ServeSettings.model_validate(expanded)
@@ -195,10 +195,10 @@ def read_serve(value: object, tables: Tables) -> ServeSettings:
     if settings.tokens_file is not None:
         path = str(tables.base / settings.tokens_file)  # an absolute path replaces the base
         settings = settings.model_copy(update={"tokens_file": path})
-    return settings.with_expanded(secrets)
+    return settings.with_expanded(value for _, value in secrets)
 
 
-def _expand_all(value: object, loc: Loc, tables: Tables, secrets: list[str]) -> object:
+def _expand_all(value: object, loc: Loc, tables: Tables, secrets: list[tuple[str, str]]) -> object:
     """``value`` with the references in every string in it expanded."""
     if isinstance(value, str):
         return expand(value, format_loc(loc), tables.environ, tables.problems, secrets)

@@ -14,8 +14,9 @@ from typing import ClassVar, Literal, Self, cast
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._fields import STRICT_DATA, Command, Limit, RootUri, Timeout
+from mcpmount.config._fields import STRICT_DATA, Command, EnvName, Limit, RootUri, Timeout
 from mcpmount.config._override import ToolOverride
+from mcpmount.config._secrecy import decide
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
 IMPLIED_BY: Mapping[str, str] = {"command": "stdio", "url": "http"}
@@ -141,6 +142,14 @@ class ServerBase(BaseModel):
     keys, JWTs, private keys); None uses the registry's. Another server's secret is
     refused whatever this says (see the security page)."""
 
+    secrets: list[EnvName] = []
+    """Names of variables (``${VAR}`` references, ``env`` keys, headers) whose values are
+    secrets whatever they look like: for a credential the guard's rules miss."""
+
+    not_secrets: list[EnvName] = []
+    """Names of variables whose values are never secrets: for a plain value the guard's
+    rules take for one (a long random-looking ID). See the security page."""
+
     before_call: Command | None = None
     """A program and its arguments, never run through a shell, that sees every call to this
     server before it is sent: the call as a JSON object on its stdin (``server``, ``tool``,
@@ -181,15 +190,16 @@ class ServerBase(BaseModel):
         raise PydanticCustomError("mcpmount_defer", "must be true, false or a list of globs")
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
-    """Values ``${VAR}`` references took from the environment, in any key: secrets too."""
+    """The secrets among the values ``${VAR}`` references took (`decide`), OAuth tokens
+    and what ``headers_command`` printed."""
 
     secrets_changed: ClassVar[int] = 0
     """How many times `with_expanded` ran, on any spec: what keeps a set of the secrets
     of many specs (the registry's guard) knows it is stale when this changed."""
 
     def with_expanded(self, values: Iterable[str]) -> Self:
-        """Record ``values`` (expanded from the environment at load time, or printed by
-        ``headers_command``) as secrets.
+        """Record ``values`` (the secrets among those expanded at load time, or printed by
+        ``headers_command``, or OAuth tokens) as secrets.
 
         Returns:
             This spec, for chaining at its creation.
@@ -199,8 +209,15 @@ class ServerBase(BaseModel):
         return self
 
     def secret_values(self) -> list[str]:
-        """Return the secret values of this server (see `redact`)."""
+        """Return the secret values of this server (see `redact`): what the secret guard
+        keeps to it, and what its messages hide."""
         return list(self._expanded)
+
+    def named_secrets(self, values: Iterable[tuple[str, str]]) -> list[str]:
+        """The secrets among ``values`` (each a name and its value: a variable, an ``env``
+        key, a header), by the rules (`decide`) and this server's ``secrets`` and
+        ``not_secrets``."""
+        return decide(values, self.secrets, self.not_secrets)
 
     def redact(self, text: str) -> str:
         """Replace every secret value of this server in ``text`` with ``***``.

@@ -25,6 +25,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from mcpmount.config._fields import Arg, EnvName, EnvValue, Text
 from mcpmount.config._http import HttpServer
 from mcpmount.config._sandbox import Sandbox
+from mcpmount.config._secrecy import secret_parts
 from mcpmount.config._server import IMPLIED_BY, ServerBase
 
 __all__ = [
@@ -69,8 +70,12 @@ class StdioServer(ServerBase):
         return {name: value.get_secret_value() for name, value in self.env.items()}
 
     def secret_values(self) -> list[str]:
-        """Return the values `redact` hides: the ``env`` values, and expanded ones."""
-        return [*self.env_values().values(), *super().secret_values()]
+        """Return the values `redact` hides: the secret ``env`` values (`named_secrets`),
+        credentials written in ``args`` (a URL's password, a token), and the secret
+        expanded ones."""
+        env = self.named_secrets(self.env_values().items())
+        written = [part for arg in self.args for part in secret_parts(arg, named=False)]
+        return list(dict.fromkeys([*env, *written, *super().secret_values()]))
 
     def __repr_args__(self) -> Iterable[tuple[str | None, object]]:
         # The command, an argument or the cwd may hold a value expanded from a secret variable.

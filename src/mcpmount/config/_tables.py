@@ -68,7 +68,7 @@ class Tables:
         ``spelt`` maps our keys to the file's, for a file whose keys differ from ours;
         ``host`` resolves a host file's own variables.
         """
-        expanded: list[str] = []
+        expanded: list[tuple[str, str]] = []
         skip = expand_server(data, loc, self.environ, self.problems, expanded, host)
         cwd = data.get("cwd")
         if isinstance(cwd, str) and cwd and ("cwd",) not in skip:
@@ -92,7 +92,31 @@ class Tables:
                 )
             )
             return None
-        return spec.with_expanded(expanded)
+        if not self._names_known(spec, data, expanded, loc):
+            return None
+        return spec.with_expanded(spec.named_secrets(expanded))
+
+    def _names_known(
+        self, spec: ServerSpec, data: Table, expanded: list[tuple[str, str]], loc: Loc
+    ) -> bool:
+        """Whether every name in ``secrets`` and ``not_secrets`` is one the table uses (a
+        variable it expands, an ``env`` key, a header), after adding a problem per other."""
+        used = {name for name, _ in expanded}
+        for key in ("env", "headers"):
+            if isinstance(table := data.get(key), dict):
+                used.update(cast("dict[str, object]", table))
+        ok = True
+        for key in ("secrets", "not_secrets"):
+            for i, name in enumerate(cast("list[str]", getattr(spec, key))):
+                if name not in used:
+                    hint = unknown_key(name, used).replace(
+                        "unknown key",
+                        "no variable, env key or header of this server is called so",
+                        1,
+                    )
+                    self.problems.append(line((*loc, key, i), hint))
+                    ok = False
+        return ok
 
 
 def _unknown_server_key(key: str, kind: str | None) -> str:

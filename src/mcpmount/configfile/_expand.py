@@ -72,20 +72,22 @@ def expand(
     where: str,
     environ: Mapping[str, str],
     problems: list[str],
-    secrets: list[str] | None = None,
+    secrets: list[tuple[str, str]] | None = None,
     host: HostVariables | None = None,
 ) -> str:
     """Return ``value`` with its references expanded; a lone ``$`` stays as it is.
 
-    Values taken from ``environ`` (not defaults, which are in the file) are added to
-    ``secrets``, unless the variable is one known to hold none (``HOME``, ``USER``, ...);
-    so are the answers to ``${input:id}``. ``host`` resolves a host file's own variables;
-    without it they are problems that say how to write them here.
+    Values taken from ``environ`` (and defaults) are added to ``secrets`` with the
+    variable's name, unless the variable is one known to hold none
+    (``HOME``, ``USER``, ...); so are the answers to ``${input:id}`` (named by the id).
+    Which of them are secret is decided from both (`mcpmount.config` ``_secrecy``).
+    ``host`` resolves a host file's own variables; without it they are problems that
+    say how to write them here.
     """
 
-    def secret(found: str) -> str:
+    def secret(found: str, name: str) -> str:
         if secrets is not None and found:
-            secrets.append(found)
+            secrets.append((name, found))
         return found
 
     def replace(match: re.Match[str]) -> str:
@@ -103,7 +105,7 @@ def expand(
                 return ""
             found, is_secret = host.scheme(match["scheme"], match["arg"], where, environ, problems)
             plain = match["scheme"] == "env" and is_plain(match["arg"])
-            return secret(found) if is_secret and not plain else found
+            return secret(found, match["arg"]) if is_secret and not plain else found
         name, default = match["name"], match["default"]
         if host is not None and default is None:
             if (predefined := host.predefined(name)) is not None:
@@ -116,14 +118,14 @@ def expand(
             return ""
         found = environ.get(name)
         if default is not None and not found:  # like the shell: unset or empty
-            return default
+            return default if is_plain(name) else secret(default, name)
         if found is None:
             problems.append(
                 f"{where}: environment variable {name} is not set "
                 f"(use ${{{name}:-default}} to give a default)"
             )
             return ""
-        return found if is_plain(name) else secret(found)
+        return found if is_plain(name) else secret(found, name)
 
     return _REFERENCE.sub(replace, value)
 
@@ -151,12 +153,13 @@ def expand_server(
     loc: Loc,
     environ: Mapping[str, str],
     problems: list[str],
-    secrets: list[str],
+    secrets: list[tuple[str, str]],
     host: HostVariables | None = None,
 ) -> set[Loc]:
     """Expand the references in a server table in place; return the keys that failed.
 
-    Every value taken from the environment that may be a secret is added to ``secrets``.
+    Every value taken from the environment that may be a secret is added to ``secrets``,
+    with the variable's name.
     A value of the wrong type is left for validation to report. ``host`` resolves a host
     file's own variables (`expand`).
     """

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import mcp_types
 
-from mcpmount.config import RegistrySettings, ServerBase, ServerSpec
+from mcpmount.config import CREDENTIAL_FORMATS, RegistrySettings, ServerBase, ServerSpec
 from mcpmount.errors import SecretRefusedError
 from mcpmount.handlers import Interceptor, ToolCall
 from mcpmount.tool import MountedTool
@@ -48,16 +48,6 @@ MIN_LENGTH = 8
 
 WORD_LENGTH = 16
 """The shortest value of letters only guarded as a secret."""
-
-CREDENTIAL_FORMATS: Mapping[str, str] = {
-    "a GitHub token": r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
-    "an OpenAI or Anthropic API key": r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
-    "a Slack token": r"\bxox[abpr]-[A-Za-z0-9-]{10,}",
-    "an AWS access key ID": r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    "a JSON Web Token": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
-    "a private key": r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----",
-}
-"""Text that ``block_secrets`` refuses in arguments, whoever's it is, by what it is."""
 
 _FORMAT_GROUPS = {f"format{i}": name for i, name in enumerate(CREDENTIAL_FORMATS)}
 
