@@ -22,6 +22,7 @@ from sandbox_support import PROBE, web_listener
 from mcpmount.config import SandboxTable
 from mcpmount.registry import Registry
 from mcpmount.sandbox._addresses import AllowList, Refused, classify, held_here, resolve
+from mcpmount.upstream import ServerState
 from support import fixture, stdio_spec, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
@@ -139,6 +140,41 @@ async def test_a_server_opening_connections_without_end_is_capped_and_the_regist
                     break
                 await anyio.sleep(0.05)
         await registry.call("probe__release", {})
+
+
+@pytest.mark.usefixtures("bwrap")
+async def test_a_proxy_that_cannot_accept_for_want_of_fds_waits_and_keeps_its_server(
+    port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Out of fds for a moment, the proxy logs once and accepts later; the server lives on.
+
+    Letting accept's error out would end the server's transport with it.
+    """
+    caplog.set_level(logging.WARNING, logger="mcpmount")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    said: list[str] = []
+    async with Registry() as registry:
+        await registry.mount("probe", stdio_spec(PROBE, sandbox={"network": [f"127.0.0.1:{port}"]}))
+
+        async def tunnel() -> None:
+            arguments = {"host": "127.0.0.1", "port": port}
+            said.append(text_of(await registry.call("probe__tunnel", arguments)))
+
+        await tunnel()  # the first call imports what calls need (files: fds)
+        async with anyio.create_task_group() as tg:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (1, hard))  # no new fd in this process
+            try:
+                tg.start_soon(tunnel)
+                with anyio.fail_after(30):
+                    while not any("cannot accept" in r.getMessage() for r in caplog.records):
+                        await anyio.sleep(0.02)
+            finally:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        assert said == ["ok: hello"] * 2
+        assert registry.status()[0].state is ServerState.READY
+    starved = [r.getMessage() for r in caplog.records if "cannot accept" in r.getMessage()]
+    assert len(starved) == 1
+    assert starved[0].startswith("server 'probe': its sandbox's proxy cannot accept a connection")
 
 
 @pytest.fixture(name="flood_port")

@@ -43,6 +43,8 @@ _CONNECT_TIMEOUT = 10.0
 _ANSWER_TIMEOUT = 5.0
 """How long a refusal may take to send: a client that never reads must not keep its fd."""
 _CHUNK = 65536
+_ACCEPT_RETRY = 0.1
+"""The pause before accepting again after accept failed (out of file descriptors)."""
 _GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
 """What a connection whose other side went away raises."""
 _PHRASES = {
@@ -75,6 +77,8 @@ class _Gate:
         self._drained = anyio.Event()
         self._refused = 0
         """Connections refused in the current burst (logged once, when it starts)."""
+        self.starved = False
+        """Whether accepting failed since the last connection accepted (logged once)."""
 
     def admit(self) -> str | None:
         """Count in a new connection, or return why it is refused."""
@@ -140,6 +144,7 @@ async def serve_proxy(
     gate = _Gate(server, limits)
 
     async def handle(client: ByteStream) -> None:
+        gate.starved = False
         async with client:
             why = gate.admit()
             if why is not None:
@@ -152,7 +157,24 @@ async def serve_proxy(
             finally:
                 gate.leave()
 
-    await listener.serve(handle)
+    async with anyio.create_task_group() as connections:
+        while True:
+            try:
+                await listener.serve(handle, connections)
+            except (OSError, anyio.BrokenResourceError) as exc:
+                # Out of file descriptors (shared with every server; anyio raises it as
+                # BrokenResourceError): the connection waits in the backlog. Letting the
+                # error out would end the server's transport.
+                if not gate.starved:
+                    logger.warning(
+                        "server %r: its sandbox's proxy cannot accept a connection (%s); "
+                        "trying again every %.1f s",
+                        server,
+                        exc.__cause__ or exc,
+                        _ACCEPT_RETRY,
+                    )
+                gate.starved = True
+                await anyio.sleep(_ACCEPT_RETRY)
 
 
 async def _proxy_one(client: ByteStream, allow: AllowList, server: str, gate: _Gate) -> None:
