@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mcp_types
 
@@ -30,6 +30,19 @@ def fixture(*flags: str, **options: Any) -> StdioServer:
 def text_of(result: mcp_types.CallToolResult) -> str:
     """The concatenated text blocks of a tool result."""
     return "".join(b.text for b in result.content if isinstance(b, mcp_types.TextContent))
+
+
+def strings_in(value: object) -> str:
+    """Every string of a JSON value, keys too, joined: where a hidden character can hide
+    (JSON text itself writes controls as escapes)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        items = cast("dict[str, object]", value).items()
+        return "".join(key + strings_in(item) for key, item in items)
+    if isinstance(value, list):
+        return "".join(strings_in(item) for item in cast("list[object]", value))
+    return ""
 
 
 def record_pids(registry: Registry) -> None:

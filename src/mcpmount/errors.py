@@ -22,7 +22,7 @@ The tree::
             ├── CallTimeoutError      no answer in time: the outcome is unknown
             ├── NotSupportedError     the server does not offer what was asked; nothing was sent
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
-            ├── ResultWithheldError   the tool ran, but an interceptor failed on its result
+            ├── ResultWithheldError   it ran, but its result was withheld (interceptor, hidden text)
             ├── ServerCrashedError    the connection was lost while the call was in flight
             ├── ToolRemovedError      its server, once started, no longer lists it; not sent
             └── UpstreamError         the server answered with a JSON-RPC error (``.code``)
@@ -341,12 +341,15 @@ class ResultTooLargeError(CallError):
 
 
 class ResultWithheldError(CallError):
-    """Raised when a tool ran but an interceptor failed on its result, which was withheld
-    (it might have carried what the interceptor was there to take out)."""
+    """Raised when a tool ran but its result was withheld: an interceptor failed on it (it
+    might have carried what the interceptor was there to take out), or it held hidden
+    characters under ``hidden_text = "refuse"`` (a prompt's or a resource's answer too)."""
 
-    def __init__(self, server: str, tool: str, reason: str) -> None:
+    def __init__(self, server: str, tool: str, reason: str, *, kind: str = "tool") -> None:
         self.reason = reason
-        super().__init__(server, tool, f"the tool ran, but its result was withheld: {reason}")
+        done = "ran" if kind == "tool" else "answered"
+        message = f"the {kind} {done}, but its result was withheld: {reason}"
+        super().__init__(server, tool, message, kind=kind)
 
 
 class ServerCrashedError(CallError):

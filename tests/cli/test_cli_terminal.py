@@ -3,8 +3,8 @@
 Every command runs against ``hostile_text_server.py``, whose names, descriptions, URIs,
 results, errors and stderr all carry a screen clear, an OSC title, a C1 CSI, bidi and
 zero-width characters, a tag character, DEL and rich markup (the registry strips those
-characters from descriptions, ``hidden_text``; raw names, URIs, results and errors keep
-them). The command writes to a
+characters from descriptions and from results, prompts and reads, ``hidden_text``; raw
+names, URIs, MIME types, errors and stderr keep them). The command writes to a
 pseudo-terminal, so tables, colours, the spinner and logs take a terminal's paths.
 """
 
@@ -38,8 +38,8 @@ IN_URI = SHOWN.replace(r"\x1b[2J\x1b]0;pwned\x07", "[2J]0;pwned").replace(r"\x7f
 """Shown as in the resource's URI, which may not hold C0 controls or DEL."""
 
 STRIPPED = "[2J]0;pwned31mtxt.exe [bold red]loud[/] [link=https://evil.example]click[/link]"
-"""``HOSTILE`` with its hidden characters stripped, as the registry lists a description
-(``hidden_text = "strip"``): the markup is left, to be printed literally."""
+"""``HOSTILE`` with its hidden characters stripped, as the registry lists a description and
+returns a result (``hidden_text = "strip"``): the markup is left, to be printed literally."""
 
 CUT = STRIPPED[:40]
 """The start of ``STRIPPED``: what a description column of 60 cells has room for."""
@@ -80,13 +80,13 @@ def on_terminal(*args: str) -> tuple[int, str]:
         pytest.param(["resources"], 0, [IN_URI, CUT], id="resources"),
         pytest.param(["prompts"], 0, [CUT], id="prompts"),
         pytest.param(
-            ["call", "h__paint"], 0, [f"line one\n{SHOWN} ", f"[image: {SHOWN}, 4"], id="call"
+            ["call", "h__paint"], 0, [f"line one\n{STRIPPED}", f"[image: {SHOWN}, 4"], id="call"
         ),
-        pytest.param(["call", "h__fail"], 1, [SHOWN, "h__fail reported an error"], id="error"),
+        pytest.param(["call", "h__fail"], 1, [STRIPPED, "h__fail reported an error"], id="error"),
         pytest.param(["call", "h__explode"], 1, [f"exploded: {SHOWN}"], id="rpc-error"),
         pytest.param(["call", "h__crash"], 1, [f"dying: {SHOWN}"], id="crash-logged"),
-        pytest.param(["prompt", "h__greet"], 0, [f"user: {SHOWN}"], id="prompt"),
-        pytest.param(["read", "mcpmount://h/memo://x/a"], 0, [SHOWN], id="read"),
+        pytest.param(["prompt", "h__greet"], 0, [f"user: {STRIPPED}"], id="prompt"),
+        pytest.param(["read", "mcpmount://h/memo://x/a"], 0, [STRIPPED], id="read"),
     ],
 )
 def test_server_text_reaches_a_terminal_as_visible_escapes_and_literal_markup(
@@ -120,7 +120,7 @@ def test_json_escapes_every_control_and_parses_back_to_the_exact_text(tmp_path: 
         assert not found, f"{done.args} sent {found} raw"
     descriptions = {row["name"]: row["description"] for row in json.loads(tools.stdout)}
     assert descriptions["h__paint"] == STRIPPED
-    assert json.loads(failed.stdout)["content"][0]["text"] == HOSTILE
+    assert json.loads(failed.stdout)["content"][0]["text"] == STRIPPED
 
 
 def test_every_control_and_format_character_is_made_visible() -> None:

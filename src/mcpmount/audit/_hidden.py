@@ -20,8 +20,21 @@ name what a read is routed to; the audit reports hidden characters left in them.
 Stripping a schema key or value may make the server refuse calls the model builds from
 it: that server is hostile or broken, and the warning says which tool it was.
 
+Variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF) are text where Unicode uses them,
+and hidden where they smuggle: one byte each, a run of them after a visible character
+carries a whole message ("emoji smuggling"). So a selector is hidden when it is one of a
+run of two or more, when it follows no character at all (the start of a text, or
+whitespace), or when it is from the supplementary range (U+E0100 and up) and follows
+anything but a CJK ideograph (an ideographic variation sequence, as in Japanese names).
+A single U+FE0F (emoji presentation, ``\u2764\ufe0f``) or U+FE0E after a character is
+text, as is a single U+FE00-U+FE0D (math and CJK compatibility variants). Likewise a
+zero-width joiner between two pictographs (``\U0001f468\u200d\U0001f469``, a family
+emoji) is text; any other is hidden. At most one selector per visible character is let
+through, a few bits: no sentence fits.
+
 Reports name code points (``3 tag characters (U+E0041 U+E0042 U+E0043)``), never the
-hidden text itself.
+hidden text itself. `ResultCleaner` (``_results``) applies the same rules to what a
+server answers.
 """
 
 from __future__ import annotations
@@ -38,7 +51,7 @@ from mcpmount.audit._findings import Severity
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ToolListError
 
-__all__ = ["Cleaner", "HiddenText", "hidden_in"]
+__all__ = ["Cleaner", "HiddenText", "KeysCollide", "clean_json", "hidden_in"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,9 +66,9 @@ _CATEGORIES: tuple[tuple[str, Severity, str], ...] = (
     (
         "invisible character",  # zero-width space, joiners, word joiner, BOM, fillers
         Severity.MEDIUM,
-        "\u115f\u1160\u180e\u200b-\u200d\u2060-\u2065\u206a-\u206f\u3164\ufeff\uffa0",
+        "\u115f\u1160\u180e\u200b\u200c\u2060-\u2065\u206a-\u206f\u3164\ufeff\uffa0\u200d",
     ),
-    ("variation selector", Severity.MEDIUM, "\U000e0100-\U000e01ef"),
+    ("variation selector", Severity.HIGH, "\ufe00-\ufe0f\U000e0100-\U000e01ef"),
     (
         "format character",  # soft hyphen, line separators and the rest of Cf
         Severity.LOW,
@@ -65,8 +78,30 @@ _CATEGORIES: tuple[tuple[str, Severity, str], ...] = (
 )
 """Each kind of hidden character: its name, how much it matters, its code points."""
 
-_HIDDEN = re.compile("[" + "".join(chars for _, _, chars in _CATEGORIES) + "]|\r(?!\n)")
-"""Any hidden character; a carriage return is one unless a newline follows it."""
+_SELECTOR = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_JOINER = "\u200d"
+_PICTOGRAPH = (
+    "\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf"
+    "\u2934\u2935\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff"
+)
+"""Characters an emoji sequence joins (``Extended_Pictographic``, skin tones, roughly)."""
+_IDEOGRAPH = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
+_ALL = "".join(chars for _, _, chars in _CATEGORIES)
+
+_MAYBE = re.compile(f"[{_ALL}\r]")
+"""Any character that may be hidden: one search tells a plain text (most) apart."""
+_ASCII_MAYBE = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
+"""The ASCII characters of `_MAYBE`: an ASCII text is checked ten times faster by bytes."""
+
+_HIDDEN = re.compile(
+    f"[{_ALL.replace(_SELECTOR, '').replace(_JOINER, '')}]"
+    "|\r(?!\n)"  # a carriage return is hidden unless a newline follows it
+    f"|[{_SELECTOR}]{{2,}}"  # a run of selectors: a payload
+    f"|(?<!\\S)[{_SELECTOR}]"  # a selector with nothing before it to select
+    f"|(?<![{_IDEOGRAPH}])[\U000e0100-\U000e01ef]"  # a supplementary one but on an ideograph
+    f"|(?<![{_PICTOGRAPH}\ufe0f]){_JOINER}|{_JOINER}(?![{_PICTOGRAPH}])"  # joining no emoji
+)
+"""Any hidden character, or run of them (see the module docstring)."""
 
 _CATEGORY_OF = [
     (name, severity, re.compile(f"[{chars}\r]" if name == "control character" else f"[{chars}]"))
@@ -76,9 +111,17 @@ _SHOWN_PER_KIND = 4
 """Code points a summary lists of each kind before it writes ``...``."""
 
 
+def _may_hide(text: str) -> bool:
+    """Whether ``text`` holds a character that may be hidden: the cheap first look."""
+    if text.isascii():
+        data = text.encode()
+        return len(data.translate(None, _ASCII_MAYBE)) != len(data)
+    return _MAYBE.search(text) is not None
+
+
 def hidden_in(text: str) -> str:
     """Return the hidden characters of ``text``, in order ("" if it holds none)."""
-    return "".join(_HIDDEN.findall(text))
+    return "".join(_HIDDEN.findall(text)) if _may_hide(text) else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,14 +160,16 @@ class HiddenText:
         return kinds
 
 
-class _KeysCollide(Exception):
+class KeysCollide(Exception):
     """Stripping made two keys of one schema object the same."""
 
 
-def _clean(value: object, chars: list[str]) -> object:
+def clean_json(value: object, chars: list[str]) -> object:
     """``value`` (JSON) with hidden characters removed from every string, keys too;
     ``value`` itself when it held none. Each character found is added to ``chars``."""
     if isinstance(value, str):
+        if not _may_hide(value):
+            return value
         found = _HIDDEN.findall(value)
         if not found:
             return value
@@ -133,17 +178,17 @@ def _clean(value: object, chars: list[str]) -> object:
     if isinstance(value, dict):
         before = len(chars)
         mapping = cast("dict[object, object]", value)
-        items = [(_clean(k, chars), _clean(v, chars)) for k, v in mapping.items()]
+        items = [(clean_json(k, chars), clean_json(v, chars)) for k, v in mapping.items()]
         if len(chars) == before:
             return mapping
         cleaned = dict(items)
         if len(cleaned) != len(items):
-            raise _KeysCollide
+            raise KeysCollide
         return cleaned
     if isinstance(value, list):
         before = len(chars)
         listed = cast("list[object]", value)
-        cleaned_items = [_clean(item, chars) for item in listed]
+        cleaned_items = [clean_json(item, chars) for item in listed]
         return listed if len(chars) == before else cleaned_items
     return value
 
@@ -187,8 +232,8 @@ class Cleaner:
         for key in ("input_schema", "output_schema"):
             schema = getattr(tool, key)
             try:
-                cleaned = _clean(schema, chars)
-            except _KeysCollide:
+                cleaned = clean_json(schema, chars)
+            except KeysCollide:
                 raise ToolListError(
                     self.server,
                     "two keys of its schema differ only in hidden characters",
@@ -247,7 +292,7 @@ class Cleaner:
         update: dict[str, object] = {}
         for key in keys:
             value = getattr(model, key)
-            if isinstance(value, str) and (cleaned := _clean(value, chars)) is not value:
+            if isinstance(value, str) and (cleaned := clean_json(value, chars)) is not value:
                 update[key] = cleaned
         return update
 

@@ -8,7 +8,8 @@ server. ``Connection.run`` is that task: it connects, lists and checks every too
 task. Once started, the owner never raises into the shared task group: a server that dies
 is marked failed and its error kept, and no other server notices. Prompts, resources and
 templates are listed with the tools (`list_content`), under the same rules. Each listing
-passes one `Cleaner` (``hidden_text``), which warns once of what it stripped.
+passes one `Cleaner` (``hidden_text``), which warns once of what it stripped, and each
+result its `ResultCleaner` (``answers``, as `request` does for prompts and reads).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from mcp.client.session import IncomingMessage
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmount.audit import Cleaner, HiddenText
+from mcpmount.audit import Cleaner, HiddenText, ResultCleaner
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     CallTimeoutError,
@@ -129,6 +130,8 @@ class Connection:
     log_level: InitVar[mcp_types.LoggingLevel | None] = None
     """The level of log messages the host asked for; None asks for nothing."""
     asking: Asking = field(init=False)
+    answers: ResultCleaner = field(init=False)
+    """Strips hidden characters from its results, prompts and reads (``hidden_text``)."""
     clocked_by_sdk: bool = field(default=False, init=False)
     """Whether the SDK's request clock (``timeout`` of `call`) bounds a whole call (set
     once connected): the transport takes every write at once, and no question's handler
@@ -164,6 +167,7 @@ class Connection:
             use_transport = transport_for(self.spec, self.settings, reaper, server=self.server)
         self.transport = use_transport
         self.failures = StartFailures(self.server, self.spec, use_transport)
+        self.answers = ResultCleaner.of(self.server, self.spec, self.settings)
         self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
 
     def hold(self, tools: list[mcp_types.Tool], content: ServerContent) -> None:
@@ -363,6 +367,7 @@ class Connection:
             ServerCrashedError: The connection was lost while the call was in flight.
             UpstreamError: The server answered with a JSON-RPC error.
             ResultTooLargeError: The result exceeds ``max_result_bytes``.
+            ResultWithheldError: It holds hidden characters, under ``hidden_text = "refuse"``.
         """
         client = self._client
         if client is None or self.state is not ServerState.READY or self._lost is not None:
@@ -391,7 +396,7 @@ class Connection:
             message = f"its result is invalid: {describe_invalid(exc)}"
             raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
         check_size(result, self.server, tool, self.settings.max_result_bytes)
-        return result
+        return self.answers.clean("tool", tool, result)
 
     async def _loss_reason(self) -> str:
         """Say why the connection was lost, once the transport had a moment to learn it."""

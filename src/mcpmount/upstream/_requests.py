@@ -2,7 +2,9 @@
 
 Each is sent with the server's own (raw) name or URI, and fails in the registry's words,
 as a tool call does: ``kind`` (``"prompt"``, ``"resource"``) and ``name`` (the public name
-or URI) go into every error, and a result over ``max_result_bytes`` is refused.
+or URI) go into every error, a result over ``max_result_bytes`` is refused, and hidden
+characters in a prompt's messages or a resource's contents are stripped or refused
+(``hidden_text``, `Connection.answers`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ async def request(
         ServerCrashedError: The connection was lost while the request was in flight.
         UpstreamError: The server answered with a JSON-RPC error or an invalid result.
         ResultTooLargeError: The result exceeds ``max_result_bytes``.
+        ResultWithheldError: It holds hidden characters, under ``hidden_text = "refuse"``.
     """
     server = connection.server
     client = connection.client
@@ -84,7 +87,7 @@ async def request(
     size = len(result.model_dump_json(by_alias=True, exclude_none=True))
     if size > limit:
         raise ResultTooLargeError(server, name, size, limit, kind=kind)
-    return result
+    return connection.answers.clean(kind, name, result)
 
 
 async def set_subscription(
