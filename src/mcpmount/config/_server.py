@@ -74,8 +74,9 @@ class ServerBase(BaseModel):
     tool, or mount it under a sanitized public name (calls still use the raw name)."""
 
     hidden_text: Literal["refuse", "strip"] | None = None
-    """What to do with hidden characters (tag, bidi, zero-width, terminal escapes) in the
-    text this server lists for the model; None uses the registry's ``hidden_text``."""
+    """What to do with hidden characters (tag, bidi, zero-width, variation-selector
+    payloads, terminal escapes) in the text this server lists for the model and in its
+    results, prompts and resource contents; None uses the registry's ``hidden_text``."""
 
     overrides: dict[str, ToolOverride] = {}
     """Raw tool name -> the name, title and description the model is shown instead."""

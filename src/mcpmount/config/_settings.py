@@ -118,10 +118,12 @@ class RegistrySettings(BaseSettings):
 
     hidden_text: Literal["refuse", "strip"] = "strip"
     """What to do with hidden characters in what a server lists for the model (titles,
-    descriptions, schemas, prompt arguments, resource names): Unicode tag characters,
-    bidi controls, zero-width characters and terminal escapes. ``strip`` removes them and
-    warns once per server, naming the tools; ``refuse`` refuses the server. Servers may
-    say otherwise (``[servers.x] hidden_text``)."""
+    descriptions, schemas, prompt arguments, resource names) and in what it answers (tool
+    results, prompt messages, resource contents): Unicode tag characters, bidi controls,
+    zero-width characters, variation selectors that carry a payload and terminal escapes.
+    ``strip`` removes them and warns once per server (and kind of answer), naming what
+    held them; ``refuse`` refuses the server, or the answer. Servers may say otherwise
+    (``[servers.x] hidden_text``)."""
 
     token_dir: str | None = None
     """Where OAuth logins are kept, one file per server and client, readable by the user
