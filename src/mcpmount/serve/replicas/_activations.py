@@ -29,7 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from mcpmount.redis import Purpose, RedisConnection
 
@@ -172,8 +172,12 @@ class RedisActivationStore:
 
     async def _read(self, key: str, client: Redis) -> list[str]:
         try:
-            found: list[Any] = await client.register_script(_READ)(
-                keys=[self._key(key)], args=[self._ttl_ms, self._max_names]
+            # redis-py 8 types a script's call as sync-or-async: its answer here is a list.
+            found = cast(
+                "list[Any]",
+                await client.register_script(_READ)(
+                    keys=[self._key(key)], args=[self._ttl_ms, self._max_names]
+                ),
             )
         except Exception as exc:
             if not _wrong_type(exc):
