@@ -16,6 +16,9 @@ one is one more entry in its tuple.
                          named so (``delete_``, ``drop_``, ``rm``), with no approval gate
 ``secret-in-args``       a stdio server's argument that looks like a secret (``_secrets``)
 ``unsandboxed``          a stdio server that runs without a sandbox (info)
+``sandbox-credentials``  a sandbox whose ``read`` or ``write`` paths, or the program's
+                         own paths, show a credential location (``~/.ssh``, ``~/.aws``,
+                         mcpmount's token store...)
 ``unpinned``             a server the lock file does not pin (or there is none)
 ``unmounted``            a server that failed to mount, so it could not be read
 =======================  ============================================================
@@ -23,6 +26,7 @@ one is one more entry in its tuple.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import cast
@@ -35,6 +39,7 @@ from mcpmount.audit._listing import ServerListing
 from mcpmount.audit._phrases import instructions_in
 from mcpmount.audit._secrets import secrets_in_args
 from mcpmount.config import ServerSpec, StdioServer
+from mcpmount.sandbox import exposed, mounts_of
 
 __all__ = ["CONFIG_CHECKS", "LISTING_CHECKS", "ConfigCheck", "ListingCheck", "audit"]
 
@@ -291,5 +296,37 @@ def unsandboxed(server: str, spec: ServerSpec, _: Collection[str] | None) -> Ite
         yield Finding(Severity.INFO, "unsandboxed", server, message)
 
 
-CONFIG_CHECKS: tuple[ConfigCheck, ...] = (secret_in_args, unpinned, unsandboxed)
+def sandbox_credentials(
+    server: str, spec: ServerSpec, _: Collection[str] | None
+) -> Iterator[Finding]:
+    """A sandbox that shows the user's credentials: a sandbox in name only for them."""
+    if not isinstance(spec, StdioServer) or spec.sandbox is None or not spec.sandbox.enabled:
+        return
+    homes = [os.path.expanduser("~")]
+    for key in ("read", "write"):
+        for path in getattr(spec.sandbox, key):
+            location = exposed(os.path.normpath(os.path.expanduser(path)), homes)
+            if location is not None:
+                message = (
+                    f"its sandbox {key} path {path} shows {location}, which holds credentials: "
+                    "list only the folders it needs, never one holding or inside a credential"
+                )
+                yield Finding(Severity.HIGH, "sandbox-credentials", server, message)
+    mounts = mounts_of(spec)
+    for path in mounts.program if mounts is not None else ():
+        location = exposed(path.split(" -> ")[0], homes)
+        if location is not None:
+            message = (
+                f"its sandbox shows its program's {path}, which holds {location}: "
+                "install the server outside the folders that hold credentials"
+            )
+            yield Finding(Severity.HIGH, "sandbox-credentials", server, message)
+
+
+CONFIG_CHECKS: tuple[ConfigCheck, ...] = (
+    secret_in_args,
+    unpinned,
+    unsandboxed,
+    sandbox_credentials,
+)
 """The checks of each server's config, run for servers that failed to mount too."""

@@ -23,10 +23,10 @@ from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._opening import live, mount_showing, mounted
 from mcpmount.cli._serving import Serving, running_serves
 from mcpmount.cli._shown import counted, print_json, shown
-from mcpmount.config import RegistryConfig
+from mcpmount.config import RegistryConfig, ServerSpec
 from mcpmount.errors import ConfigError
 from mcpmount.registry import Registry, read_pins, status_json
-from mcpmount.sandbox import summary
+from mcpmount.sandbox import mounts_of, summary
 
 __all__ = ["run_check", "run_lock", "run_status"]
 
@@ -55,6 +55,7 @@ async def run_check(
                     "server": row.server,
                     "transport": row.spec.transport,
                     "sandbox": summary(row.spec, config.settings),
+                    "sandbox_mounts": _mounts(row.spec, config),
                     "required": row.spec.required,
                     "state": "failed" if row.error else "mounted",
                     "tools": row.tools,
@@ -97,6 +98,12 @@ async def run_check(
         totals = f"{mounted}, {counted(total, 'tool')}, "
         err.print(Text(totals + f"in {mounted_in:.2f} s", style="red" if failed else "green"))
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _mounts(spec: ServerSpec, config: RegistryConfig) -> dict[str, object] | None:
+    """What the server's sandbox shows of the host (None: it runs unsandboxed)."""
+    mounts = mounts_of(spec, config.settings.sandbox)
+    return mounts.as_json() if mounts is not None else None
 
 
 # -- status -----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from mcpmount.catalog import StagedContent
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError
 from mcpmount.gates import needs_approval
-from mcpmount.sandbox import summary
+from mcpmount.sandbox import mounts_of, summary
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import ServerState, Supervisor
 
@@ -174,7 +174,8 @@ def status_json(
     Args:
         rows: The mounted servers (``Registry.status()``).
         failed: The servers that failed to mount, after them (their state ``failed``).
-        specs: Each server's spec, for how it is sandboxed (``-`` for one not there).
+        specs: Each server's spec, for how it is sandboxed and what its sandbox mounts
+            (``-`` and None for one not there).
         settings: The registry's settings (its sandbox defaults).
     """
 
@@ -182,11 +183,16 @@ def status_json(
         spec = specs.get(server)
         return summary(spec, settings) if spec is not None else "-"
 
+    def mounts(spec: ServerSpec | None) -> dict[str, object] | None:
+        shown = mounts_of(spec, settings.sandbox) if spec is not None else None
+        return shown.as_json() if shown is not None else None
+
     report: list[dict[str, object]] = [
         {
             "server": row.server,
             "transport": row.transport,
             "sandbox": sandbox(row.server),
+            "sandbox_mounts": mounts(specs.get(row.server)),
             "required": row.required,
             "state": str(row.state),
             "pid": row.pid,
@@ -207,6 +213,7 @@ def status_json(
             "server": outcome.server,
             "transport": outcome.spec.transport,
             "sandbox": summary(outcome.spec, settings),
+            "sandbox_mounts": mounts(outcome.spec),
             "required": outcome.spec.required,
             "state": "failed",
             "error": outcome.error.detail if outcome.error else None,

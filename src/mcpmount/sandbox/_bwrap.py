@@ -6,8 +6,10 @@ bwrap starts from an empty root and mounts only what it is told, in order:
   users, name resolution, TLS roots, time zone, the dynamic linker's cache);
 - a fresh ``/proc`` (of the server's own PID namespace), a minimal ``/dev``, and empty
   tmpfs ``/tmp`` and home (at the path ``$HOME`` names, so paths under it still work);
-- the program and its runtime read-only (`program_paths`), then ``read`` read-only and
-  ``write`` read-write, each at its own path.
+- the program and its runtime read-only (`program_paths`), ``read`` read-only and
+  ``write`` read-write, each at its own path, outer before inner: a path inside another
+  keeps its own mode (a ``read`` file in a ``write`` folder stays read-only), and only
+  what holds the home is mounted before the home's tmpfs, which nothing else hides.
 
 It unshares every namespace bwrap can (user where needed, PID, IPC, UTS, cgroup, and the
 network unless ``network = true``); in a new network namespace only a loopback is up.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from mcpmount.sandbox._policy import Policy
 from mcpmount.sandbox._runtime import SYSTEM_DIRS, Program
@@ -146,20 +149,42 @@ def bwrap_argv(
     for name in _ETC:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    if home not in ("/", "/tmp"):
-        argv += ["--tmpfs", home]
-    argv += ["--dir", cwd]
     command = [program.executable, *args]
-    mounts = list(program.paths)
+    binds = [(path, "--ro-bind") for path in program.paths]
     if proxy_socket is not None:
         python, root = python_paths()
-        mounts.append(root)
+        binds.append((root, "--ro-bind"))
         command = [python, "-I", "-S", "-c", FORWARDER, str(PROXY_PORT), PROXY_SOCKET, *command]
         argv += ["--bind", proxy_socket, PROXY_SOCKET]
-    for path in mounts:
-        argv += ["--ro-bind", path, path]
-    for path in policy.read:
-        argv += ["--ro-bind", path, path]
-    for path in policy.write:
-        argv += ["--bind", path, path]
+    binds += [(path, "--ro-bind") for path in policy.read]
+    binds += [(path, "--bind") for path in policy.write]
+    mounts = [(path, [flag, path, path]) for path, flag in binds]
+    mounts += [  # a symlink alone, where nothing shown holds it
+        (path, ["--symlink", target, path])
+        for path, target in program.links
+        if not any(_within(path, shown) for shown, _ in binds)
+    ]
+    # Inner paths win whatever their mode: mounted after (deeper), a read path inside a
+    # write path stays read-only and a write path inside a read path stays writable; at
+    # the same path read-only wins. What holds the home is mounted before its tmpfs, the
+    # rest after, so the private home is never hidden.
+    mounts.sort(key=lambda mount: (_depth(mount[0]), mount[1][0] != "--bind"))
+    private = home not in ("/", "/tmp")
+    for path, mount in mounts:
+        if private and path != home and _within(home, path):
+            argv += mount
+    if private:
+        argv += ["--tmpfs", home]
+    argv += ["--dir", cwd]
+    for path, mount in mounts:
+        if not (private and path != home and _within(home, path)):
+            argv += mount
     return [*argv, "--chdir", cwd, "--", *command]
+
+
+def _depth(path: str) -> int:
+    return len(Path(path).parts)
+
+
+def _within(path: str, outer: str) -> bool:
+    return path == outer or path.startswith(outer.rstrip("/") + "/")

@@ -20,9 +20,9 @@ import anyio.to_thread
 
 from mcpmount.sandbox._bwrap import PROXY_PORT, bwrap_argv
 from mcpmount.sandbox._macos import sandbox_exec_profile
-from mcpmount.sandbox._policy import Policy, SandboxUnavailableError, Tool, find_tool
+from mcpmount.sandbox._policy import Policy, SandboxUnavailableError, Tool, find_tool, resolve
 from mcpmount.sandbox._proxy import AllowList, Limits, serve_proxy
-from mcpmount.sandbox._runtime import Program, program_paths, resolve_command
+from mcpmount.sandbox._runtime import Program
 
 __all__ = ["Launch", "sandboxed"]
 
@@ -58,7 +58,9 @@ async def sandboxed(
 
     Raises:
         SandboxUnavailableError: If the server must be sandboxed and cannot be: no tool
-            (the message says what to install), or a ``read`` or ``write`` path is missing.
+            (the message says what to install), a ``read`` or ``write`` path is missing,
+            or the program needs what a sandbox never shows (the message says what to
+            list in ``read``).
         FileNotFoundError: If ``command`` is not found on the child's PATH.
     """
     plain = Launch([command, *args], dict(env), "none")
@@ -112,9 +114,8 @@ async def sandboxed(
                 port = listener.extra(anyio.abc.SocketAttribute.local_port)
                 await _serve(stack, listener, policy, server)
                 env |= _proxy_env(port)
-            profile = sandbox_exec_profile(
-                policy, program.paths, home=home, tmp=tmp, proxy_port=port
-            )
+            shown = (*program.paths, *(path for path, _ in program.links))
+            profile = sandbox_exec_profile(policy, shown, home=home, tmp=tmp, proxy_port=port)
             argv = [tool.path, "-p", profile, program.executable, *args]
         yield Launch(argv, env, summary)
 
@@ -122,14 +123,8 @@ async def sandboxed(
 def _prepare(
     policy: Policy, command: str, args: Sequence[str], env: Mapping[str, str], cwd: str | None
 ) -> tuple[Program, str, str]:
-    """Check the policy's paths; find the program; return it, the home and the start dir."""
-    for key, paths in (("read", policy.read), ("write", policy.write)):
-        for path in paths:
-            if not os.path.exists(path):
-                raise SandboxUnavailableError(
-                    f"its sandbox {key} path {path!r} does not exist; create it or remove it"
-                )
-    program = program_paths(resolve_command(command, env, cwd), args, cwd)
+    """Find the program (`resolve`); return it, the home and the start dir."""
+    program = resolve(policy, command, args, env, cwd)
     home = os.path.normpath(env.get("HOME", ""))
     if not os.path.isabs(home) or home == "/":
         home = _PRIVATE_HOME

@@ -11,7 +11,8 @@ profile denies by default, then allows what the Linux sandbox shows:
   metadata of every directory (``realpath()`` walks them; no listing, no contents);
 - reads and writes of a private home and ``TMPDIR`` (directories mcpmount makes for the
   server and removes after it), of ``/dev/null`` and the terminals, and of ``write``;
-  reads of ``read``;
+  reads of ``read``; where one lies inside another, rules outer to inner (the last
+  matching rule wins), so a ``read`` file in a ``write`` folder stays read-only;
 - the network: none, all (``network = true``), or only the proxy's loopback port for a
   host allow-list (its ``HTTPS_PROXY``).
 
@@ -63,6 +64,27 @@ def _subpaths(paths: Iterable[str]) -> str:
     return " ".join(f"(subpath {_quote(p)})" for p in paths)
 
 
+def _within(path: str, outer: str) -> bool:
+    return path != outer and path.startswith(outer.rstrip("/") + "/")
+
+
+def _nested(readable: list[str], writable: tuple[str, ...]) -> list[str]:
+    """Rules that keep each path's own mode inside another's: the last matching rule
+    wins, so they go outer to inner, a read path in a write path denied writes again and
+    a write path inside that allowed them again."""
+    rules: list[tuple[str, str]] = [
+        (path, f"(deny file-write* (subpath {_quote(path)}))")
+        for path in readable
+        if any(_within(path, outer) for outer in writable)
+    ]
+    rules += [
+        (path, f"(allow file-read* file-write* (subpath {_quote(path)}))")
+        for path in writable
+        if any(_within(path, outer) for outer, _ in rules)
+    ]
+    return [rule for _, rule in sorted(rules, key=lambda rule: rule[0].count("/"))]
+
+
 def sandbox_exec_profile(
     policy: Policy,
     program_paths: Iterable[str],
@@ -96,10 +118,12 @@ def sandbox_exec_profile(
         '(allow file-read* file-write* (literal "/dev/null") (literal "/dev/tty") '
         '(regex #"^/dev/ttys[0-9]+$"))',
     ]
-    if readable := [*program_paths, *policy.read]:
+    readable = [*program_paths, *policy.read]
+    if readable:
         lines.append(f"(allow file-read* {_subpaths(readable)})")
     if policy.write:
         lines.append(f"(allow file-read* file-write* {_subpaths(policy.write)})")
+    lines += _nested(readable, policy.write)
     if policy.network is True:
         lines.append("(allow network*)")
     elif proxy_port is not None:

@@ -1,4 +1,5 @@
-"""What a server's sandbox allows (`Policy`), and which tool can enforce it here (`find_tool`)."""
+"""What a server's sandbox allows (`Policy`), which tool can enforce it here (`find_tool`),
+and what it shows of the host (`resolve`, `mounts_of`: for the launch, ``check`` and ``status``)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,29 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from mcpmount.config import RegistrySettings, SandboxTable, ServerSpec, StdioServer
+from mcp.client.stdio import get_default_environment
 
-__all__ = ["Policy", "SandboxUnavailableError", "Tool", "find_tool", "policy_for", "summary"]
+from mcpmount.config import RegistrySettings, SandboxTable, ServerSpec, StdioServer
+from mcpmount.sandbox._exposure import SandboxUnavailableError
+from mcpmount.sandbox._runtime import Program, program_paths, resolve_command
+
+__all__ = [
+    "Mounts",
+    "Policy",
+    "SandboxUnavailableError",
+    "Tool",
+    "find_tool",
+    "mounts_of",
+    "policy_for",
+    "resolve",
+    "summary",
+]
 
 _INSTALL_HINT = "install bubblewrap (apt install bubblewrap, dnf install bubblewrap)"
-
-
-class SandboxUnavailableError(Exception):
-    """Raised when a server must run in a sandbox that cannot be made here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +136,91 @@ def _probe(bwrap: str) -> str | None:
     return f"bwrap cannot create a sandbox here ({reason}); allow unprivileged user namespaces"
 
 
+def homes(env: Mapping[str, str]) -> list[str]:
+    """The user's home, and the child's ``$HOME`` where it names another one."""
+    found = [os.path.expanduser("~")]
+    child = os.path.normpath(env.get("HOME", "") or "/")
+    if os.path.isabs(child) and child != "/" and child not in found:
+        found.append(child)
+    return found
+
+
+def resolve(
+    policy: Policy, command: str, args: Sequence[str], env: Mapping[str, str], cwd: str | None
+) -> Program:
+    """Check the policy's paths, and find the program and what it needs shown.
+
+    Raises:
+        SandboxUnavailableError: If a ``read`` or ``write`` path is missing, or the program
+            cannot run without showing what a sandbox never shows.
+        FileNotFoundError: If ``command`` is not found on the child's PATH.
+    """
+    for key, paths in (("read", policy.read), ("write", policy.write)):
+        for path in paths:
+            if not os.path.exists(path):
+                raise SandboxUnavailableError(
+                    f"its sandbox {key} path {path!r} does not exist; create it or remove it"
+                )
+    executable = resolve_command(command, env, cwd)
+    granted = (*policy.read, *policy.write)
+    return program_paths(executable, args, cwd, env, homes(env), granted)
+
+
+@dataclass(frozen=True, slots=True)
+class Mounts:
+    """What one server's sandbox shows of the host beyond the system, or why it is refused."""
+
+    program: tuple[str, ...] = ()
+    """The program and its runtime, read-only (a symlink as ``path -> target``)."""
+    read: tuple[str, ...] = ()
+    """``read``, read-only."""
+    write: tuple[str, ...] = ()
+    """``write``, read-write."""
+    refused: str | None = None
+    """Why the sandbox cannot be made (the server is not started), or None."""
+
+    def as_json(self) -> dict[str, object]:
+        """The ``sandbox_mounts`` of ``check --json`` and ``status --json``."""
+        return {
+            "program": list(self.program),
+            "read": list(self.read),
+            "write": list(self.write),
+            "refused": self.refused,
+        }
+
+
+def mounts_of(spec: ServerSpec, default: bool | Literal["prefer"] = False) -> Mounts | None:
+    """Return what a server's sandbox shows here, or None where it runs unsandboxed.
+
+    Args:
+        spec: The server.
+        default: The registry's ``sandbox``, for a server that sets none.
+    """
+    if not isinstance(spec, StdioServer):
+        return None
+    policy = policy_for(spec.sandbox, default, os.path.expanduser("~"))
+    if policy is None:
+        return None
+    tool = find_tool()
+    if not isinstance(tool, Tool):
+        return None if policy.prefer else Mounts(refused=tool)
+    env = get_default_environment() | spec.env_values()
+    try:
+        program = resolve(policy, spec.command, spec.args, env, spec.cwd)
+    except SandboxUnavailableError as exc:
+        return Mounts(read=policy.read, write=policy.write, refused=str(exc))
+    except OSError:  # not found: the mount fails saying so
+        return Mounts(read=policy.read, write=policy.write)
+    shown = (*program.paths, *(f"{path} -> {target}" for path, target in program.links))
+    return Mounts(shown, policy.read, policy.write)
+
+
 def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
     """Say how a server is sandboxed here, for ``check`` and ``status``.
 
     ``bwrap, network off``; ``none``; ``none (no sandbox tool)`` where ``prefer`` runs it
-    unsandboxed; ``refused (no sandbox tool)``; ``-`` for a url server.
+    unsandboxed; ``refused (no sandbox tool)`` or ``refused (what it would show)``; ``-``
+    for a url server.
     """
     if not isinstance(spec, StdioServer):
         return "-"
@@ -136,6 +228,9 @@ def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
     if policy is None:
         return "none"
     tool = find_tool()
-    if isinstance(tool, Tool):
-        return f"{tool.kind}, {policy.describe_network()}"
-    return "none (no sandbox tool)" if policy.prefer else "refused (no sandbox tool)"
+    if not isinstance(tool, Tool):
+        return "none (no sandbox tool)" if policy.prefer else "refused (no sandbox tool)"
+    mounts = mounts_of(spec, settings.sandbox)
+    if mounts is not None and mounts.refused is not None:
+        return f"refused ({mounts.refused})"
+    return f"{tool.kind}, {policy.describe_network()}"

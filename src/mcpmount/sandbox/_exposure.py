@@ -1,0 +1,101 @@
+"""What a sandbox must never show of the user's: credentials, and the folders around them.
+
+A sandbox exists to keep a server away from the user's secrets, so no mount may hold
+one. `credential_locations` lists where secrets live under a home (SSH and GnuPG keys,
+cloud and registry logins, mcpmount's own token store); `never_shown` says why a path
+must not be mounted whole: it is the home itself or one of its catch-all folders
+(``~/.local``, ``~/.config``, ``~/.cache``...), a project root (its ``.env`` and
+sources), or it holds, or lies in, a credential location. `exposed` is the audit's
+question of a path the user listed: does it show a credential?
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import platformdirs
+
+__all__ = ["SandboxUnavailableError", "credential_locations", "exposed", "never_shown"]
+
+
+class SandboxUnavailableError(Exception):
+    """Raised when a server must run in a sandbox that cannot be made here."""
+
+
+_CREDENTIALS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube/config",
+    ".config/gcloud",
+    ".config/gh",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+    ".docker/config.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+)
+"""Under a home: keys, and the logins of the tools people use most."""
+
+_CATCH_ALL = ("", ".local", ".local/share", ".local/state", ".local/lib", ".config", ".cache")
+"""Under a home: folders that hold everything of everyone's (never mounted whole)."""
+
+_PROJECT_MARKERS = (".git", ".env", "pyproject.toml", "package.json", "setup.py", "Cargo.toml")
+"""What a project root holds at its top (its secrets sit beside its sources)."""
+
+
+def credential_locations(homes: Iterable[str]) -> list[str]:
+    """Where the user's secrets live: the known files and folders under each home, and
+    mcpmount's own state directory (its OAuth tokens)."""
+    found = [os.path.join(home, name) for home in homes for name in _CREDENTIALS]
+    found.append(platformdirs.user_state_dir("mcpmount"))
+    return found
+
+
+def _within(path: str, outer: str) -> bool:
+    return path == outer or path.startswith(outer.rstrip("/") + "/")
+
+
+def _is_install(path: str) -> bool:
+    """Whether ``path`` is a virtualenv or an install prefix (not a project)."""
+    if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+        return True
+    lib = os.path.join(path, "lib")
+    try:
+        names = os.listdir(lib)
+    except OSError:
+        return False
+    return any(name.startswith("python") or name == "node_modules" for name in names)
+
+
+def never_shown(path: str, homes: Iterable[str]) -> str | None:
+    """Why ``path`` must not be mounted whole, or None where it may be."""
+    homes = list(homes)
+    for home in homes:
+        for name in _CATCH_ALL:
+            if path == os.path.normpath(os.path.join(home, name)):
+                return "your home" if not name else f"~/{name}, which holds other programs' data"
+    for location in credential_locations(homes):
+        if _within(location, path):
+            return f"it holds {location}"
+        if _within(path, location):
+            return f"it is in {location}"
+    if os.path.isdir(path) and not _is_install(path):
+        for marker in _PROJECT_MARKERS:
+            if os.path.lexists(os.path.join(path, marker)):
+                return f"a project root (it holds {marker})"
+    if os.path.lexists(os.path.join(path, ".env")):
+        return "it holds .env"
+    return None
+
+
+def exposed(path: str, homes: Iterable[str]) -> str | None:
+    """The credential location ``path`` shows (it is, holds or lies in one), or None."""
+    for location in credential_locations(homes):
+        if _within(location, path) or _within(path, location):
+            return location
+    return None
