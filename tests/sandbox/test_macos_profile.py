@@ -60,3 +60,21 @@ def test_a_path_is_quoted_so_it_cannot_end_its_string() -> None:
     """A quote or backslash in a path stays inside its string literal."""
     lines = profile(Policy(read=('/Users/me/a"b\\c',)))
     assert any('(subpath "/Users/me/a\\"b\\\\c")' in line for line in lines)
+
+
+def test_a_read_path_inside_a_write_path_stays_read_only_and_the_inner_write_writable() -> None:
+    """The last matching rule wins: a read file in a write folder is denied writes after the
+    folder's allow; a write folder inside that read path is allowed again after the deny."""
+    policy = Policy(
+        read=("/Users/me/notes/ro", "/Users/me/docs"),
+        write=("/Users/me/notes", "/Users/me/notes/ro/out"),
+    )
+    lines = profile(policy)
+    allow_notes = lines.index(
+        '(allow file-read* file-write* (subpath "/Users/me/notes") '
+        '(subpath "/Users/me/notes/ro/out"))'
+    )
+    deny_ro = lines.index('(deny file-write* (subpath "/Users/me/notes/ro"))')
+    allow_out = lines.index('(allow file-read* file-write* (subpath "/Users/me/notes/ro/out"))')
+    assert allow_notes < deny_ro < allow_out
+    assert not any("deny" in line and "/Users/me/docs" in line for line in lines)

@@ -22,6 +22,11 @@ __all__ = ["SandboxUnavailableError", "credential_locations", "exposed", "never_
 class SandboxUnavailableError(Exception):
     """Raised when a server must run in a sandbox that cannot be made here."""
 
+    def __init__(self, message: str, *, hidden: str | None = None) -> None:
+        super().__init__(message)
+        self.hidden = hidden
+        """The path the sandbox would have had to show, where that is why."""
+
 
 _CREDENTIALS = (
     ".ssh",

@@ -178,6 +178,8 @@ class Mounts:
     """``write``, read-write."""
     refused: str | None = None
     """Why the sandbox cannot be made (the server is not started), or None."""
+    hidden: str | None = None
+    """The path it refused to show, where that is why."""
 
     def as_json(self) -> dict[str, object]:
         """The ``sandbox_mounts`` of ``check --json`` and ``status --json``."""
@@ -208,7 +210,7 @@ def mounts_of(spec: ServerSpec, default: bool | Literal["prefer"] = False) -> Mo
     try:
         program = resolve(policy, spec.command, spec.args, env, spec.cwd)
     except SandboxUnavailableError as exc:
-        return Mounts(read=policy.read, write=policy.write, refused=str(exc))
+        return Mounts(read=policy.read, write=policy.write, refused=str(exc), hidden=exc.hidden)
     except OSError:  # not found: the mount fails saying so
         return Mounts(read=policy.read, write=policy.write)
     shown = (*program.paths, *(f"{path} -> {target}" for path, target in program.links))
@@ -219,8 +221,8 @@ def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
     """Say how a server is sandboxed here, for ``check`` and ``status``.
 
     ``bwrap, network off``; ``none``; ``none (no sandbox tool)`` where ``prefer`` runs it
-    unsandboxed; ``refused (no sandbox tool)`` or ``refused (what it would show)``; ``-``
-    for a url server.
+    unsandboxed; ``refused (no sandbox tool)``, ``refused (would show ~/x)`` or ``refused
+    (why)``; ``-`` for a url server.
     """
     if not isinstance(spec, StdioServer):
         return "-"
@@ -231,6 +233,8 @@ def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
     if not isinstance(tool, Tool):
         return "none (no sandbox tool)" if policy.prefer else "refused (no sandbox tool)"
     mounts = mounts_of(spec, settings.sandbox)
+    if mounts is not None and mounts.hidden is not None:
+        return f"refused (would show {mounts.hidden})"
     if mounts is not None and mounts.refused is not None:
         return f"refused ({mounts.refused})"
     return f"{tool.kind}, {policy.describe_network()}"

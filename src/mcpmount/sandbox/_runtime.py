@@ -130,7 +130,8 @@ class _Walk:
         if why is not None:
             raise SandboxUnavailableError(
                 f"its program {path} would need {root} shown, which a sandbox never "
-                f"shows ({why}); list the folders it needs in read = [...] instead"
+                f"shows ({why}); list the folders it needs in read = [...] instead",
+                hidden=root,
             )
         self.found.append(root)
 
@@ -142,7 +143,8 @@ class _Walk:
         if why is not None:
             raise SandboxUnavailableError(
                 f"its {what} {path} is not shown in a sandbox ({why}); list it in "
-                f"read = [...] if the server must see it"
+                f"read = [...] if the server must see it",
+                hidden=path,
             )
         if os.path.islink(path):
             self.links.append((path, os.readlink(path)))

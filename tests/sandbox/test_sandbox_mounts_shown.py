@@ -1,0 +1,127 @@
+"""``mcpmount check`` shows what each sandbox mounts, and refuses a sandbox that would show
+what it must hide; the real server-filesystem, installed with npm's user prefix in
+``~/.local``, is sandboxed without the rest of ``~/.local``.
+
+Through the CLI as a user runs it, in a scratch home with planted secrets (`layouts`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from layouts import INSTALL_TIMEOUT, PYTHON, SECRETS, install, plant, run
+
+from mcpmount.config import StdioServer
+from mcpmount.registry import Registry
+from support import text_of
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.usefixtures("bwrap"),
+]
+
+FILESYSTEM_VERSION = "2026.8.31"
+"""As pinned in ``tests/servers/npm/package.json``."""
+
+
+@pytest.fixture(name="home")
+def home_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch ``$HOME`` with the secrets planted, mcpmount's state dir under it."""
+    home = tmp_path / "home"
+    plant(home)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    return home
+
+
+def check_json(config: Path, home: Path) -> dict[str, dict[str, object]]:
+    """``mcpmount check --json CONFIG`` with ``home`` as HOME: its rows by server."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MCPMOUNT_", "XDG_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpmount", "check", "--json", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+        check=False,
+        env=env | {"HOME": str(home)},
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return {row["server"]: row for row in json.loads(done.stdout)["servers"]}
+
+
+def test_check_lists_each_sandbox_mounts_and_refuses_one_that_would_show_a_secret(
+    home: Path, tmp_path: Path
+) -> None:
+    """A ``~/bin`` script mounts itself and its interpreter's prefix, never the home; a
+    virtualenv holding a ``.env`` is refused, naming the path and what to list instead."""
+    command, path = install("home-bin", home, tmp_path, tmp_path)
+    tools = home / "tools"  # python -m venv in a folder that holds a .env
+    (tools / "bin").mkdir(parents=True)
+    (tools / "pyvenv.cfg").write_text(f"home = {Path(PYTHON).parent}\n")
+    (tools / ".env").write_text("API_TOKEN=planted")
+    os.symlink(command, tools / "bin" / "server")
+    config = tmp_path / "mcpmount.toml"
+    config.write_text(
+        f'[servers.tool]\ncommand = "{command}"\nenv = {{ PATH = "{path}" }}\nsandbox = true\n'
+        f'[servers.boxed]\ncommand = "{tools}/bin/server"\nsandbox = true\n'
+    )
+    rows = check_json(config, home)
+    tool = rows["tool"]
+    assert tool["state"] == "mounted", tool["error"]
+    assert tool["sandbox"] == "bwrap, network off"
+    prefix = str(Path(PYTHON).parent.parent)
+    assert tool["sandbox_mounts"] == {
+        "program": [command, prefix] if len(command) < len(prefix) else [prefix, command],
+        "read": [],
+        "write": [],
+        "refused": None,
+    }
+    boxed = rows["boxed"]
+    assert boxed["state"] == "failed"
+    assert boxed["sandbox"] == f"refused (would show {tools})"
+    error = str(boxed["error"])
+    assert f"would need {tools} shown" in error
+    assert "it holds .env" in error
+    assert "read = [...]" in error
+    assert "planted" not in json.dumps(rows)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+async def test_server_filesystem_in_npms_user_prefix_serves_a_home_without_its_secrets(
+    home: Path, sandboxed: bool
+) -> None:
+    """``npm install -g --prefix ~/.local``: the package's ``node_modules`` is mounted, not
+    ``~/.local`` (mcpmount's token store). Serving the whole home, it reads the planted
+    secrets only unsandboxed; sandboxed, the home it serves is the private one."""
+    package = f"@modelcontextprotocol/server-filesystem@{FILESYSTEM_VERSION}"
+    prefix = home / ".local"
+    run(["npm", "install", "-g", "--prefix", str(prefix), "--no-audit", "--no-fund", package], home)
+    command = prefix / "bin" / "mcp-server-filesystem"
+    assert command.is_symlink()
+    spec = StdioServer.model_validate(
+        {
+            "command": str(command),
+            "args": [str(home)],
+            "env": {"PATH": "/usr/bin:/bin"},
+            "sandbox": {"write": [str(home / "project")]} if sandboxed else False,
+        }
+    )
+    async with Registry() as registry:
+        await registry.mount("fs", spec)
+        for name, text in SECRETS.items():
+            if name.startswith("project/"):
+                continue  # its write folder: shown on purpose
+            got = await registry.call("fs__read_text_file", {"path": str(home / name)})
+            assert got.is_error is sandboxed, f"{name}: {text_of(got)}"
+            assert (text in text_of(got)) is not sandboxed
+        await registry.call(
+            "fs__write_file", {"path": str(home / "project" / "note.txt"), "content": "hi"}
+        )
+    assert (home / "project" / "note.txt").read_text() == "hi"
