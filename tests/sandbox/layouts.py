@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import SERVERS
 
 PACKAGE = SERVERS / "probe_package"
@@ -71,6 +73,16 @@ def plant(home: Path) -> None:
         (home / name).write_text(text)
     (home / "project" / ".git").mkdir()
     (home / "project" / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+
+
+def scratch_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home under ``tmp_path`` with `SECRETS` planted, made ``$HOME`` (mcpmount's state
+    directory with it) for the test."""
+    home = tmp_path / "home"
+    plant(home)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    return home
 
 
 def _script(path: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from layouts import LAYOUTS, SECRETS, build, install, plant
+from layouts import LAYOUTS, SECRETS, build, install, scratch_home
 from sandbox_support import PROBE
 
 from mcpmount.config import StdioServer
@@ -35,12 +35,8 @@ def packages_fixture(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pa
 
 @pytest.fixture(name="home")
 def home_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A scratch ``$HOME`` with the secrets planted, mcpmount's state dir under it."""
-    home = tmp_path / "home"
-    plant(home)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
-    return home
+    """A scratch ``$HOME`` with the secrets planted (`layouts.scratch_home`)."""
+    return scratch_home(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from layouts import INSTALL_TIMEOUT, PYTHON, SECRETS, install, plant, run
+from layouts import INSTALL_TIMEOUT, PYTHON, SECRETS, install, run, scratch_home
 
 from mcpmount.config import StdioServer
 from mcpmount.registry import Registry
@@ -32,12 +32,8 @@ FILESYSTEM_VERSION = "2026.8.31"
 
 @pytest.fixture(name="home")
 def home_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A scratch ``$HOME`` with the secrets planted, mcpmount's state dir under it."""
-    home = tmp_path / "home"
-    plant(home)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
-    return home
+    """A scratch ``$HOME`` with the secrets planted (`layouts.scratch_home`)."""
+    return scratch_home(tmp_path, monkeypatch)
 
 
 def check_json(config: Path, home: Path) -> dict[str, dict[str, object]]:
