@@ -36,11 +36,13 @@ def home_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return scratch_home(tmp_path, monkeypatch)
 
 
-def check_json(config: Path, home: Path) -> dict[str, dict[str, object]]:
-    """``mcpmount check --json CONFIG`` with ``home`` as HOME: its rows by server."""
+def rows_of(command: str, config: Path, home: Path) -> dict[str, dict[str, object]]:
+    """``mcpmount check --json CONFIG`` (or ``status --json --local``) with ``home`` as
+    HOME: its rows by server."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MCPMOUNT_", "XDG_"))}
+    argv = [command, "--json", str(config)] + (["--local"] if command == "status" else [])
     done = subprocess.run(
-        [sys.executable, "-m", "mcpmount", "check", "--json", str(config)],
+        [sys.executable, "-m", "mcpmount", *argv],
         capture_output=True,
         text=True,
         timeout=INSTALL_TIMEOUT,
@@ -49,7 +51,8 @@ def check_json(config: Path, home: Path) -> dict[str, dict[str, object]]:
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode in (0, 1), done.stderr
-    return {row["server"]: row for row in json.loads(done.stdout)["servers"]}
+    report = json.loads(done.stdout)
+    return {row["server"]: row for row in (report if command == "status" else report["servers"])}
 
 
 def test_check_lists_each_sandbox_mounts_and_refuses_one_that_would_show_a_secret(
@@ -68,7 +71,7 @@ def test_check_lists_each_sandbox_mounts_and_refuses_one_that_would_show_a_secre
         f'[servers.tool]\ncommand = "{command}"\nenv = {{ PATH = "{path}" }}\nsandbox = true\n'
         f'[servers.boxed]\ncommand = "{tools}/bin/server"\nsandbox = true\n'
     )
-    rows = check_json(config, home)
+    rows = rows_of("check", config, home)
     tool = rows["tool"]
     assert tool["state"] == "mounted", tool["error"]
     assert tool["sandbox"] == "bwrap, network off"
@@ -87,6 +90,9 @@ def test_check_lists_each_sandbox_mounts_and_refuses_one_that_would_show_a_secre
     assert "it holds .env" in error
     assert "read = [...]" in error
     assert "planted" not in json.dumps(rows)
+    status = rows_of("status", config, home)  # status --json says the same
+    assert status["tool"]["sandbox_mounts"] == tool["sandbox_mounts"]
+    assert status["boxed"]["sandbox_mounts"] == boxed["sandbox_mounts"]
 
 
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
