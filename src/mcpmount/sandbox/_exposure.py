@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import platformdirs
 
-__all__ = ["SandboxUnavailableError", "credential_locations", "exposed", "never_shown"]
+__all__ = ["Exposure", "SandboxUnavailableError", "credential_locations", "exposed", "never_shown"]
 
 
 class SandboxUnavailableError(Exception):
@@ -77,25 +77,42 @@ def _is_install(path: str) -> bool:
     return any(name.startswith("python") or name == "node_modules" for name in names)
 
 
+class Exposure:
+    """`never_shown` for one set of homes, with their folders worked out once (a server's
+    start asks it of every file on its program's way)."""
+
+    def __init__(self, homes: Iterable[str]) -> None:
+        homes = list(homes)
+        self.catch_all = {
+            os.path.normpath(os.path.join(home, name)): name
+            for home in homes
+            for name in _CATCH_ALL
+        }
+        self.locations = [location.rstrip("/") + "/" for location in credential_locations(homes)]
+
+    def why(self, path: str) -> str | None:
+        """Why ``path`` must not be mounted whole, or None where it may be."""
+        name = self.catch_all.get(path)
+        if name is not None:
+            return "your home" if not name else f"~/{name}, which holds other programs' data"
+        inside = path.rstrip("/") + "/"
+        for location in self.locations:
+            if location.startswith(inside):
+                return f"it holds {location[:-1]}"
+            if inside.startswith(location):
+                return f"it is in {location[:-1]}"
+        if os.path.isdir(path) and not _is_install(path):
+            for marker in _PROJECT_MARKERS:
+                if os.path.lexists(os.path.join(path, marker)):
+                    return f"a project root (it holds {marker})"
+        if os.path.lexists(os.path.join(path, ".env")):
+            return "it holds .env"
+        return None
+
+
 def never_shown(path: str, homes: Iterable[str]) -> str | None:
     """Why ``path`` must not be mounted whole, or None where it may be."""
-    homes = list(homes)
-    for home in homes:
-        for name in _CATCH_ALL:
-            if path == os.path.normpath(os.path.join(home, name)):
-                return "your home" if not name else f"~/{name}, which holds other programs' data"
-    for location in credential_locations(homes):
-        if _within(location, path):
-            return f"it holds {location}"
-        if _within(path, location):
-            return f"it is in {location}"
-    if os.path.isdir(path) and not _is_install(path):
-        for marker in _PROJECT_MARKERS:
-            if os.path.lexists(os.path.join(path, marker)):
-                return f"a project root (it holds {marker})"
-    if os.path.lexists(os.path.join(path, ".env")):
-        return "it holds .env"
-    return None
+    return Exposure(homes).why(path)
 
 
 def exposed(path: str, homes: Iterable[str]) -> str | None:

@@ -32,7 +32,7 @@ import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from mcpmount.sandbox._exposure import SandboxUnavailableError, never_shown
+from mcpmount.sandbox._exposure import Exposure, SandboxUnavailableError
 
 __all__ = ["SYSTEM_DIRS", "Program", "program_paths", "resolve_command"]
 
@@ -81,6 +81,8 @@ class _Walk:
         self.homes = homes
         self.search_path = search_path
         self.granted = granted
+        self.exposure = Exposure(homes)
+        self.seen: set[str] = set()
         self.found: list[str] = []
         self.links: list[tuple[str, str]] = []
 
@@ -100,31 +102,36 @@ class _Walk:
 
     def add(self, path: str) -> None:
         """Add the install ``path`` belongs to (see the module), or refuse."""
-        if _system(path):
+        if _system(path) or path in self.seen:
             return
-        parts = Path(path).parts
-        if "node_modules" in parts:  # a package's file needs its dependencies beside it
+        self.seen.add(path)
+        if "/node_modules/" in path:  # a package's file needs its dependencies beside it
+            parts = Path(path).parts
             self.keep(str(Path(*parts[: parts.index("node_modules") + 1])), path)
             return
         venv = _venv_of(path)
         if venv is not None:
-            self.keep(venv, path)
-            base = _base_prefix(venv)
-            if base is not None and not _system(base):
-                self.keep(base, base)
+            if venv not in self.found:
+                self.keep(venv, path)
+                base = _base_prefix(venv)
+                if base is not None and not _system(base):
+                    self.keep(base, base)
             return
         prefix = _prefix_of(path)
         if prefix is None:
             self.alone(path)
-        elif never_shown(prefix, self.homes) is None:
+        elif self.hidden(prefix) is None:
             self.found.append(prefix)
         else:  # ~/.local of pip --user: the script, and the packages it imports
             self.alone(path)
             self.found += [str(p) for p in Path(prefix, "lib").glob("python*") if p.is_dir()]
 
+    def hidden(self, path: str) -> str | None:
+        return self.exposure.why(path)
+
     def keep(self, root: str, path: str) -> None:
         """Mount ``root`` whole, or refuse (``path`` needs it)."""
-        why = never_shown(root, self.homes)
+        why = self.hidden(root)
         if why is not None and any(_within(path, p) for p in self.granted):
             return  # what ``read`` or ``write`` grant shows it
         if why is not None:
@@ -137,7 +144,7 @@ class _Walk:
 
     def alone(self, path: str, what: str = "program") -> None:
         """Mount the file ``path`` alone (recreate it, a symlink), or refuse."""
-        why = never_shown(path, self.homes)
+        why = self.hidden(path)
         if why is not None and any(_within(path, p) for p in self.granted):
             return
         if why is not None:
@@ -218,11 +225,11 @@ def _system(path: str) -> bool:
 
 def _venv_of(path: str) -> str | None:
     """The virtualenv ``path`` lies in (the nearest folder above with ``pyvenv.cfg``)."""
-    for parent in Path(path).parents:
-        if parent == parent.parent:
-            return None
-        if (parent / "pyvenv.cfg").is_file():
-            return str(parent)
+    parent = os.path.dirname(path)
+    while parent != "/":
+        if os.path.isfile(parent + "/pyvenv.cfg"):
+            return parent
+        parent = os.path.dirname(parent)
     return None
 
 
