@@ -88,9 +88,9 @@ def pump(src, dst):
             dst.sendall(data)
         dst.shutdown(socket.SHUT_WR)
     except OSError:
-        for end in (src, dst):
+        for end, how in ((dst, socket.SHUT_RDWR), (src, socket.SHUT_RD)):
             try:
-                end.shutdown(socket.SHUT_RDWR)
+                end.shutdown(how)
             except OSError:
                 pass
 while True:
@@ -107,7 +107,8 @@ while True:
 """
 """Run as ``python -I -S -c FORWARDER PORT SOCKET PROGRAM ARGS...``: it listens, forks a
 relay that lets go of the server's stdio, and execs the server; the standard library only.
-A side that fails (a client that resets) shuts both down, so the proxy's end closes too.
+A side that fails (a client that resets) shuts the other down, so the proxy's end closes
+too, and stops reading its own (what the other side still sends is passed on).
 When the server exits the PID namespace ends, and the relay with it."""
 
 

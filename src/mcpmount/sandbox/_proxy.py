@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import anyio
-from anyio.abc import ByteStream, Listener
+from anyio.abc import ByteStream, Listener, SocketAttribute
 
 from mcpmount.sandbox._addresses import AllowList, IPAddress, Refused, resolve
 
@@ -110,11 +111,14 @@ class _Gate:
     def leave(self) -> None:
         self.open -= 1
 
-    async def pump(self, source: ByteStream, sink: ByteStream, pair: anyio.CancelScope) -> None:
+    async def pump(self, source: ByteStream, sink: ByteStream) -> None:
         """Copy ``source`` to ``sink``; wait, before each read, while too much is in flight.
 
-        The end of ``source`` is passed on (a half close); a failure on either side ends
-        the pair, so a side that vanished cannot hold the connection open.
+        The end of ``source`` is passed on (a half close); a failure on either side shuts
+        both down, so a side that vanished cannot hold the connection open. (Shut down,
+        not cancelled: anyio's unix streams on asyncio may raise ``InvalidStateError``
+        from the loop when a pending read or write is cancelled as the socket turns
+        ready; a shut-down socket ends them the ordinary way.)
         """
         try:
             while True:
@@ -134,7 +138,9 @@ class _Gate:
                     self._drained.set()
                     self._drained = anyio.Event()
         except _GONE:
-            pair.cancel()
+            for stream in (source, sink):
+                with contextlib.suppress(OSError, anyio.TypedAttributeLookupError):
+                    stream.extra(SocketAttribute.raw_socket).shutdown(socket.SHUT_RDWR)
 
 
 async def serve_proxy(
@@ -226,8 +232,8 @@ async def _proxy_one(client: ByteStream, allow: AllowList, server: str, gate: _G
         if rest:
             await upstream.send(rest)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(gate.pump, client, upstream, tg.cancel_scope)
-            tg.start_soon(gate.pump, upstream, client, tg.cancel_scope)
+            tg.start_soon(gate.pump, client, upstream)
+            tg.start_soon(gate.pump, upstream, client)
 
 
 async def _connect(addresses: list[IPAddress], port: int) -> ByteStream | str:
