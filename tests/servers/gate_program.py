@@ -7,6 +7,8 @@ JSON line) to ``DIR/calls``, then acts on the call's ``arguments``: with ``"text
 - ``quiet``: exits with status 4, printing nothing;
 - ``hang``: starts a child (in its process group), writes both pids to ``DIR/pids``, then
   sleeps for a minute;
+- ``daemon``: leaves a daemon (``setsid`` and a double fork, `daemonizing_server.daemonize`)
+  that writes its pid to ``DIR/daemon``, then allows the call;
 
 and otherwise exits 0 (the call is allowed).
 """
@@ -19,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from daemonizing_server import daemonize  # a sibling: this script's folder is on sys.path
 
 
 def main() -> None:
@@ -36,6 +40,8 @@ def main() -> None:
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
             (folder / "pids").write_text(f"{os.getpid()} {child.pid}")
             time.sleep(60)
+        case "daemon":
+            daemonize(folder / "daemon")
         case _:
             pass
 

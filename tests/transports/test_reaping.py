@@ -1,4 +1,5 @@
-"""Processes a stdio server leaves behind: helpers in its group are swept, escapees named.
+"""Processes a stdio server leaves behind: helpers in its group are swept, escapees ended
+(on Linux, by the launcher) or named.
 
 Every test requests ``no_leaks``: after it, nothing the test spawned is alive and no fd,
 thread or task is left over.
@@ -14,13 +15,14 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from fault_support import read_pids, wait_dead
 from leaks import record_group
 from mcpmount.config import StdioServer
 from mcpmount.errors import ServerCrashedError
-from mcpmount.processes import group_members
+from mcpmount.processes import ProcessGroup, group_members
 from mcpmount.registry import Registry
 from support import FIXTURE, alive, fixture, record_pids
 
@@ -108,29 +110,50 @@ class TestReap:
             assert not alive(server)
             assert group_members(pid) == []
 
-    async def test_a_helper_that_left_the_group_is_reported_not_silently_kept(
-        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
-    ) -> None:
-        """A setsid helper escapes the group sweep by design; closing warns, naming it."""
-        caplog.set_level(logging.WARNING, logger="mcpmount")
+    async def test_a_helper_that_left_the_group_is_ended_at_close(self, tmp_path: Path) -> None:
+        """A setsid helper leaves the group; on Linux the launcher above it ends it anyway."""
         pidfile = tmp_path / "pids"
-        flags = (
-            "--spawn-helper",
-            "--helper-setsid",
-            "--helper-close-fds",
-            "--pidfile",
-            str(pidfile),
-        )
+        flags = ("--spawn-helper", "--helper-setsid", "--helper-close-fds", "--pidfile")
         async with Registry() as registry:
-            close = await registry.mount("daemon", fixture(*flags))
+            close = await registry.mount("daemon", fixture(*flags, str(pidfile)))
             record_pids(registry)
             helper = read_pids(pidfile)["helper"]
             record_group(helper)
+            assert os.getsid(helper) == helper
             await close()
+            await wait_dead(helper, 3)
+
+    async def test_without_the_launcher_a_helper_that_left_the_group_is_named_in_a_warning(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """Where there is no launcher (macOS), the setsid helper survives the stop, and the
+        warning names the server, the helper's pid and how to end it: never silent."""
+        caplog.set_level(logging.WARNING, logger="mcpmount")
+        pidfile = tmp_path / "pids"
+        argv = [sys.executable, FIXTURE, "--spawn-helper", "--helper-setsid", "--helper-close-fds"]
+        group = await ProcessGroup.spawn(
+            [*argv, "--pidfile", str(pidfile)],
+            env=os.environ,
+            cwd=None,
+            on_reaped=lambda _: None,
+            label="server 'daemon'",
+            launcher=False,
+        )
+        record_group(group.pid)
         try:
-            assert alive(helper)  # documented: only a cgroup or container would catch it
+            with anyio.fail_after(30):
+                while not pidfile.exists() or "helper" not in pidfile.read_text():
+                    await anyio.sleep(0.02)
+            helper = read_pids(pidfile)["helper"]
+            record_group(helper)
+        finally:
+            await group.stop()
+            await group.close_pipes()
+        try:
+            assert alive(helper)
             assert any(
-                f"descendant pid {helper} left the process group" in r.getMessage()
+                f"server 'daemon' (pid {group.pid}) left pid {helper} running" in r.getMessage()
+                and f"kill {helper}" in r.getMessage()
                 for r in caplog.records
             )
         finally:

@@ -7,6 +7,12 @@ group, also when the leader exited by itself: the SDK's own ``stdio_client`` sig
 group only when the leader outlives its stdin, so a helper of a leader that exits
 promptly would outlive it.
 
+A helper that does leave the group (a daemon: ``setsid`` and a double fork) is out of
+the group's reach. On Linux an unsandboxed process therefore runs under a launcher that
+is a child subreaper (`mcpmount.processes._launcher`): it leads the group, gets every
+orphan below it, and ends them all before it exits. What is still alive after a stop
+that we know of (a process we may not signal, or no launcher) is named in a warning.
+
 Linux gives the best view: a pidfd wakes us the moment the leader exits, and ``/proc``
 tells live members from zombies and finds descendants that left the group. Elsewhere
 (macOS has neither) the leader's exit is polled and the group is probed with signal 0.
@@ -26,7 +32,10 @@ import anyio
 import anyio.to_thread
 from anyio.abc import Process
 
-__all__ = ["STDIN_GRACE", "SWEEP_GRACE", "TERM_GRACE", "ProcessGroup", "group_members"]
+from mcpmount.processes._launcher import KILL_WAIT, launched_argv, launcher_works
+from mcpmount.processes._proc import escaped_descendants, has_children, scan_group, started_at
+
+__all__ = ["LAUNCHED_GRACE", "STOP_BOUND", "ProcessGroup", "group_members"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +48,15 @@ TERM_GRACE = 2.0
 SWEEP_GRACE = 0.5
 """Seconds leftover group members get after SIGTERM once the leader is gone."""
 
+LAUNCHED_GRACE = TERM_GRACE + SWEEP_GRACE + KILL_WAIT + 1.0
+"""Seconds a group led by the launcher gets after SIGTERM before SIGKILL from outside: the
+launcher kills the server itself after `TERM_GRACE` and sweeps what it left, which an
+earlier SIGKILL (killing the launcher too) would cut short; plus slack for a loaded host."""
+
+STOP_BOUND = STDIN_GRACE + 2 * LAUNCHED_GRACE + 2 * SWEEP_GRACE + TERM_GRACE
+"""Worst case of `ProcessGroup.stop`: the stdin grace, TERM and KILL of the group (led by the
+launcher), TERM and KILL of a sweep, the wait for the leader's reaping."""
+
 _POLL_INTERVAL = 0.01
 _GROUP_POLL_INTERVAL = 0.02
 
@@ -46,9 +64,22 @@ _GROUP_POLL_INTERVAL = 0.02
 class ProcessGroup:
     """One spawned server process, leader of its own process group."""
 
-    def __init__(self, process: Process, on_reaped: Callable[[int], None]) -> None:
+    def __init__(
+        self,
+        process: Process,
+        on_reaped: Callable[[int], None],
+        *,
+        launched: bool = False,
+        label: str = "",
+    ) -> None:
         self.process = process
         """The leader; its pipes are the server's stdin, stdout and stderr."""
+
+        self.launched = launched
+        """Whether the leader is the subreaper launcher, with the server its child."""
+
+        self.label = label or "process"
+        """What warnings call it, e.g. ``server 'fs'``."""
 
         self.exited = anyio.Event()
         """Set as soon as the leader has exited."""
@@ -63,14 +94,22 @@ class ProcessGroup:
         env: Mapping[str, str],
         cwd: str | Path | None,
         on_reaped: Callable[[int], None],
+        label: str = "",
+        launcher: bool = True,
     ) -> ProcessGroup:
         """Start ``argv`` with piped stdio in a new session (so a new process group).
 
-        ``on_reaped`` gets the exit code each time a wait for the leader's reaping ends.
+        ``on_reaped`` gets the exit code each time a wait for the leader's reaping ends;
+        ``label`` names it in warnings. With ``launcher`` (and on Linux), it runs under the
+        subreaper launcher, so that no process it starts can leave our reach; pass False
+        where something else ends them all (bwrap's PID namespace).
 
         Raises:
             OSError: If the process cannot be spawned (e.g. ``FileNotFoundError``).
         """
+        launched = launcher and launcher_works()
+        if launched:
+            argv = launched_argv(argv, env, cwd, term_grace=TERM_GRACE, sweep_grace=SWEEP_GRACE)
         process = await anyio.open_process(
             list(argv),
             stdin=PIPE,
@@ -80,12 +119,17 @@ class ProcessGroup:
             cwd=cwd,
             start_new_session=True,
         )
-        return cls(process, on_reaped)
+        return cls(process, on_reaped, launched=launched, label=label)
 
     @property
     def pid(self) -> int:
         """The leader's pid; also the process group id."""
         return self.process.pid
+
+    @property
+    def term_grace(self) -> float:
+        """Seconds the group gets after SIGTERM before SIGKILL (a watchdog's too)."""
+        return LAUNCHED_GRACE if self.launched else TERM_GRACE
 
     @property
     def returncode(self) -> int | None:
@@ -130,7 +174,7 @@ class ProcessGroup:
             logger.info(
                 "server pid %d ignored stdin EOF for %gs; sending SIGTERM", self.pid, STDIN_GRACE
             )
-            await self._terminate(TERM_GRACE)
+            await self._terminate(self.term_grace)
         # The leader is gone (or was killed); helpers it forked into its group must not
         # outlive it, also when the leader exited in time by itself.
         if await self.members():
@@ -138,15 +182,30 @@ class ProcessGroup:
         with anyio.move_on_after(TERM_GRACE):
             await self.wait_reaped()
         if process.returncode is None:
-            logger.warning("server pid %d survived SIGKILL; abandoning it", self.pid)
+            logger.warning("%s: pid %d survived SIGKILL; abandoning it", self.label, self.pid)
+        self._warn_survivors(escaped)
+
+    def _warn_survivors(self, escaped: list[tuple[int, int]]) -> None:
+        """Warn of each process that left the group and is still running: never silent."""
         for pid, start in escaped:
-            if _started_at(pid) == start:
-                logger.warning(
-                    "server pid %d: its descendant pid %d left the process group (setsid or "
-                    "setpgid), so closing the server cannot reap it; it is still running",
-                    self.pid,
-                    pid,
-                )
+            if started_at(pid) != start:
+                continue
+            why = (
+                "it may not be signalled (another user's, or setuid)"
+                if self.launched
+                else "it left the process group (setsid or setpgid), and only Linux lets "
+                "mcpmount follow such a process"
+            )
+            logger.warning(
+                "%s (pid %d) left pid %d running after it was closed: %s; end it with "
+                "`kill %d` (or `sudo kill %d`)",
+                self.label,
+                self.pid,
+                pid,
+                why,
+                pid,
+                pid,
+            )
 
     async def close_pipes(self) -> None:
         """Close our ends of stdout and stderr, and asyncio's transport that holds them."""
@@ -162,7 +221,7 @@ class ProcessGroup:
         """`group_members`, with the /proc scan (if one is needed) off the event loop."""
         if not _group_exists(self.pid):
             return []
-        return await anyio.to_thread.run_sync(_scan_group, self.pid)
+        return await anyio.to_thread.run_sync(scan_group, self.pid)
 
     async def _terminate(self, grace: float) -> None:
         """SIGTERM the group, wait up to ``grace`` for it to empty, then SIGKILL what is left."""
@@ -207,7 +266,14 @@ def group_members(pgid: int) -> list[int]:
     some container inits never do, so ``killpg(pgid, 0)`` would report it alive forever.
     Without /proc, a group that answers signal 0 is reported as ``[pgid]``.
     """
-    return _scan_group(pgid) if _group_exists(pgid) else []
+    return scan_group(pgid) if _group_exists(pgid) else []
+
+
+async def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
+    """Return (pid, start time) of the leader's live descendants outside its process group."""
+    if not has_children(leader):
+        return []  # the common case without a launcher: no /proc reads at all
+    return await anyio.to_thread.run_sync(escaped_descendants, leader)
 
 
 async def _wait_leader_exit(process: Process) -> None:
@@ -234,86 +300,6 @@ def _group_exists(pgid: int) -> bool:
     except PermissionError:
         pass  # members we may not signal (or zombies): it exists
     return True
-
-
-def _scan_group(pgid: int) -> list[int]:
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # no procfs: the signal probe is all we have
-        return [pgid]
-    members: list[int] = []
-    for entry in entries:
-        fields = _proc_stat(entry) if entry.isdigit() else None
-        if fields is not None and len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
-            members.append(int(entry))
-    return members
-
-
-def _proc_stat(pid: int | str) -> list[bytes] | None:
-    """Return the fields of ``/proc/<pid>/stat`` after the command: state ppid pgrp ...
-
-    The command is in parentheses and may hold spaces or parentheses, so the fields start
-    after the last ``)``.
-    """
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    return stat[stat.rfind(b")") + 2 :].split()
-
-
-def _started_at(pid: int) -> int | None:
-    """Return the start time of live process ``pid`` (clock ticks), or None if it is gone."""
-    fields = _proc_stat(pid)
-    if fields is None or len(fields) < 20 or fields[0] == b"Z":
-        return None
-    return int(fields[19])
-
-
-async def _escaped_descendants(leader: int) -> list[tuple[int, int]]:
-    """Return (pid, start time) of the leader's live descendants outside its process group."""
-    if not _has_children(leader):
-        return []  # the common case: no /proc scan at all
-    return await anyio.to_thread.run_sync(_scan_escaped_descendants, leader)
-
-
-def _has_children(pid: int) -> bool:
-    """Whether ``pid`` has child processes (True when the kernel cannot tell us)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return False  # the leader is gone, or there is no /proc to ask
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-                if f.read().strip():
-                    return True
-        except FileNotFoundError:
-            continue  # the thread ended
-        except OSError:
-            return True  # no CONFIG_PROC_CHILDREN: scan to be sure
-    return False
-
-
-def _scan_escaped_descendants(leader: int) -> list[tuple[int, int]]:
-    try:
-        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return []
-    children: dict[int, list[tuple[int, list[bytes]]]] = {}
-    for pid in entries:
-        fields = _proc_stat(pid)
-        if fields is not None and len(fields) >= 20:
-            children.setdefault(int(fields[1]), []).append((pid, fields))
-    escaped: list[tuple[int, int]] = []
-    stack = [leader]
-    while stack:
-        for pid, fields in children.get(stack.pop(), []):
-            stack.append(pid)
-            if int(fields[2]) != leader and fields[0] != b"Z":
-                escaped.append((pid, int(fields[19])))
-    return escaped
 
 
 def _close_subprocess_transport(process: Process) -> None:

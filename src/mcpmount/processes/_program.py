@@ -3,9 +3,11 @@
 `run_program` starts the program with the user's environment as the leader of a process
 group of its own, writes its input and closes its stdin, and keeps the start of what it
 prints, for at most ``timeout`` seconds. However it ends (exit, timeout, the caller's
-cancellation) the group is stopped and swept as a stdio server's is (`ProcessGroup.stop`),
-and a `Reaper` given watches it meanwhile, so that one that hangs does not outlive even a
-killed host. What it printed may hold secrets: callers quote at most `first_line` of it.
+cancellation) the group is stopped and swept as a stdio server's is (`ProcessGroup.stop`:
+on Linux under the subreaper launcher, so that a daemon it leaves behind, ``setsid`` and
+a double fork, is ended too), and a `Reaper` given watches it meanwhile, so that one that
+hangs does not outlive even a killed host. What it printed may hold secrets: callers
+quote at most `first_line` of it.
 """
 
 from __future__ import annotations
@@ -56,9 +58,12 @@ async def run_program(
     Raises:
         OSError: It cannot be started (e.g. ``FileNotFoundError``).
     """
-    group = await ProcessGroup.spawn(argv, env=os.environ, cwd=None, on_reaped=lambda _: None)
+    label = f"program {os.path.basename(argv[0]) or argv[0]!r}"
+    group = await ProcessGroup.spawn(
+        argv, env=os.environ, cwd=None, on_reaped=lambda _: None, label=label
+    )
     if reaper is not None:
-        reaper.watch(group.pid)
+        reaper.watch(group.pid, group.term_grace)
     stdout, stderr = bytearray(), bytearray()
     process = group.process
     try:

@@ -7,12 +7,13 @@ Linux only, it reaches the group leader alone, and ``npx`` or ``uvx`` servers ar
 launcher whose real server is a child.
 
 So the first stdio server a registry spawns starts one small watchdog, in a session of
-its own (terminal signals do not reach it). The host writes ``+PGID`` and ``-PGID``
+its own (terminal signals do not reach it). The host writes ``+PGID GRACE`` and ``-PGID``
 lines to its stdin as servers start and are reaped. When that pipe reaches EOF, because
 the host closed it or because the host died and the kernel closed it, the watchdog sends
-SIGTERM to every group still registered, waits up to `GRACE` seconds, sends SIGKILL to
-what is left, and exits. It needs only a POSIX pipe and ``killpg``: it works wherever
-the stdio transport does.
+SIGTERM to every group still registered, waits up to each group's grace (`GRACE` by
+default; longer for a group led by the subreaper launcher, which ends the daemons its
+server left before it exits), sends SIGKILL to what is left, and exits. It needs only a
+POSIX pipe and ``killpg``: it works wherever the stdio transport does.
 """
 
 from __future__ import annotations
@@ -31,35 +32,45 @@ logger = logging.getLogger(__name__)
 GRACE = 2.0
 """Seconds the watchdog gives the groups after SIGTERM before SIGKILL."""
 
-_EXIT_WAIT = 2.0 + GRACE
-"""How long closing waits for the watchdog to exit before killing it."""
+_EXIT_WAIT = 2.0
+"""How long closing waits for the watchdog to exit, beyond the longest grace it was given."""
 
 _POLL = 0.01
 
 # Run as ``python -I -S -c``: the standard library only, started in a few milliseconds.
 _SCRIPT = f"""
 import os, signal, sys, time
-groups = set()
+groups = {{}}
 for line in sys.stdin.buffer:
+    fields = line[1:].split()
     try:
-        pgid = int(line[1:])
-    except ValueError:
+        pgid = int(fields[0])
+        grace = float(fields[1]) if len(fields) > 1 else {GRACE}
+    except (ValueError, IndexError):
         continue
-    (groups.add if line[:1] == b"+" else groups.discard)(pgid)
-def signal_all(sig):
-    for pgid in list(groups):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            groups.discard(pgid)
-        except OSError:
-            pass
-signal_all(signal.SIGTERM)
-deadline = time.monotonic() + {GRACE}
-while groups and time.monotonic() < deadline:
+    if line[:1] == b"+":
+        groups[pgid] = grace
+    else:
+        groups.pop(pgid, None)
+def send(pgid, sig):
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+start = time.monotonic()
+groups = {{pgid: grace for pgid, grace in groups.items() if send(pgid, signal.SIGTERM)}}
+while groups:
     time.sleep(0.02)
-    signal_all(0)
-signal_all(signal.SIGKILL)
+    late = time.monotonic() - start
+    for pgid, grace in list(groups.items()):
+        if late >= grace:
+            send(pgid, signal.SIGKILL)
+        elif send(pgid, 0):
+            continue
+        del groups[pgid]
 """
 
 
@@ -74,10 +85,15 @@ class Reaper:
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._closed = False
+        self._longest = GRACE
 
-    def watch(self, pgid: int) -> None:
-        """Have the watchdog end process group ``pgid`` if the host dies."""
-        self._send(f"+{pgid}\n")
+    def watch(self, pgid: int, grace: float = GRACE) -> None:
+        """Have the watchdog end process group ``pgid`` if the host dies.
+
+        ``grace`` is how long the group gets after SIGTERM before SIGKILL.
+        """
+        self._longest = max(self._longest, grace)
+        self._send(f"+{pgid} {grace:g}\n")
 
     def unwatch(self, pgid: int) -> None:
         """Forget ``pgid`` (it was reaped); the id may now be reused by another group."""
@@ -126,7 +142,7 @@ class Reaper:
         if process.stdin is not None:
             with contextlib.suppress(OSError):
                 process.stdin.close()
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_EXIT_WAIT):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(self._longest + _EXIT_WAIT):
             while process.poll() is None:
                 await anyio.sleep(_POLL)
         if process.poll() is None:

@@ -14,9 +14,10 @@ what it does not give:
   the SDK's ``encoding_error_handler="replace"``), and an answer pydantic cannot parse
   (a lone surrogate, nesting past its recursion limit) fails its request at once.
 
-Out of reach, by design of process groups: a helper that calls ``setsid()`` (a daemon)
-leaves the group and survives the sweep. Closing logs a warning naming it, so it is never
-silent; only a cgroup or a container would catch it.
+A helper that calls ``setsid()`` (a daemon) leaves the group. On Linux an unsandboxed
+server runs under the subreaper launcher of ``processes``, which ends such daemons too;
+a sandboxed one needs no launcher (bwrap's PID namespace ends everything in it).
+Elsewhere, or for a process we may not signal, closing warns, naming it: never silent.
 
 Shutdown follows the MCP spec (close stdin, wait, SIGTERM, SIGKILL) inside a shield with
 every wait bounded, so a cancelled caller can neither leak a process nor hang on one.
@@ -39,7 +40,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from mcpmount.errors import describe_invalid
-from mcpmount.processes import STDIN_GRACE, SWEEP_GRACE, TERM_GRACE, ProcessGroup, Reaper
+from mcpmount.processes import STOP_BOUND, ProcessGroup, Reaper
 from mcpmount.sandbox import Policy, SandboxUnavailableError, sandboxed
 from mcpmount.transports._base import Diagnostics, ServerTransport
 from mcpmount.transports._limits import MessageLimits
@@ -63,9 +64,8 @@ _PIPE_CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResour
 
 _DEFAULT_LIMITS = MessageLimits(max_bytes=16 * 1024 * 1024, max_tools=1000)
 
-_CLOSE_BOUND = _FLUSH_TIMEOUT + STDIN_GRACE + 2 * TERM_GRACE + 2 * SWEEP_GRACE + TERM_GRACE + 1.0
-"""Worst case of a close (flush, stdin grace, TERM and KILL of the group, TERM and KILL of a
-sweep, the wait for the leader's reaping) plus slack."""
+_CLOSE_BOUND = _FLUSH_TIMEOUT + STOP_BOUND + 1.0
+"""Worst case of a close (the last write's flush, the process group's stop) plus slack."""
 
 
 class StdioTransport(ServerTransport):
@@ -159,12 +159,18 @@ class StdioTransport(ServerTransport):
             self._sandbox, self._server, self._command, self._args, env, self._cwd
         ) as launch:
             group = await ProcessGroup.spawn(
-                launch.argv, env=launch.env, cwd=self._cwd, on_reaped=self._note_exit
+                launch.argv,
+                env=launch.env,
+                cwd=self._cwd,
+                on_reaped=self._note_exit,
+                label=f"server {self._server!r}" if self._server else "server",
+                # bwrap's PID namespace already ends every process in the sandbox.
+                launcher=launch.summary == "none",
             )
             # No await until the task group is entered: a cancellation in the gap would
             # leak the process.
             if self._reaper is not None:
-                self._reaper.watch(group.pid)
+                self._reaper.watch(group.pid, group.term_grace)
             pipes = _Pipes(group, self.diagnostics, self._limits, on_lost)
             async with anyio.create_task_group() as tg:
                 pipes.start(tg)
