@@ -47,11 +47,26 @@ S = signal
 WANTED = {{S.SIGCHLD, S.SIGTERM, S.SIGINT, S.SIGHUP}}
 S.signal(S.SIGCHLD, lambda *_: None)
 old = S.pthread_sigmask(S.SIG_BLOCK, WANTED)
-try:
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-except Exception as exc:
-    os.write(2, f"mcpmount launcher: no subreaper ({{exc}})\\n".encode())
+try:  # prctl(PR_SET_CHILD_SUBREAPER, 1) through _ctypes: importing ctypes costs more
+    import _ctypes
+    class Int(_ctypes._SimpleCData):
+        _type_ = "i"
+    class Function(_ctypes.CFuncPtr):
+        _flags_ = _ctypes.FUNCFLAG_CDECL
+        _restype_ = Int
+    class Libc:
+        _handle = _ctypes.dlopen(None)
+    done = Function(("prctl", Libc()))(36, 1, 0, 0, 0) == 0
+except Exception:
+    done = False
+if not done:
+    try:
+        import ctypes
+        done = ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0
+    except Exception:
+        pass
+if not done:
+    os.write(2, b"mcpmount launcher: cannot become a subreaper; daemons may outlive this\\n")
 with open("/proc/self/environ", "rb") as f:
     env = dict(v.split(b"=", 1) for v in f.read().split(b"\\0") if b"=" in v)
 TERM, SWEEP = float(sys.argv[1]), float(sys.argv[2])
