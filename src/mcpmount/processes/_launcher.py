@@ -39,11 +39,12 @@ __all__ = ["KILL_WAIT", "launched_argv", "launcher_works"]
 KILL_WAIT = 1.0
 """Seconds the launcher keeps sending SIGKILL to what is left before it gives up."""
 
-# argv is ``-c TERM_GRACE SWEEP_GRACE SERVER...``. Signals are taken with sigwaitinfo,
-# never by handlers: the launcher does nothing between them, and a wait can be bounded.
+# argv is ``-c TERM_GRACE SWEEP_GRACE EXECUTABLE SERVER...``. Signals are taken with
+# sigwaitinfo, never by handlers: the launcher does nothing between them, and a wait can be
+# bounded. Only built-in modules: ``os`` and ``signal`` (enum, functools, collections) would
+# cost as much again as the interpreter's start.
 _SCRIPT = f"""
-import os, signal, sys, time
-S = signal
+import posix as os, _signal as S, sys, time
 WANTED = {{S.SIGCHLD, S.SIGTERM, S.SIGINT, S.SIGHUP}}
 S.signal(S.SIGCHLD, lambda *_: None)
 old = S.pthread_sigmask(S.SIG_BLOCK, WANTED)
@@ -70,18 +71,18 @@ if not done:
 with open("/proc/self/environ", "rb") as f:
     env = dict(v.split(b"=", 1) for v in f.read().split(b"\\0") if b"=" in v)
 TERM, SWEEP = float(sys.argv[1]), float(sys.argv[2])
-argv = sys.argv[3:]
+executable, argv = sys.argv[3], sys.argv[4:]
 server = os.fork()
 if server == 0:
     try:
         for sig in (S.SIGPIPE, S.SIGXFSZ, S.SIGCHLD):
             S.signal(sig, S.SIG_DFL)
         S.pthread_sigmask(S.SIG_SETMASK, old)
-        os.execvpe(argv[0], argv, env)
+        os.execve(executable, argv, env)
     except BaseException as exc:
         os.write(2, f"mcpmount launcher: cannot run {{argv[0]!r}}: {{exc}}\\n".encode())
     os._exit(127)
-null = os.open(os.devnull, os.O_RDWR)
+null = os.open("/dev/null", os.O_RDWR)
 os.dup2(null, 0)
 os.dup2(null, 1)
 os.close(null)
@@ -218,13 +219,16 @@ def launched_argv(
         PermissionError: If it is found but not executable.
     """
     command = argv[0]
+    executable = command
     if os.sep in command:
         path = os.path.join(cwd, command) if cwd is not None else command
         if not os.path.exists(path):
             raise FileNotFoundError(2, "No such file or directory", command)
         if not os.access(path, os.X_OK) or os.path.isdir(path):
             raise PermissionError(13, "Permission denied", command)
-    elif shutil.which(command, path=env.get("PATH", os.defpath)) is None:
+    elif (found := shutil.which(command, path=env.get("PATH", os.defpath))) is not None:
+        executable = os.path.abspath(found)
+    else:
         raise FileNotFoundError(2, "No such file or directory", command)
     grace = [f"{term_grace:g}", f"{sweep_grace:g}"]
-    return [sys.executable, "-I", "-S", "-c", _SCRIPT, *grace, *argv]
+    return [sys.executable, "-I", "-S", "-c", _SCRIPT, *grace, executable, *argv]
