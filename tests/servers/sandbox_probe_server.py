@@ -103,6 +103,21 @@ def fetch(url: str) -> str:
         return _failed(exc)
 
 
+def _proxy_answer(sock: socket.socket) -> str:
+    """The proxy's answer to a CONNECT: its head, and for a refusal its body too.
+
+    The answer may arrive in several segments (it crosses the sandbox's relay), so the
+    head is read to its blank line and a refusal, which the proxy closes, to its end.
+    """
+    answer = b""
+    while b"\r\n\r\n" not in answer and (data := sock.recv(4096)):
+        answer += data
+    if not answer.startswith(b"HTTP/1.1 200"):
+        while data := sock.recv(4096):
+            answer += data
+    return answer.decode()
+
+
 @server.tool()
 def tunnel(host: str, port: int) -> str:
     """Open a tunnel to ``host:port`` through ``$HTTPS_PROXY`` and GET ``/`` through it."""
@@ -112,7 +127,7 @@ def tunnel(host: str, port: int) -> str:
     try:
         with socket.create_connection((proxy.hostname, proxy.port), timeout=10) as sock:
             sock.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
-            answer = sock.recv(4096).decode()
+            answer = _proxy_answer(sock)
             if not answer.startswith("HTTP/1.1 200"):
                 status, body = answer.split("\r\n", 1)[0], answer.partition("\r\n\r\n")[2]
                 return f"failed: {status}: {body.strip()}"
@@ -139,7 +154,7 @@ def hold(host: str, port: int, count: int) -> str:
         try:
             sock = socket.create_connection((proxy.hostname, proxy.port), timeout=10)
             sock.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
-            answer = sock.recv(4096).decode()
+            answer = _proxy_answer(sock)
         except OSError as exc:
             refusals.append(_failed(exc))
             continue
