@@ -29,6 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config, args.arguments = args.arguments, "{}"  # `call NAME CONFIG`: no arguments
     if getattr(args, "from_host", None) and args.config is not None:
         parser.error("check: give a config file or --from HOST, not both")
+    if getattr(args, "as_host", None) and (args.config is not None or args.from_host):
+        parser.error("check: --as-host HOST starts the host's entry: give no config nor --from")
     if args.command == "completion":  # from the parser alone
         from mcpmount.cli._completion import completion_script
 

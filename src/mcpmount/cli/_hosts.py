@@ -1,4 +1,5 @@
-"""The command line and MCP hosts: ``check --from HOST``, ``install HOST CONFIG``, and
+"""The command line and MCP hosts: ``check --from HOST``, ``install HOST CONFIG``,
+``check --as-host HOST``, and
 asking a host file's ``${input:id}`` on the terminal.
 """
 
@@ -6,19 +7,29 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import shutil
+import json
+import os
 import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
 
-from mcpmount.cli._exit import EXIT_OK
+from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._shown import shown, visible
-from mcpmount.config import Asker, HostInput, RegistryConfig, load_config
-from mcpmount.hosts import Host, load_host, plan_install
+from mcpmount.config import Asker, HostInput, RegistryConfig, StdioServer, load_config
+from mcpmount.errors import ConfigError
+from mcpmount.hosts import (
+    BARE_PATH,
+    Host,
+    enter_chain,
+    load_host,
+    plan_install,
+    self_serving,
+    start_as_host,
+)
 
-__all__ = ["load_for", "mcpmount_command", "run_install", "terminal_asker"]
+__all__ = ["load_for", "mcpmount_command", "run_as_host", "run_install", "terminal_asker"]
 
 
 def terminal_asker(wanted: HostInput) -> str | None:
@@ -50,25 +61,54 @@ def load_for(args: argparse.Namespace, default: str, err: Console) -> RegistryCo
 
     ``${input:id}`` is asked on the terminal, when stdin is one, by every command but
     ``serve``: a server it runs for a host has nobody to ask, nor has a reload.
+
+    A config with a server that starts mcpmount on the file holding it is refused before
+    anything starts; so is a file an mcpmount above this one mounts (a loop that got past
+    that: a wrapper script). The files mounted here are then added to ``MCPMOUNT_SERVING``
+    of this process's environment, which every stdio server started from here inherits:
+    this is the command line's process, so changing its environment is its own business.
     """
     ask: Asker | None = None
     if args.command != "serve" and sys.stdin.isatty():
         ask = terminal_asker
     host = getattr(args, "from_host", None)
     if host is None:
-        return load_config(args.config or default, ask=ask)
-    loaded = load_host(Host(host), ask=ask)
-    read = ", ".join(str(file) for file in loaded.read) or "no file declares servers"
-    err.print(Text(f"{loaded.host.label}: {read}", style="dim"))
-    return loaded.config
+        path = Path(args.config or default)
+        enter_chain([path], os.environ)
+        config = load_config(path, ask=ask)
+        files = [path]
+    else:
+        loaded = load_host(Host(host), ask=ask)
+        read = ", ".join(str(file) for file in loaded.read) or "no file declares servers"
+        err.print(Text(f"{loaded.host.label}: {read}", style="dim"))
+        files = [file.path for file in loaded.read]
+        enter_chain(files, os.environ)
+        config = loaded.config
+    _refuse_self_serving(config, files)
+    return config
+
+
+def _refuse_self_serving(config: RegistryConfig, files: list[Path]) -> None:
+    servers = [
+        (name, spec.command, spec.args, Path(spec.cwd or "."))
+        for name, spec in config.servers.items()
+        if isinstance(spec, StdioServer)
+    ]
+    if problems := self_serving(servers, files):
+        raise ConfigError(str(files[0]), [f"refused: {problem}" for problem in problems])
 
 
 def mcpmount_command() -> list[str]:
-    """Return the command that runs this mcpmount: the ``mcpmount`` script of its
-    environment (beside its Python), else that Python with ``-m mcpmount``."""
-    folder = Path(sys.executable).parent
-    script = shutil.which("mcpmount", path=str(folder))
-    return [str(Path(script).absolute())] if script else [sys.executable, "-m", "mcpmount"]
+    """Return the command that runs this mcpmount: its Python, by absolute path, with
+    ``-m mcpmount``.
+
+    Not the ``mcpmount`` script beside it: pip writes the script's first line with the
+    venv's path at install time, so a venv that is moved (or copied) keeps a script that
+    runs nothing, even once the entry is installed again; the venv's Python (not resolved:
+    the link is what makes it the venv's) with ``-m`` works again from its new place as
+    soon as ``install`` is run from there.
+    """
+    return [str(Path(sys.executable).absolute()), "-m", "mcpmount"]
 
 
 def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -95,3 +135,55 @@ def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
     if not args.dry_run and plan.changed:
         err.print(Text(f"restart {host.label}, or reload its MCP servers, to start it"))
     return EXIT_OK
+
+
+async def run_as_host(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """``check --as-host HOST``: start the installed entry as the host does, report each
+    server; fails (exit 1) if it cannot start, or a server that is not deferred lists
+    nothing."""
+    host = Host(args.as_host)
+    found = await start_as_host(host, args.name)
+    waiting = [
+        server
+        for server, tools in found.servers.items()
+        if not tools and server not in found.deferred
+    ]
+    failed = found.error is not None or bool(waiting)
+    if args.json:
+        rows = [
+            {"server": server, "tools": len(tools), "deferred": server in found.deferred}
+            for server, tools in found.servers.items()
+        ]
+        answer = {
+            "host": host.value,
+            "file": str(found.file.path),
+            "entry": args.name,
+            "config": str(found.config) if found.config else None,
+            "ok": not failed,
+            "servers": rows,
+            "error": found.error,
+            "stderr": found.stderr if failed else "",
+        }
+        out.print_json(json.dumps(answer))
+        return EXIT_FAILED if failed else EXIT_OK
+    err.print(
+        Text(
+            f"{host.label}: {args.name!r} of {found.file.path}, started as the host starts "
+            f"it (HOME, PATH={BARE_PATH}, in /)",
+            style="dim",
+        )
+    )
+    for server, tools in found.servers.items():
+        if tools:
+            said = f"{len(tools)} tool{'s' if len(tools) != 1 else ''} listed"
+            out.print(Text(f"{server}: ok, {said}", style="green"))
+        elif server in found.deferred:
+            out.print(Text(f"{server}: deferred, so none listed (found through tool_search)"))
+        else:
+            out.print(Text(f"{server}: no tools listed: not mounted", style="red"))
+    if found.error is not None:
+        err.print(shown(f"{args.name}: {found.error}", "red", lines=True))
+    if failed and found.stderr:
+        err.print(Text("its stderr, last lines:", style="dim"))
+        err.print(shown(found.stderr, "dim", lines=True))
+    return EXIT_FAILED if failed else EXIT_OK

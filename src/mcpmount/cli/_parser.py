@@ -105,6 +105,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="check the servers this host would start, from its own config files",
     )
     check.add_argument(
+        "--as-host",
+        choices=HOSTS,
+        help="start the entry `install` put in this host's file as the host does (a bare "
+        "environment, in /) and report each server",
+    )
+    check.add_argument(
+        "--name",
+        default="mcpmount",
+        help="with --as-host: the entry's name (default mcpmount)",
+    )
+    check.add_argument(
         "--refresh-cache",
         action="store_true",
         help="write every server's live lists to the manifest cache (start = background/lazy)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from typing import cast
 
@@ -61,10 +62,16 @@ _PLAIN_NAMES = frozenset(
 """Variables known to hold no secret. Every other expanded value is treated as a secret:
 hidden wherever it may show (errors, stderr, logs), whichever key it was expanded in."""
 
+PYTHON = "MCPMOUNT_PYTHON"
+"""The Python mcpmount runs on (``sys.executable``) unless the environment sets it: what a
+config writes to run a Python server with the interpreter that has ``mcp`` installed,
+whether or not a venv is active, and whoever starts mcpmount (a host, with only its own
+``PATH``)."""
+
 
 def is_plain(name: str) -> bool:
     """Whether the variable is one known to hold no secret."""
-    return name in _PLAIN_NAMES or name.startswith("XDG_")
+    return name in _PLAIN_NAMES or name == PYTHON or name.startswith("XDG_")
 
 
 def expand(
@@ -117,6 +124,8 @@ def expand(
             problems.append(f"{where}: ${{/}} is VS Code's path separator; write / here")
             return ""
         found = environ.get(name)
+        if name == PYTHON and not found:
+            found = sys.executable
         if default is not None and not found:  # like the shell: unset or empty
             return default if is_plain(name) else secret(default, name)
         if found is None:

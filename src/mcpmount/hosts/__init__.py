@@ -4,22 +4,35 @@
 its servers, per platform (``_places``); `load_host` reads them all as the host does,
 into one config (``_read``; ``mcpmount check --from HOST``); `plan_install` works out the
 ``mcpmount serve`` entry for one of them and `Installation.write` puts it there
-(``_install``; ``mcpmount install HOST CONFIG``). Reading one file is the config's job
-(`mcpmount.config.load_config`); this room knows the hosts.
+(``_install``; ``mcpmount install HOST CONFIG``), with the ``PATH`` the config's commands
+need there (``_commands``). An entry that would serve the file holding it is refused, and
+a loop that gets past that stops at its first nested mcpmount (``_loops``).
+`start_as_host` starts an installed entry as its host would (``_ashost``; ``mcpmount check
+--as-host HOST``). Reading one file is the config's job (`mcpmount.config.load_config`);
+this room knows the hosts.
 """
 
 from __future__ import annotations
 
+from mcpmount.hosts._ashost import BARE_PATH, AsHost, start_as_host
 from mcpmount.hosts._install import Installation, plan_install
+from mcpmount.hosts._loops import SERVING, enter_chain, self_serving, serving_environment
 from mcpmount.hosts._places import Host, HostFile, host_files
 from mcpmount.hosts._read import HostConfig, load_host
 
 __all__ = [
+    "BARE_PATH",
+    "SERVING",
+    "AsHost",
     "Host",
     "HostConfig",
     "HostFile",
     "Installation",
+    "enter_chain",
     "host_files",
     "load_host",
     "plan_install",
+    "self_serving",
+    "serving_environment",
+    "start_as_host",
 ]

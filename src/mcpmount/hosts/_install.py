@@ -7,6 +7,13 @@ values it already has (a secret its user put there). Every other key and server 
 file stays as it was. The file is written only when its content changes, after a backup
 of the old one beside it (``<file>.bak-<YYYYmmdd-HHMMSS>``), and replaced atomically.
 
+The entry does not depend on the shell ``install`` runs in: a host starts it with its own
+bare ``PATH`` and working directory. Its command and config are absolute paths, and when the
+config's bare commands (``npx``, ``uvx``, ...) are found here outside the system's folders,
+the entry's ``env`` gives the ``PATH`` they need (`host_path`); that ``PATH`` is ours, and is
+rewritten on each install. An install whose entry would serve itself (the host's own file
+as the config, or a config with a server that starts mcpmount on that file) is refused.
+
 The environment the config needs (`needed_variables`) is passed in the host's own syntax
 where it has one: ``${VAR}`` for Claude Code, ``${env:VAR}`` for Cursor and VS Code.
 Claude Desktop expands nothing, so its user is told which variables to set; their values
@@ -28,6 +35,8 @@ from typing import cast
 
 from mcpmount.config import load_json, needed_variables, strip_jsonc
 from mcpmount.errors import ConfigError
+from mcpmount.hosts._commands import RawServer, host_path, stdio_servers
+from mcpmount.hosts._loops import self_serving
 from mcpmount.hosts._places import Host, HostFile, host_files
 
 __all__ = ["Installation", "plan_install"]
@@ -146,6 +155,8 @@ def plan_install(
     target = next((file for file in files if file.scope == scope and not file.within), None)
     if target is None:
         raise ConfigError(host.value, [f"{host.label} has no project config; leave out --project"])
+    servers_run = stdio_servers(config_path)
+    _refuse_self_serving(config_path, target.path, servers_run)
     before = target.path.read_text(encoding="utf-8-sig") if target.path.is_file() else None
     old = _document(target, before)
     document = copy.deepcopy(old)
@@ -153,6 +164,8 @@ def plan_install(
     if not isinstance(servers, dict):
         raise ConfigError(str(target.path), [f"{target.key}: must be an object"])
     env, notes = _environment(host, needed, environ, copy_env, name, target.path)
+    path, missing = host_path(servers_run, environ)
+    notes += missing
     entry: dict[str, object] = {"type": "stdio"} if host in _TYPED else {}
     entry |= {"command": command[0], "args": [*command[1:], "serve", str(config_path)]}
     existing = cast("dict[str, object]", servers).get(name)
@@ -165,11 +178,36 @@ def plan_install(
         had = kept.get("env")
         env |= cast("dict[str, str]", had) if isinstance(had, dict) else {}
         entry = kept | entry
+    if path is not None:
+        env["PATH"] = path
+        notes.append(f"env: PATH is {path}, where the config's commands are found")
     if env:
         entry["env"] = env
     cast("dict[str, object]", servers)[name] = entry
     after = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     return Installation(target, name, before, after, document != old, tuple(notes))
+
+
+def _refuse_self_serving(config: Path, host_file: Path, servers: Sequence[RawServer]) -> None:
+    """Refuse an entry that would start mcpmount on the file that holds it, before anything
+    is written or started.
+
+    Raises:
+        ConfigError: Naming the host's file and what to do.
+    """
+    if config.resolve() == host_file.resolve():
+        raise ConfigError(
+            str(host_file),
+            [
+                "refused: this is the host's own file, which the entry goes into: serving "
+                "it would start the entry, which would serve it again, without end; give "
+                "an mcpmount config (TOML) or another host's file"
+            ],
+        )
+    found = [(s.name, s.command, s.args, s.cwd) for s in servers]
+    problems = self_serving(found, [host_file, host_file.resolve(), config, config.resolve()])
+    if problems:
+        raise ConfigError(str(config), [f"refused: {problem}" for problem in problems])
 
 
 def _document(target: HostFile, text: str | None) -> dict[str, object]:

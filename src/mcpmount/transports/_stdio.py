@@ -40,6 +40,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from mcpmount.errors import describe_invalid
+from mcpmount.hosts import serving_environment
 from mcpmount.processes import STOP_BOUND, ProcessGroup, Reaper
 from mcpmount.sandbox import Policy, SandboxUnavailableError, sandboxed
 from mcpmount.transports._base import Diagnostics, ServerTransport
@@ -153,7 +154,8 @@ class StdioTransport(ServerTransport):
 
     @contextlib.asynccontextmanager
     async def _run(self, on_lost: Callable[[str], None]) -> AsyncGenerator[TransportStreams]:
-        env = get_default_environment() | self._env
+        # The files the mcpmounts above mount: an mcpmount this server starts refuses them.
+        env = get_default_environment() | serving_environment() | self._env
         # The sandbox (and its proxy) outlives the process: left only after the reaping.
         async with sandboxed(
             self._sandbox, self._server, self._command, self._args, env, self._cwd
