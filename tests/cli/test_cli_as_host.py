@@ -28,6 +28,13 @@ DEMO = REPO / "configs" / "demo.toml"
 NPM = REPO / "tests" / "servers" / "npm"
 FILESYSTEM = NPM / "node_modules" / ".bin" / "mcp-server-filesystem"
 DESKTOP = Path(".config/Claude/claude_desktop_config.json")
+USER_FILES = {
+    "claude-desktop": (DESKTOP, "mcpServers"),
+    "claude-code": (Path(".claude.json"), "mcpServers"),
+    "cursor": (Path(".cursor/mcp.json"), "mcpServers"),
+    "vscode": (Path(".config/Code/User/mcp.json"), "servers"),
+}
+"""Each host's user file under HOME (Linux), and the key of its servers."""
 VENV_BIN = Path(sys.executable).parent
 """The venv's folder of programs (``uv``, ``mcpmount``): on the shell's ``PATH`` that
 ``install`` runs in, never on the host's."""
@@ -39,11 +46,12 @@ def shell(home: Path) -> dict[str, str]:
     return keep | {"HOME": str(home), "PATH": f"{VENV_BIN}{os.pathsep}/usr/bin:/bin"}
 
 
-def installed(home: Path, config: Path) -> dict[str, Any]:
-    """Install ``config`` into Claude Desktop's file under ``home``; return the entry."""
-    done = mcpmount("install", "claude-desktop", str(config), env=shell(home), cwd=home)
+def installed(home: Path, config: Path, host: str = "claude-desktop") -> dict[str, Any]:
+    """Install ``config`` into ``host``'s user file under ``home``; return the entry."""
+    done = mcpmount("install", host, str(config), env=shell(home), cwd=home)
     assert done.returncode == 0, done.stderr
-    return json.loads((home / DESKTOP).read_text())["mcpServers"]["mcpmount"]
+    file, key = USER_FILES[host]
+    return json.loads((home / file).read_text())[key]["mcpmount"]
 
 
 def as_the_host(entry: dict[str, Any], home: Path) -> StdioServerParameters:
@@ -84,14 +92,16 @@ def npx_and_uv_config(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("host", list(USER_FILES))
 async def test_the_demo_entry_answers_a_call_started_as_the_host_starts_it(
-    tmp_path: Path,
+    tmp_path: Path, host: str
 ) -> None:
-    """The README's host step: the demo's servers run on mcpmount's own Python, so they
-    start with the host's bare PATH, where ``python3`` is the system's, without ``mcp``."""
+    """The README's host step, for each host: the demo's servers run on mcpmount's own
+    Python, so they start with the host's bare PATH, where ``python3`` is the system's,
+    without ``mcp``."""
     home = tmp_path / "home"
     home.mkdir()
-    entry = installed(home, DEMO)
+    entry = installed(home, DEMO, host)
     assert entry["args"][-2:] == ["serve", str(DEMO)]
     with (tmp_path / "serve.log").open("w") as errlog:
         client = Client(stdio_client(as_the_host(entry, home), errlog=errlog))
