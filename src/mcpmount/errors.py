@@ -248,11 +248,18 @@ class CallDeniedError(CallError, PermissionError):
     ``reason`` is the approver's or the interceptor's (or says why there was none to ask).
     """
 
-    def __init__(self, server: str, tool: str, reason: str) -> None:
+    def __init__(self, server: str, tool: str, reason: str, *, kind: str = "tool") -> None:
         self.reason = reason or "no reason given"
         super().__init__(
-            server, tool, f"the call was denied and not sent to the server: {self.reason}"
+            server,
+            tool,
+            f"the {_REQUEST[kind]} was denied and not sent to the server: {self.reason}",
+            kind=kind,
         )
+
+
+_REQUEST = {"tool": "call", "prompt": "request", "resource": "read", "completion": "request"}
+"""What a denied request of each kind is called in its message."""
 
 
 class SecretRefusedError(CallDeniedError):
@@ -275,12 +282,13 @@ class SecretRefusedError(CallDeniedError):
         rule: str,
         remedy: str,
         owner: str | None = None,
+        kind: str = "tool",
     ) -> None:
         self.where = where
         self.owner = owner
         self.rule = rule
         reason = f"its arguments carry {carried} (in {where}), and {rule}; {remedy}"
-        super().__init__(server, tool, reason)
+        super().__init__(server, tool, reason, kind=kind)
 
 
 class ToolRemovedError(CallError, LookupError):

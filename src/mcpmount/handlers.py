@@ -29,6 +29,7 @@ from typing import Any
 import mcp_types
 
 __all__ = [
+    "REQUEST_KINDS",
     "AfterCall",
     "Approval",
     "ApprovalRequest",
@@ -149,20 +150,31 @@ timeout (a person may take a while), which starts once the call is approved; can
 the call cancels the approver."""
 
 
+REQUEST_KINDS = frozenset({"tools/call", "prompts/get", "resources/read", "completion/complete"})
+"""The requests that carry text to a server, which `Interceptor.kinds` may name."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call on its way to a server, as interceptors see it."""
+    """One tool call (or, for an interceptor that asks for them, another request) on its
+    way to a server, as interceptors see it."""
 
     server: str
     tool: str
-    """The public name."""
+    """The public name: of the tool, of the prompt (``prompts/get``), the registry URI
+    (``resources/read``) or what is completed (``completion/complete``)."""
     raw_name: str
-    """The name the server knows the tool by."""
+    """The name (or URI) the server knows it by."""
     arguments: Mapping[str, Any]
     """A read-only copy of what is sent (after the hooks before this one); in an ``after``
-    hook, what was sent."""
+    hook, what was sent. A prompt's arguments; ``{"uri": ...}`` for a read;
+    ``{"ref": ..., "argument": ..., "context": ...}`` for a completion."""
     context: object | None = None
-    """What the caller passed as ``context=`` to `Registry.call`."""
+    """What the caller passed as ``context=`` to `Registry.call` (or `get_prompt`,
+    `read_resource`)."""
+    kind: str = "tools/call"
+    """The request: ``tools/call``, ``prompts/get``, ``resources/read`` or
+    ``completion/complete``."""
 
 
 BeforeCall = Callable[[ToolCall], Awaitable[Mapping[str, Any] | Approval | None]]
@@ -194,3 +206,9 @@ class Interceptor:
     after: AfterCall | None = None
     name: str = "an interceptor"
     """What logs and refusals call it."""
+    kinds: frozenset[str] = frozenset({"tools/call"})
+    """The requests whose ``before`` hook runs (`REQUEST_KINDS`): by default tool calls
+    only, so a hook written for them never sees another request. For the others
+    (``prompts/get``, ``resources/read``, ``completion/complete``) the hook may let the
+    request through or refuse it (`ToolCall.kind` says which); other arguments it returns
+    are not taken, and ``after`` runs for tool calls only."""

@@ -194,6 +194,7 @@ async def test_a_before_call_program_sees_the_call_and_allows_or_refuses_it(
     )
     assert quiet.value.reason == f"{PROGRAM} exited with status 4, refusing it"
     assert got[0] == {
+        "kind": "tools/call",
         "server": "w",
         "tool": "w__echo",
         "raw_name": "echo",

@@ -10,7 +10,8 @@ JSON line) to ``DIR/calls``, then acts on the call's ``arguments``: with ``"text
 - ``daemon``: leaves a daemon (``setsid`` and a double fork, `daemonizing_server.daemonize`)
   that writes its pid to ``DIR/daemon``, then allows the call;
 
-and otherwise exits 0 (the call is allowed).
+and otherwise exits 0 (the call is allowed). A request of another kind (a prompt get, a
+resource read, a completion) is refused like ``refuse`` when ``refuse`` is anywhere in it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ def main() -> None:
     call = json.load(sys.stdin)
     with open(folder / "calls", "a") as calls:
         calls.write(json.dumps(call) + "\n")
-    match call["arguments"].get("text"):
+    text = call["arguments"].get("text")
+    if call.get("kind", "tools/call") != "tools/call" and "refuse" in json.dumps(call["arguments"]):
+        text = "refuse"  # a prompt get, a resource read or a completion
+    match text:
         case "refuse":
             print("no shouting at the weather service\nsecond line")
             sys.exit(3)

@@ -1,9 +1,14 @@
 """``before_call``: a program that allows or refuses each call to its server.
 
-The program gets the call as one JSON object on its stdin::
+The program gets each request as one JSON object on its stdin::
 
-    {"server": "gh", "tool": "gh__create_issue", "raw_name": "create_issue",
-     "arguments": {...}}
+    {"kind": "tools/call", "server": "gh", "tool": "gh__create_issue",
+     "raw_name": "create_issue", "arguments": {...}}
+
+``kind`` is also ``prompts/get`` (``tool`` the prompt's public name, ``arguments`` its
+arguments), ``resources/read`` (``tool`` the registry URI, ``arguments`` ``{"uri": ...}``
+with the server's own URI) or ``completion/complete`` (``arguments`` ``{"ref", "argument",
+"context"}``): a program that refuses everything refuses those too.
 
 Exit status 0 lets the call through; any other status refuses it, and the caller (the
 model) is told the first line the program printed (stdout, else stderr), with every known
@@ -20,6 +25,7 @@ from collections.abc import Callable
 
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import CallDeniedError
+from mcpmount.gates._secrets import ERROR_KINDS
 from mcpmount.handlers import Interceptor, ToolCall
 from mcpmount.processes import Reaper, first_line, run_program
 from mcpmount.tool import MountedTool
@@ -46,6 +52,11 @@ class ProgramGate:
         self, entry: MountedTool, spec: ServerSpec, settings: RegistrySettings
     ) -> Interceptor | None:
         """The hook of ``entry``'s calls, if its server has a ``before_call`` program."""
+        return self.of(spec)
+
+    def of(self, spec: ServerSpec) -> Interceptor | None:
+        """The hook of every request to ``spec``'s server (of every kind), if it has a
+        ``before_call`` program."""
         argv = spec.before_call
         if argv is None:
             return None
@@ -54,9 +65,12 @@ class ProgramGate:
 
         async def ask(call: ToolCall) -> None:
             def refused(why: str) -> CallDeniedError:
-                return CallDeniedError(call.server, call.tool, f"before_call ({program}) {why}")
+                reason = f"before_call ({program}) {why}"
+                kind = ERROR_KINDS[call.kind]
+                return CallDeniedError(call.server, self._redact(call.tool), reason, kind=kind)
 
             payload = {
+                "kind": call.kind,
                 "server": call.server,
                 "tool": call.tool,
                 "raw_name": call.raw_name,

@@ -27,7 +27,7 @@ from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import CallDeniedError, ResultWithheldError
 from mcpmount.gates._approval import ApprovalGate
 from mcpmount.gates._before_call import ProgramGate
-from mcpmount.gates._secrets import Mounted, SecretGuard
+from mcpmount.gates._secrets import ERROR_KINDS, Mounted, SecretGuard, check_request
 from mcpmount.handlers import Approval, Approver, Interceptor, ToolCall
 from mcpmount.processes import Reaper
 from mcpmount.tool import MountedTool
@@ -143,7 +143,7 @@ class Interception:
         self.secrets = SecretGuard(servers)
         self._host = list(interceptors)
         self._changes = 0
-        program = ProgramGate(reaper, self.secrets.redact)
+        self._program = program = ProgramGate(reaper, self.secrets.redact)
         approval = ApprovalGate(approver)
         self._inner: tuple[Stage, ...] = (self.secrets.arguments, program.hook, approval.hook)
         self._plans: dict[str, Plan] = {}
@@ -184,6 +184,41 @@ class Interception:
             plan = self._plans[entry.name] = Plan(before, after, entry, spec, settings)
         return plan
 
+    async def check_request(self, call: ToolCall, spec: ServerSpec) -> None:
+        """Pass a request that is no tool call (``call.kind``: a prompt get, a resource
+        read, a completion) through the host's interceptors that asked for its kind, the
+        secret guard and ``before_call``; there is no approval gate for these.
+
+        Raises:
+            CallDeniedError: A hook refused it (or failed); nothing was sent. The secret
+                guard's refusal is a ``SecretRefusedError``.
+        """
+        kind = ERROR_KINDS[call.kind]
+        for hook in [each for each in self._host if call.kind in each.kinds]:
+            await _ask(hook, call, kind, self.secrets.redact)
+        check_request(self.secrets.index(), call)
+        if (program := self._program.of(spec)) is not None:
+            await _ask(program, call, kind, self.secrets.redact)
+
+
+async def _ask(hook: Interceptor, call: ToolCall, kind: str, redact: Callable[[str], str]) -> None:
+    """Ask one ``before`` hook about a request that is no tool call: only a refusal counts."""
+    if hook.before is None:
+        return
+    name = redact(call.tool)
+    try:
+        answer = cast("object", await hook.before(call))
+    except CallDeniedError:
+        raise
+    except Exception as exc:
+        logger.warning("server %r: %s failed for %r: %r", call.server, hook.name, name, exc)
+        reason = f"{hook.name} failed ({type(exc).__name__}), so the request was not sent"
+        raise CallDeniedError(call.server, name, reason, kind=kind) from None
+    if isinstance(answer, Approval) and not answer.allowed:
+        raise CallDeniedError(call.server, name, answer.reason, kind=kind)
+
 
 def _always(interceptor: Interceptor) -> Stage:
+    if "tools/call" not in interceptor.kinds:
+        return lambda entry, spec, settings: None
     return lambda entry, spec, settings: interceptor

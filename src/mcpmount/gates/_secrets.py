@@ -31,12 +31,14 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 import mcp_types
+import pydantic
 
 from mcpmount.config import CREDENTIAL_FORMATS, RegistrySettings, ServerBase, ServerSpec
 from mcpmount.errors import SecretRefusedError
+from mcpmount.gates._redaction import redact_model
 from mcpmount.handlers import Interceptor, ToolCall
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Supervisor
@@ -48,6 +50,8 @@ MIN_LENGTH = 8
 
 WORD_LENGTH = 16
 """The shortest value of letters only guarded as a secret."""
+
+_Model = TypeVar("_Model", bound=pydantic.BaseModel)
 
 _FORMAT_GROUPS = {f"format{i}": name for i, name in enumerate(CREDENTIAL_FORMATS)}
 
@@ -119,11 +123,21 @@ class SecretIndex:
             self._others[server] = re.compile(text) if text else None
         return self._others[server]
 
+    @cached_property
+    def known_bytes(self) -> re.Pattern[bytes] | None:
+        """Finds any known secret in bytes (UTF-8); None when there is none."""
+        raw = sorted({v.encode() for v in self.owners}, key=len, reverse=True)
+        return re.compile(b"|".join(map(re.escape, raw))) if raw else None
+
     def redact(self, text: str) -> str:
         """Replace every known secret in ``text`` with whose it is."""
         if self.known is None:
             return text
-        return self.known.sub(lambda match: f"[redacted: secret of {self.whose(match[0])}]", text)
+        return self.known.sub(lambda match: self.marker(match[0]), text)
+
+    def marker(self, value: str) -> str:
+        """What replaces the known secret ``value``."""
+        return f"[redacted: secret of {self.whose(value)}]"
 
     def whose(self, value: str) -> str:
         """``server 'a'`` or ``servers 'a' and 'b'``."""
@@ -150,6 +164,10 @@ class SecretGuard:
         self._servers = servers
         self._version = -1
         self._index = SecretIndex({})
+        self._listed: dict[int, tuple[pydantic.BaseModel, pydantic.BaseModel]] = {}
+        """Each listed definition (by id, with itself, so the id is not reused) and its
+        redaction, under the secrets of `_listed_for`."""
+        self._listed_for: SecretIndex | None = None
 
     def version(self) -> int:
         """Changes whenever the set of known secrets may have changed."""
@@ -164,6 +182,27 @@ class SecretGuard:
     def redact(self, text: str) -> str:
         """Replace every known secret in ``text`` with whose it is."""
         return self.index().redact(text)
+
+    def redact_listing(self, items: list[_Model]) -> list[_Model]:
+        """``items`` (tool, prompt, resource or template definitions: their descriptions
+        and titles reach the model) with every known secret redacted. The same definition
+        is redacted once for each set of secrets: the manifest is listed on every turn."""
+        index = self.index()
+        if index.known is None:
+            return items
+        if self._listed_for is not index:
+            self._listed, self._listed_for = {}, index
+        shown: list[_Model] = []
+        for item in items:
+            seen = self._listed.get(id(item))
+            if seen is None or seen[0] is not item:
+                seen = self._listed[id(item)] = (item, redact_model(index, item))
+            shown.append(cast("_Model", seen[1]))
+        return shown
+
+    def redact_model(self, model: _Model) -> _Model:
+        """``model`` (any message of a server) with every known secret replaced."""
+        return redact_model(self.index(), model)
 
     def arguments(
         self, entry: MountedTool, spec: ServerSpec, settings: RegistrySettings
@@ -189,26 +228,44 @@ class SecretGuard:
         async def redact(
             call: ToolCall, result: mcp_types.CallToolResult
         ) -> mcp_types.CallToolResult:
-            return _redacted(self.index(), result)
+            return self.redact_model(result)
 
         return Interceptor(after=redact, name="the secret guard")
 
 
+ERROR_KINDS: Mapping[str, str] = {
+    "tools/call": "tool",
+    "prompts/get": "prompt",
+    "resources/read": "resource",
+    "completion/complete": "completion",
+}
+"""The `CallError` kind of each request kind."""
+
+
+def check_request(index: SecretIndex, call: ToolCall) -> None:
+    """Refuse ``call`` (a request of any kind) if what it carries holds another server's
+    secret (`SecretRefusedError`)."""
+    _check(index, call, block=False)
+
+
 def _check(index: SecretIndex, call: ToolCall, block: bool) -> None:
-    """Raise `SecretRefusedError` if ``call``'s arguments carry a secret they may not."""
+    """Raise `SecretRefusedError` if ``call``'s arguments carry a secret they may not.
+
+    Neither the error nor what names the place quotes a known secret: not the value, not
+    an argument's name, not a URI (all known secrets in them are redacted)."""
     pattern = index.blocked if block else index.others(call.server)
     if pattern is None:
         return
-    text = _json(call.arguments)
+    text = json_text(call.arguments)
     if (match := pattern.search(text)) is None:
         return
-    where = _where(call.arguments, pattern)
-    server, tool = call.server, call.tool
+    where = index.redact(_where(call.arguments, pattern))
+    server, tool, kind = call.server, index.redact(call.tool), ERROR_KINDS[call.kind]
     if match.lastgroup not in (None, "known"):
         carried = f"what looks like {_FORMAT_GROUPS[match.lastgroup]}"
         remedy = f"remove it, or set block_secrets = false for server {server!r} if it is none"
         raise SecretRefusedError(
-            server, tool, where=where, carried=carried, rule=_BLOCKED, remedy=remedy
+            server, tool, where=where, carried=carried, rule=_BLOCKED, remedy=remedy, kind=kind
         )
     owners = index.owners[match[0]]
     if server in owners:
@@ -224,6 +281,7 @@ def _check(index: SecretIndex, call: ToolCall, block: bool) -> None:
             rule=_BLOCKED,
             remedy=remedy,
             owner=server,
+            kind=kind,
         )
     raise SecretRefusedError(
         server,
@@ -233,10 +291,11 @@ def _check(index: SecretIndex, call: ToolCall, block: bool) -> None:
         rule=_CROSSING,
         remedy=_CROSSING_REMEDY,
         owner=min(owners),
+        kind=kind,
     )
 
 
-def _json(value: Mapping[str, Any]) -> str:
+def json_text(value: Mapping[str, Any]) -> str:
     """``value`` as JSON text, one string to scan in one pass (a secret that JSON escapes
     is guarded in its escaped form too)."""
     return json.dumps(dict(value), ensure_ascii=False, default=_plain)
@@ -267,42 +326,3 @@ def _where(arguments: Mapping[str, Any], pattern: re.Pattern[str]) -> str:
         elif pattern.search(value if isinstance(value, str) else str(value)):
             return where
     return "arguments"
-
-
-def _redacted(index: SecretIndex, result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
-    """Return ``result`` with every known secret in its text replaced (itself if none)."""
-    known = index.known
-    if known is None:  # every server with secrets closed during the call
-        return result
-    update: dict[str, object] = {}
-    content = [_redact_block(index, block) for block in result.content]
-    if any(new is not old for new, old in zip(content, result.content, strict=True)):
-        update["content"] = content
-    structured = result.structured_content
-    if structured is not None and known.search(_json(structured)):
-        update["structured_content"] = _redact_value(index, structured)
-    return result.model_copy(update=update) if update else result
-
-
-def _redact_block(index: SecretIndex, block: mcp_types.ContentBlock) -> mcp_types.ContentBlock:
-    match block:
-        case mcp_types.TextContent(text=text) if (new := index.redact(text)) != text:
-            return block.model_copy(update={"text": new})
-        case mcp_types.EmbeddedResource(resource=mcp_types.TextResourceContents() as inner):
-            if (new := index.redact(inner.text)) != inner.text:
-                return block.model_copy(update={"resource": inner.model_copy(update={"text": new})})
-            return block
-        case _:
-            return block
-
-
-def _redact_value(index: SecretIndex, value: Any) -> Any:
-    if isinstance(value, str):
-        return index.redact(value)
-    if isinstance(value, Mapping):
-        mapping: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
-        return {index.redact(str(k)): _redact_value(index, v) for k, v in mapping.items()}
-    if isinstance(value, list | tuple):
-        items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
-        return [_redact_value(index, item) for item in items]
-    return value

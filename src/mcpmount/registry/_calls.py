@@ -20,7 +20,7 @@ within the same deadline.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 import anyio
@@ -92,7 +92,8 @@ async def call_tool(
     """Call ``entry`` once its arguments are checked and its interceptors (the secret
     guard, its approval gate, ...) let it through, and return its result once they saw
     it; count it in its server's statistics. See `Registry.call`."""
-    check_arguments(entry.server, entry.name, arguments)
+    redact = interception.secrets.redact
+    _checked(entry, arguments, redact)
     supervisor = servers.supervisors[entry.server]
     plan = interception.plan(entry, supervisor.spec, servers.settings)
     call = None
@@ -100,8 +101,10 @@ async def call_tool(
         call = await plan.run_before(arguments, context)
         if call.arguments or arguments is not None:  # a call without arguments stays so
             if call.arguments != arguments:  # a hook rewrote them: check them again
-                check_arguments(entry.server, entry.name, call.arguments)
+                _checked(entry, call.arguments, redact)
             arguments = call.arguments
+    if progress is not None and interception.secrets.index().known is not None:
+        progress = _redacted_progress(progress, redact)
     seconds = servers.timeout(supervisor, timeout)  # the same default as prompts and reads
     began = anyio.current_time()
     result = await call_within(
@@ -111,6 +114,26 @@ async def call_tool(
         stats.record(supervisor.last_call - began)  # when this call ended: no await since
     result = rewrite_call(entry.server, result, prefix=supervisor.spec.prefix)
     return result if call is None else await plan.run_after(call, result)
+
+
+def _checked(
+    entry: MountedTool, arguments: Mapping[str, Any] | None, redact: Callable[[str], str]
+) -> None:
+    """`check_arguments`, naming the place with every known secret redacted: an argument's
+    name may be one."""
+    try:
+        check_arguments(entry.server, entry.name, arguments)
+    except ArgumentsError as exc:
+        raise ArgumentsError(exc.server, entry.name, redact(exc.where), exc.problem) from None
+
+
+def _redacted_progress(report_to: ProgressFnT, redact: Callable[[str], str]) -> ProgressFnT:
+    """``report_to`` given each message with every known secret redacted."""
+
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        await report_to(progress, total, None if message is None else redact(message))
+
+    return report
 
 
 def check_arguments(server: str, tool: str, arguments: Mapping[str, Any] | None) -> None:

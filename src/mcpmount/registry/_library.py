@@ -9,12 +9,18 @@ A server mounted with ``prefix = false`` keeps its own URIs: one of them is rout
 library's table of those servers (`Library.owner_of_uri`). Each request is sent with the
 server's own name or URI, within the server's call timeout (waiting out a restart in it),
 and every URI in what comes back is made a registry URI (left as it is for such a server).
+
+Each request passes the same boundary as a tool call (`Interception.check_request`): the
+host's interceptors that asked for its kind, the secret guard (another server's secret in
+a prompt argument, a URI, a completion value is refused) and ``before_call``; and every
+known secret is redacted from what comes back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol, TypeVar
+from types import MappingProxyType
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import mcp_types
@@ -28,6 +34,8 @@ from mcpmount.errors import (
     UnknownPromptError,
     UnknownResourceError,
 )
+from mcpmount.gates import Interception
+from mcpmount.handlers import ToolCall
 from mcpmount.upstream import Supervisor, request, set_subscription
 
 __all__ = ["LibraryRequests", "Routing", "UpdateListener", "subscribe_all", "subscription"]
@@ -107,9 +115,22 @@ class LibraryRequests:
         library: The prompt and resource tables.
     """
 
-    def __init__(self, servers: Routing, library: Library) -> None:
+    def __init__(self, servers: Routing, library: Library, interception: Interception) -> None:
         self._servers = servers
         self._library = library
+        self._interception = interception
+
+    async def _check(
+        self, kind: str, server: str, name: str, raw: str, sent: Mapping[str, Any], context: object
+    ) -> None:
+        """The boundary on the way in: the host's interceptors that asked for ``kind``,
+        the secret guard, ``before_call`` (`Interception.check_request`)."""
+        call = ToolCall(server, name, raw, MappingProxyType(dict(sent)), context, kind)
+        await self._interception.check_request(call, self._servers.supervisors[server].spec)
+
+    def _redacted(self, result: _Result) -> _Result:
+        """The boundary on the way out: every known secret redacted, wherever it is."""
+        return self._interception.secrets.redact_model(result)
 
     async def get_prompt(
         self,
@@ -121,6 +142,7 @@ class LibraryRequests:
         """See `Registry.get_prompt`."""
         entry = self._library.prompt(name)
         args = dict(arguments) if arguments is not None else None
+        await self._check("prompts/get", entry.server, name, entry.raw_name, args or {}, context)
 
         async def send(client: Client) -> mcp_types.GetPromptResult:
             return await client.get_prompt(entry.raw_name, args)
@@ -129,7 +151,7 @@ class LibraryRequests:
             entry.server, "prompt", name, timeout, send, asks=True, context=context
         )
         prefix = self._servers.supervisors[entry.server].spec.prefix
-        return rewrite_prompt(entry.server, result, prefix=prefix)
+        return self._redacted(rewrite_prompt(entry.server, result, prefix=prefix))
 
     def owner(self, kind: str, name: str) -> str | None:
         """See `Registry.owner` (prompts and resources)."""
@@ -145,6 +167,7 @@ class LibraryRequests:
     ) -> mcp_types.ReadResourceResult:
         """See `Registry.read_resource`."""
         server, raw = self._servers.route(uri)
+        await self._check("resources/read", server, uri, raw, {"uri": raw}, context)
 
         async def send(client: Client) -> mcp_types.ReadResourceResult:
             return await client.read_resource(raw)
@@ -152,7 +175,8 @@ class LibraryRequests:
         result = await self._send(
             server, "resource", uri, timeout, send, asks=True, context=context
         )
-        return rewrite_read(server, result, prefix=self._servers.supervisors[server].spec.prefix)
+        prefix = self._servers.supervisors[server].spec.prefix
+        return self._redacted(rewrite_read(server, result, prefix=prefix))
 
     async def complete(
         self,
@@ -173,11 +197,18 @@ class LibraryRequests:
             kind, name = "resource", ref.uri
             raw_ref = ref.model_copy(update={"uri": raw})
         context = dict(context_arguments) if context_arguments is not None else None
+        sent = {
+            "ref": raw_ref.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "argument": dict(argument),
+            "context": context or {},
+        }
+        raw_name = raw_ref.name if isinstance(raw_ref, mcp_types.PromptReference) else raw_ref.uri
+        await self._check("completion/complete", server, name, raw_name, sent, None)
 
         async def send(client: Client) -> mcp_types.CompleteResult:
             return await client.complete(raw_ref, dict(argument), context)
 
-        return await self._send(server, kind, name, timeout, send)
+        return self._redacted(await self._send(server, kind, name, timeout, send))
 
     async def subscription(self, uri: str, on: bool, timeout: float | None) -> None:
         """See `Registry.subscribe_resource` and `subscription`."""

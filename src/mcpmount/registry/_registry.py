@@ -17,7 +17,7 @@ from mcpmount.audit import ServerListing
 from mcpmount.catalog import Listener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError, UnknownToolError
-from mcpmount.gates import Interception
+from mcpmount.gates import Interception, guarded_handlers
 from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.manifests import ManifestStore
 from mcpmount.observers import Observers
@@ -69,13 +69,15 @@ class Registry:
         self.approver = approver
         self.observers = Observers()
         """Told of every call and ``tool_search`` (for metrics; see `Observers`)."""
-        self._servers = Servers(settings, pins, handlers, store, refresh=refresh_cache)
+        self._host_handlers = handlers
+        guarded = guarded_handlers(handlers, lambda: self._interception.secrets)
+        self._servers = Servers(settings, pins, guarded, store, refresh=refresh_cache)
         self._catalog, self._library = self._servers.catalog, self._servers.library
-        self._requests = LibraryRequests(self._servers, self._library)
-        self._reloader = Reloader(self._servers)
         self._interception = Interception(
             self._servers, interceptors, lambda: self.approver, self._servers.reaper
         )
+        self._requests = LibraryRequests(self._servers, self._library, self._interception)
+        self._reloader = Reloader(self._servers)
 
     @property
     def settings(self) -> RegistrySettings:
@@ -90,7 +92,7 @@ class Registry:
     @property
     def handlers(self) -> ClientHandlers | None:
         """The host's answers to what servers ask, and its log handler."""
-        return self._servers.handlers
+        return self._host_handlers
 
     def __repr__(self) -> str:
         return f"<Registry servers={len(self._servers.supervisors)} tools={len(self._catalog)}>"
@@ -260,15 +262,15 @@ class Registry:
 
     def prompts(self) -> list[mcp_types.Prompt]:
         """Return every mounted prompt under its public name (``<namespace>__<prompt>``)."""
-        return self._library.prompts()
+        return self._interception.secrets.redact_listing(self._library.prompts())
 
     def resources(self) -> list[mcp_types.Resource]:
         """Return every mounted resource under its registry URI (``mcpmount://<ns>/<uri>``)."""
-        return self._library.resources()
+        return self._interception.secrets.redact_listing(self._library.resources())
 
     def resource_templates(self) -> list[mcp_types.ResourceTemplate]:
         """Return every resource template under its registry URI template."""
-        return self._library.templates()
+        return self._interception.secrets.redact_listing(self._library.templates())
 
     async def get_prompt(
         self,
@@ -370,7 +372,7 @@ class Registry:
 
     def tools(self) -> list[mcp_types.Tool]:
         """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred."""
-        return self._catalog.manifest()
+        return self._interception.secrets.redact_listing(self._catalog.manifest())
 
     def mounted_tools(self) -> list[MountedTool]:
         """Return every mounted tool, deferred ones included, sorted by name."""
