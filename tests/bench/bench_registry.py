@@ -21,7 +21,8 @@ Measured:
    clients open at once, calls alternated one by one, in rounds; the p50 ratio is the
    median of the rounds' ratios, each round's p50s paired);
    over stdio in both protocol eras (2026-07-28, found by ``server/discover``, and legacy),
-   and again with the secret guard at work (a second server holds a token); beside each
+   and again with the secret guard at work (a second server holds a token), and that
+   against the same call with the guard off (the guard's own cost); beside each
    era's, a control: two SDK clients measured the same way, whose ratio shows how far the
    machine's noise alone moves a ratio in this run;
 3. 16-way throughput: 16 tasks making sequential calls on one connection;
@@ -561,6 +562,27 @@ async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None
         open_registry(RegistryConfig.from_servers(guarded)) as registry,
     ):
         await bench_calls("stdio", started[0][0], registry, plan, report, era=", secrets")
+        await bench_guard(registry, plan, report)
+
+
+async def bench_guard(guarded: Registry, plan: Plan, report: Report) -> None:
+    """The guard's own cost: the same plain call through a registry where it is at work
+    (``guarded``: another server holds a token, so each call's arguments are checked and
+    its result scanned) against one where no secret is known (no hook at all), alternated
+    as `bench_calls` alternates; in the row, "sdk" is the guard off, "mcpmount" on."""
+    plain = {"s0": StdioServer(command=sys.executable, args=[str(ECHO_SERVER)])}
+    async with open_registry(RegistryConfig.from_servers(plain)) as unguarded:
+
+        async def off() -> object:
+            return await unguarded.call("s0__echo", CALL_ARGS)
+
+        async def on() -> object:
+            return await guarded.call("s0__echo", CALL_ARGS)
+
+        calls = plan.calls["stdio"]
+        rounds = await latencies(off, on, plan.rounds, calls, plan.warmup)
+    note = "the secret guard on (sdk column: off), same call, alternated; ratio: the median round's"
+    report.add(p50_row("guard", "stdio p50, on/off", rounds, note))
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ import mcp_types
 import pytest
 
 import mcpmount
-from mcpmount.errors import ArgumentsError, CallDeniedError, SecretRefusedError
+from mcpmount.errors import ArgumentsError, CallDeniedError, SecretRefusedError, UpstreamError
 from mcpmount.handlers import Asker, ClientHandlers
 from mcpmount.registry import Registry
 from secret_support import assert_planted_redacted
@@ -149,6 +149,8 @@ async def test_every_kind_of_message_a_server_sends_comes_back_redacted(
                 await registry.read_resource("mcpmount://planter/memo://blob"),
                 await registry.complete(prompt, {"name": "name", "value": "a"}),
             ]
+            with pytest.raises(UpstreamError) as failed:
+                await registry.call("planter__fail")
             listings: list[list[Any]] = [
                 registry.tools(),
                 registry.prompts(),
@@ -158,6 +160,7 @@ async def test_every_kind_of_message_a_server_sends_comes_back_redacted(
         dumped = json.dumps([item.model_dump(mode="json") for item in listing])
         assert GH_TOKEN not in dumped
         assert SHOWN in dumped
+    assert failed.value.upstream_message == f"bad key {SHOWN}"
     assert reported == [f"progress {SHOWN}"]
     assert [entry.data for entry in logs] == [f"log {SHOWN}"]
     leak, _, _, blob, completion = said

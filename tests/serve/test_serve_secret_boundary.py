@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import mcp_types
 import pytest
+import serve_support
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
 from relay_support import ERAS, Host, served
@@ -83,8 +84,12 @@ async def template(client: Client) -> str:
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 async def test_every_request_kind_is_refused_and_every_message_redacted_through_serve(
-    tmp_path: Path, mode: str, version: str
+    tmp_path: Path, mode: str, version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    def verbose(config: str, *flags: str) -> list[str]:  # so that serve logs each refusal
+        return [sys.executable, "-m", "mcpmount", "-v", "serve", config, *flags]
+
+    monkeypatch.setattr(serve_support, "serve_command", verbose)
     host = Thief()
     options = host.callbacks()
     if mode == "auto":
@@ -132,7 +137,8 @@ async def test_every_request_kind_is_refused_and_every_message_redacted_through_
             ]
             while not host.logs:
                 await anyio.sleep(0.05)
-    served_log = (tmp_path / "serve.log").read_text() if (tmp_path / "serve.log").exists() else ""
+    served_log = (tmp_path / "serve.log").read_text()
+    assert "call of 'planter__echo' failed" in served_log  # serve logged the refusals
     assert got == []  # nothing refused reached the planter
     for text in refused:
         assert "secret of server 'github'" in text, text

@@ -9,7 +9,7 @@ progress and log messages ``leak`` sends meanwhile, the prompt ``greet``'s messa
 resource ``memo://note`` (text) and ``memo://blob`` (bytes), the template
 ``memo://items/{item}``'s contents, every completion's values, and the title and
 description of the tool ``described``, the description of the prompt ``greet`` and of the
-resource ``memo://note``.
+resource ``memo://note``, and the JSON-RPC error of the tool ``fail``.
 
 ``received()`` returns what reached it, as JSON: each tool call, prompt get, resource read
 and completion, with what it carried.
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("planter", version="1.0.0")
@@ -74,6 +75,12 @@ def echo(text: str) -> str:
     """Answer with ``text``."""
     got.append({"kind": "tools/call", "tool": "echo", "text": text})
     return text
+
+
+@server.tool()
+def fail() -> str:
+    """Fail with a JSON-RPC error that carries the planted secret."""
+    raise MCPError(code=types.INVALID_PARAMS, message=f"bad key {plant()}")
 
 
 @server.tool()

@@ -34,6 +34,7 @@ from mcpmount.errors import (
     CallTimeoutError,
     ServerNotRunningError,
     ToolRemovedError,
+    UpstreamError,
 )
 from mcpmount.gates import Interception
 from mcpmount.observers import Observers
@@ -41,7 +42,7 @@ from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Connection, ServerState, Supervisor
 
-__all__ = ["Calling", "Starts", "call_tool", "call_within", "check_arguments"]
+__all__ = ["Calling", "Starts", "call_tool", "call_within", "check_arguments", "redacted_error"]
 
 
 class Starts(Protocol):
@@ -107,9 +108,12 @@ async def call_tool(
         progress = _redacted_progress(progress, redact)
     seconds = servers.timeout(supervisor, timeout)  # the same default as prompts and reads
     began = anyio.current_time()
-    result = await call_within(
-        supervisor, entry, arguments, began, seconds, progress, context, servers, observers
-    )
+    try:
+        result = await call_within(
+            supervisor, entry, arguments, began, seconds, progress, context, servers, observers
+        )
+    except UpstreamError as exc:
+        raise redacted_error(exc, redact) from None
     if (stats := servers.stats.get(entry.server)) is not None:
         stats.record(supervisor.last_call - began)  # when this call ended: no await since
     result = rewrite_call(entry.server, result, prefix=supervisor.spec.prefix)
@@ -125,6 +129,15 @@ def _checked(
         check_arguments(entry.server, entry.name, arguments)
     except ArgumentsError as exc:
         raise ArgumentsError(exc.server, entry.name, redact(exc.where), exc.problem) from None
+
+
+def redacted_error(exc: UpstreamError, redact: Callable[[str], str]) -> UpstreamError:
+    """``exc`` with every known secret redacted from what the server said (itself if it
+    said none): the model reads the error."""
+    message = redact(exc.upstream_message)
+    if message == exc.upstream_message:
+        return exc
+    return UpstreamError(exc.server, exc.tool, exc.code, message, kind=exc.kind)
 
 
 def _redacted_progress(report_to: ProgressFnT, redact: Callable[[str], str]) -> ProgressFnT:

@@ -33,9 +33,11 @@ from mcpmount.errors import (
     ServerNotRunningError,
     UnknownPromptError,
     UnknownResourceError,
+    UpstreamError,
 )
 from mcpmount.gates import Interception
 from mcpmount.handlers import ToolCall
+from mcpmount.registry._calls import redacted_error
 from mcpmount.upstream import Supervisor, request, set_subscription
 
 __all__ = ["LibraryRequests", "Routing", "UpdateListener", "subscribe_all", "subscription"]
@@ -241,6 +243,9 @@ class LibraryRequests:
             if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
                 reason = f"it is restarting and was not back within {seconds:g} s"
                 raise ServerNotRunningError(server, name, reason, kind=kind)
-            return await request(
-                supervisor.connection, kind, name, remaining, send, asks=asks, context=context
-            )
+            try:
+                return await request(
+                    supervisor.connection, kind, name, remaining, send, asks=asks, context=context
+                )
+            except UpstreamError as exc:
+                raise redacted_error(exc, self._interception.secrets.redact) from None
