@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +16,7 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    # The demo config runs `python3` from PATH: make it this interpreter, as an active venv does.
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    # The demo's servers run on ${MCPMOUNT_PYTHON}, this interpreter: no venv on PATH needed.
     return subprocess.run(
         [*args],
         capture_output=True,
@@ -26,7 +24,6 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         timeout=timeout,
         cwd=ROOT,
         check=False,
-        env={**os.environ, "PATH": path},
     )
 
 

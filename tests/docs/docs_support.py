@@ -109,7 +109,7 @@ def every_block() -> list[Block]:
 
 def environment() -> dict[str, str]:
     """What programs run with: this interpreter's directory first on PATH, as an active venv
-    has it (the demo config starts ``python3`` from PATH), and a terminal ``WIDTH`` wide."""
+    has it (the blocks run ``mcpmount`` from PATH), and a terminal ``WIDTH`` wide."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     return {**os.environ, "PATH": path, "COLUMNS": str(WIDTH), "LINES": "50", "TERM": "dumb"}
 
