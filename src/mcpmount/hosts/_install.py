@@ -205,7 +205,7 @@ def _refuse_self_serving(config: Path, host_file: Path, servers: Sequence[RawSer
             ],
         )
     found = [(s.name, s.command, s.args, s.cwd) for s in servers]
-    problems = self_serving(found, [host_file, host_file.resolve(), config, config.resolve()])
+    problems = self_serving(found, [host_file, config])
     if problems:
         raise ConfigError(str(config), [f"refused: {problem}" for problem in problems])
 

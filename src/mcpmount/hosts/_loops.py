@@ -49,7 +49,7 @@ def enter_chain(files: Sequence[Path], environ: MutableMapping[str, str]) -> Non
             chain is `MAX_DEPTH` long.
     """
     chain = [Path(part) for part in environ.get(SERVING, "").split(os.pathsep) if part]
-    mine = [file.absolute() for file in files]
+    mine = [file.resolve() for file in files]  # a link to a file is that file
     depth = len(chain)
     for file in mine:
         if file in chain:
@@ -101,11 +101,11 @@ def self_serving(
         servers: Each stdio server's name, command, arguments and working directory.
         files: The files that hold the servers (the config; a host's file).
     """
-    wanted = {Path(file).absolute() for file in files}
+    wanted = {Path(file).resolve() for file in files}
     return [
         f"servers.{name}: starts mcpmount on {file}, the file that holds it: each "
         "mcpmount would start the next, without end; remove it, or point it at another config"
         for name, command, args, cwd in servers
         for file in mounted_files(command, args, cwd)
-        if file in wanted
+        if file.resolve() in wanted
     ]
