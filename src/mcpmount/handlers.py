@@ -11,7 +11,8 @@ Upstream log messages go to Python `logging` unless a log handler is given.
 An `Approver` sees every call that a gate holds (a server's ``approve`` globs, or the
 registry's ``approval`` policy) before the server does; a denied call never reaches it.
 An `Interceptor` sees every call: its arguments before they are sent (to let them through,
-rewrite or refuse them) and its result before the caller gets it (to keep or rewrite it).
+rewrite or refuse them) and its result before the caller gets it (to keep or rewrite it);
+one that asks (`Interceptor.kinds`) sees prompt gets, resource reads and completions too.
 
 Every handler is told who asks (`Asker`): the server, and the tool call in flight when
 that can be told. A handler that raises answers the server with an error (an

@@ -152,8 +152,9 @@ class ServerBase(BaseModel):
     rules take for one (a long random-looking ID). See the security page."""
 
     before_call: Command | None = None
-    """A program and its arguments, never run through a shell, that sees every call to this
-    server before it is sent: the call as a JSON object on its stdin (``server``, ``tool``,
+    """A program and its arguments, never run through a shell, that sees every request to
+    this server before it is sent (tool calls, prompt gets, resource reads, completions):
+    the request as a JSON object on its stdin (``kind``, ``server``, ``tool``,
     ``raw_name``, ``arguments``). Exit status 0 lets it through; any other refuses it, with
     the first line the program printed (stdout, else stderr) as the reason. It runs with
     the user's environment, for at most ``before_call_timeout`` seconds."""
