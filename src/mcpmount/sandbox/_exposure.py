@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-import platformdirs
-
 __all__ = ["Exposure", "SandboxUnavailableError", "credential_locations", "exposed", "never_shown"]
 
 
@@ -56,6 +54,8 @@ _PROJECT_MARKERS = (".git", ".env", "pyproject.toml", "package.json", "setup.py"
 def credential_locations(homes: Iterable[str]) -> list[str]:
     """Where the user's secrets live: the known files and folders under each home, and
     mcpmount's own state directory (its OAuth tokens)."""
+    import platformdirs  # only where a sandbox is made: `import mcpmount` stays light
+
     found = [os.path.join(home, name) for home in homes for name in _CREDENTIALS]
     found.append(platformdirs.user_state_dir("mcpmount"))
     return found
