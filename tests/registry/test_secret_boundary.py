@@ -171,6 +171,19 @@ async def test_every_kind_of_message_a_server_sends_comes_back_redacted(
         assert SHOWN in message.model_dump_json() or message is blob
 
 
+async def test_tool_search_shows_a_deferred_tool_redacted(tmp_path: Path) -> None:
+    """A deferred tool's title and description reach the model through ``tool_search``'s
+    answer: redacted there too."""
+    config = boundary_config(tmp_path, "legacy", 'defer = ["described"]')
+    with anyio.fail_after(60):
+        async with mcpmount.open_registry(config) as registry:
+            found = await registry.call("tool_search", {"query": "described key"})
+    dumped = found.model_dump_json()
+    assert "planter__described" in dumped
+    assert GH_TOKEN not in dumped
+    assert SHOWN in dumped
+
+
 async def test_a_deny_all_before_call_refuses_every_request_kind(tmp_path: Path) -> None:
     """``before_call = ["false"]`` refuses prompts, reads and completions too, and its
     program is told the kind of each request."""

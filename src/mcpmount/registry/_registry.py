@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Container, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import mcp_types
@@ -420,8 +421,8 @@ class Registry:
         ``servers``: search only their tools, as if no other were mounted (what a client
         limited to some namespaces may find); None: every tool.
         """
-        return self.observers.searching(
-            lambda: self._catalog.tool_search(arguments, servers=servers)
+        return self._redacted_search(
+            self.observers.searching(lambda: self._catalog.tool_search(arguments, servers=servers))
         )
 
     async def run_tool_search(
@@ -429,9 +430,16 @@ class Registry:
     ) -> ToolSearchCall:
         """`tool_search` off the event loop's back: with a semantic model, a new query's
         vector is computed in a worker thread (`call` and the served registry use this)."""
-        return await self.observers.searching_async(
-            lambda: self._catalog.run_tool_search(arguments, servers=servers)
+        return self._redacted_search(
+            await self.observers.searching_async(
+                lambda: self._catalog.run_tool_search(arguments, servers=servers)
+            )
         )
+
+    def _redacted_search(self, call: ToolSearchCall) -> ToolSearchCall:
+        """``call`` with every known secret redacted from the definitions it shows."""
+        result = self._interception.secrets.redact_model(call.result)
+        return call if result is call.result else replace(call, result=result)
 
     @property
     def failures(self) -> dict[str, ServerError]:
