@@ -70,6 +70,9 @@ _ETC = (
 )
 """What of /etc is shown: never all of it (``shadow`` would be readable by uid 0)."""
 
+_ETC_PRIVATE = ("/etc/ssl/private", "/etc/pki/tls/private")
+"""Folders of private keys inside what `_ETC` shows, covered with an empty tmpfs."""
+
 FORWARDER = """
 import os, socket, sys, threading
 port, target, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
@@ -149,6 +152,9 @@ def bwrap_argv(
             argv += ["--ro-bind", path, path]
     for name in _ETC:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for private in _ETC_PRIVATE:  # TLS private keys: readable by uid 0, which root keeps inside
+        if os.path.isdir(private):
+            argv += ["--tmpfs", private]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     command = [program.executable, *args]
     binds = [(path, "--ro-bind") for path in program.paths]

@@ -56,9 +56,15 @@ def credential_locations(homes: Iterable[str]) -> list[str]:
     mcpmount's own state directory (its OAuth tokens)."""
     import platformdirs  # only where a sandbox is made: `import mcpmount` stays light
 
-    found = [os.path.join(home, name) for home in homes for name in _CREDENTIALS]
-    found.append(platformdirs.user_state_dir("mcpmount"))
-    return found
+    state = platformdirs.user_state_dir("mcpmount")
+    found = [os.path.join(home, name) for home in _and_real(homes) for name in _CREDENTIALS]
+    return [*found, *dict.fromkeys((state, os.path.realpath(state)))]
+
+
+def _and_real(homes: Iterable[str]) -> list[str]:
+    """Each home, and its real path where a symlink leads to it (``/home`` -> ``/var/home``):
+    a program found on PATH may be named by either."""
+    return list(dict.fromkeys(p for home in homes for p in (home, os.path.realpath(home))))
 
 
 def _within(path: str, outer: str) -> bool:
@@ -82,7 +88,7 @@ class Exposure:
     start asks it of every file on its program's way)."""
 
     def __init__(self, homes: Iterable[str]) -> None:
-        homes = list(homes)
+        homes = _and_real(homes)
         self.catch_all = {
             os.path.normpath(os.path.join(home, name)): name
             for home in homes
@@ -91,7 +97,15 @@ class Exposure:
         self.locations = [location.rstrip("/") + "/" for location in credential_locations(homes)]
 
     def why(self, path: str) -> str | None:
-        """Why ``path`` must not be mounted whole, or None where it may be."""
+        """Why ``path`` must not be mounted whole, or None where it may be (judged as
+        written and where its symlinks lead)."""
+        real = os.path.realpath(path)
+        return self._why(path) or (self._why(real) if real != path else None)
+
+    def _why(self, path: str) -> str | None:
+        base = os.path.basename(path)
+        if base == ".env" or base.startswith(".env."):
+            return "a .env file"
         name = self.catch_all.get(path)
         if name is not None:
             return "your home" if not name else f"~/{name}, which holds other programs' data"
@@ -118,6 +132,7 @@ def never_shown(path: str, homes: Iterable[str]) -> str | None:
 def exposed(path: str, homes: Iterable[str]) -> str | None:
     """The credential location ``path`` shows (it is, holds or lies in one), or None."""
     for location in credential_locations(homes):
-        if _within(location, path) or _within(path, location):
-            return location
+        for shown in dict.fromkeys((path, os.path.realpath(path))):
+            if _within(location, shown) or _within(shown, location):
+                return location
     return None

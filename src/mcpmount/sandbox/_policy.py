@@ -76,7 +76,8 @@ def policy_for(
         return None
 
     def expand(path: str) -> str:
-        return os.path.normpath(home + path[1:] if path.startswith("~") else path)
+        # normpath keeps a leading "//" (POSIX allows it a meaning): "//tmp" is "/tmp" here.
+        return "/" + os.path.normpath(home + path[1:] if path.startswith("~") else path).lstrip("/")
 
     network = table.network if isinstance(table.network, bool) else tuple(table.network)
     return Policy(

@@ -198,11 +198,14 @@ async def _proxy_one(client: ByteStream, allow: AllowList, server: str, gate: _G
     if tunnel:
         host, _, port_text = target.rpartition(":")
     else:
-        url = urlsplit(target)
-        if url.scheme != "http" or not url.hostname:
+        try:  # urlsplit and .port raise on a bad bracket or an out-of-range port
+            url = urlsplit(target)
+            host, port_text = url.hostname or "", str(url.port or 80)
+        except ValueError:
+            url, host, port_text = None, "", ""
+        if url is None or url.scheme != "http" or not host:
             await _answer(client, 400, "give an absolute http:// URL, or CONNECT for https")
             return
-        host, port_text = url.hostname, str(url.port or 80)
         path = (url.path or "/") + (f"?{url.query}" if url.query else "")
         head = f"{method} {path} {version}\r\n".encode() + headers
     if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:

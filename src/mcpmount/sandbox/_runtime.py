@@ -158,6 +158,11 @@ class _Walk:
         else:
             self.found.append(path)
 
+    def grants(self, path: str) -> bool:
+        """Whether ``read`` or ``write`` show ``path`` (as written, or where it leads)."""
+        real = os.path.realpath(path)
+        return any(_within(path, p) or _within(real, p) for p in self.granted)
+
     def interpreter(self, path: str) -> str | None:
         """The program a script's ``#!`` line runs (through ``/usr/bin/env NAME``), if any."""
         try:
@@ -205,6 +210,8 @@ def program_paths(
         if not arg or arg.startswith("-") or "\0" in arg:
             continue
         path = os.path.abspath(os.path.join(base, arg))
+        if walk.grants(path):
+            continue  # data ``read``/``write`` show as they say (a database stays writable)
         if os.path.isfile(path):
             parts = Path(path).parts
             if "node_modules" in parts:
@@ -239,10 +246,14 @@ def _base_prefix(venv: str) -> str | None:
         text = Path(venv, "pyvenv.cfg").read_text(errors="replace")
     except OSError:
         return None
+    values: dict[str, str] = {}
     for line in text.splitlines():
         key, _, value = line.partition("=")
-        if key.strip() == "home" and value.strip():
-            return _prefix_of(os.path.join(value.strip(), "python"))
+        values[key.strip()] = value.strip()
+    if values.get("executable"):  # the real interpreter, where ``home`` may hold a link to it
+        return _prefix_of(os.path.realpath(values["executable"]))
+    if values.get("home"):
+        return _prefix_of(os.path.join(values["home"], "python"))
     return None
 
 
