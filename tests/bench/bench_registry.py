@@ -568,9 +568,11 @@ async def bench_stdio_calls(plan: Plan, report: Report, devnull: TextIO) -> None
 async def bench_guard(guarded: Registry, plan: Plan, report: Report) -> None:
     """The guard's own cost: the same plain call through a registry where it is at work
     (``guarded``: another server holds a token, so each call's arguments are checked and
-    its result scanned) against one where no secret is known (no hook at all), alternated
-    as `bench_calls` alternates; in the row, "sdk" is the guard off, "mcpmount" on."""
-    plain = {"s0": StdioServer(command=sys.executable, args=[str(ECHO_SERVER)])}
+    its result scanned) against the same two servers where no secret is known (no hook at
+    all), alternated as `bench_calls` alternates; in the row, "sdk" is the guard off,
+    "mcpmount" on."""
+    echo = StdioServer(command=sys.executable, args=[str(ECHO_SERVER)])
+    plain = {"s0": echo, "s1": echo.model_copy(update={"env": {"MODE": SecretStr("plain")}})}
     async with open_registry(RegistryConfig.from_servers(plain)) as unguarded:
 
         async def off() -> object:
