@@ -20,9 +20,10 @@ import mcp_types
 import pytest
 
 import mcpmount
+from mcpmount.adapters import AnthropicAdapter
 from mcpmount.errors import ArgumentsError, CallDeniedError, SecretRefusedError, UpstreamError
 from mcpmount.handlers import Asker, ClientHandlers
-from mcpmount.registry import Registry
+from mcpmount.registry import Registry, View
 from secret_support import assert_planted_redacted
 from support import SERVERS, text_of
 
@@ -182,6 +183,24 @@ async def test_tool_search_shows_a_deferred_tool_redacted(tmp_path: Path) -> Non
     assert "planter__described" in dumped
     assert GH_TOKEN not in dumped
     assert SHOWN in dumped
+
+
+async def test_a_deferred_tool_a_search_activated_is_listed_redacted(tmp_path: Path) -> None:
+    """Once a search found it, a deferred tool joins the conversation's list (the view,
+    and so ``serve``'s ``tools/list`` and the OpenAI export) and the Anthropic export's
+    ``defer_loading`` entries: redacted there as in the manifest."""
+    config = boundary_config(tmp_path, "legacy", 'defer = ["described"]')
+    with anyio.fail_after(60):
+        async with mcpmount.open_registry(config) as registry:
+            view = View(registry)
+            await view.run_tool_search({"query": "described key"})
+            listed = [t for t in view.tools() if t.name == "planter__described"]
+            exported = AnthropicAdapter(registry).tools()
+    assert listed, "the search did not activate the deferred tool"
+    for shown in (json.dumps([t.model_dump(mode="json") for t in listed]), json.dumps(exported)):
+        assert "planter__described" in shown
+        assert GH_TOKEN not in shown
+        assert SHOWN in shown
 
 
 async def test_a_deny_all_before_call_refuses_every_request_kind(tmp_path: Path) -> None:

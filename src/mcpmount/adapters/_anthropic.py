@@ -73,7 +73,10 @@ class AnthropicAdapter:
             definitions.append(_definition(tool))
         shown = {tool.name for tool in manifest}
         deferred = [t for t in registry.mounted_tools() if t.name not in shown]
-        definitions += [_definition(entry.to_mcp()) | {"defer_loading": True} for entry in deferred]
+        definitions += [
+            _definition(registry.definition(entry.name)) | {"defer_loading": True}
+            for entry in deferred
+        ]
         if deferred and self.search != "mcpmount":
             definitions.insert(0, dict(_ANTHROPIC_SEARCH_TOOLS[self.search]))
         return definitions

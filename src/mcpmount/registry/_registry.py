@@ -387,6 +387,15 @@ class Registry:
         """
         return self._catalog.get(name)
 
+    def definition(self, name: str) -> mcp_types.Tool:
+        """Return the definition of the tool called ``name`` as a model is shown it,
+        deferred or not: under its public name, every known secret redacted (as `tools`).
+
+        Raises:
+            UnknownToolError: No tool has that name.
+        """
+        return self._interception.secrets.redact_model(self._catalog.get(name).to_mcp())
+
     def owner(self, kind: str, name: str) -> str | None:
         """The namespace a tool or prompt name, or a resource URI (``kind``), belongs to;
         None when it names nothing mounted."""

@@ -25,6 +25,8 @@ class Viewed(Protocol):
 
     def get(self, name: str) -> MountedTool: ...
 
+    def definition(self, name: str) -> mcp_types.Tool: ...
+
     def tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall: ...
 
     async def run_tool_search(self, arguments: Mapping[str, Any] | None) -> ToolSearchCall: ...
@@ -60,7 +62,7 @@ class View:
             if name in shown:
                 continue
             try:
-                manifest.append(self.registry.get(name).to_mcp())
+                manifest.append(self.registry.definition(name))
             except UnknownToolError:  # its server went away; it may come back
                 continue
             shown.add(name)
