@@ -42,6 +42,7 @@ from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, 
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 from mcpmount.config._urls import redacted_url
+from mcpmount.config.hostfiles import HostFormat
 from mcpmount.configfile import (
     Asker,
     HostInput,
@@ -58,6 +59,7 @@ __all__ = [
     "Asker",
     "HeaderName",
     "HeaderValue",
+    "HostFormat",
     "HostInput",
     "HttpServer",
     "OAuthSpec",

@@ -1,6 +1,7 @@
 """MCP hosts' own config files: where they are, reading them, and installing into them.
 
-`host_files` says where each `Host` (Claude Desktop, Claude Code, Cursor, VS Code) keeps
+`host_files` says where each `Host` (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf,
+Zed, OpenAI Codex, Gemini CLI, goose, Continue, LM Studio) keeps
 its servers, per platform (``_places``); `load_host` reads them all as the host does,
 into one config (``_read``; ``mcpmount check --from HOST``); `plan_install` works out the
 ``mcpmount serve`` entry for one of them and `Installation.write` puts it there

@@ -8,6 +8,7 @@ hosts' own variables (``${env:X}``, ``${input:id}``, ...) stay in the core
 (``config._variables``), since ``${VAR}`` expansion everywhere reads them.
 """
 
+from mcpmount.config.hostfiles._formats import FORMATS_READ, HostFormat, sniff_format
 from mcpmount.config.hostfiles._hostfile import read_host_file
 
-__all__ = ["read_host_file"]
+__all__ = ["FORMATS_READ", "HostFormat", "read_host_file", "sniff_format"]

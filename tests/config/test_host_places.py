@@ -1,0 +1,112 @@
+"""Where each host keeps its servers, per platform, as its documentation says
+(`mcpmount.hosts.host_files`): the files, their scope, the key of the servers and the
+format each is read in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcpmount.config import HostFormat
+from mcpmount.hosts import Host, host_files
+
+HOME, PROJECT = Path("/home/ada"), Path("/work/app")
+
+Row = tuple[str, str, str, HostFormat]
+"""A file as ``host_files`` gives it: its path, its scope, its key and its format."""
+
+PLACES: dict[tuple[Host, str], list[Row]] = {
+    (Host.WINDSURF, "linux"): [
+        ("/home/ada/.codeium/windsurf/mcp_config.json", "user", "mcpServers", HostFormat.WINDSURF)
+    ],
+    (Host.WINDSURF, "win32"): [
+        ("/home/ada/.codeium/windsurf/mcp_config.json", "user", "mcpServers", HostFormat.WINDSURF)
+    ],
+    (Host.ZED, "linux"): [
+        ("/xdg/zed/settings.json", "user", "context_servers", HostFormat.ZED),
+        ("/work/app/.zed/settings.json", "project", "context_servers", HostFormat.ZED),
+    ],
+    (Host.ZED, "darwin"): [
+        ("/home/ada/.config/zed/settings.json", "user", "context_servers", HostFormat.ZED),
+        ("/work/app/.zed/settings.json", "project", "context_servers", HostFormat.ZED),
+    ],
+    (Host.ZED, "win32"): [
+        ("/roaming/Zed/settings.json", "user", "context_servers", HostFormat.ZED),
+        ("/work/app/.zed/settings.json", "project", "context_servers", HostFormat.ZED),
+    ],
+    (Host.CODEX, "linux"): [
+        ("/home/ada/.codex/config.toml", "user", "mcp_servers", HostFormat.CODEX),
+        ("/work/app/.codex/config.toml", "project", "mcp_servers", HostFormat.CODEX),
+    ],
+    (Host.GEMINI, "linux"): [
+        ("/home/ada/.gemini/settings.json", "user", "mcpServers", HostFormat.GEMINI),
+        ("/work/app/.gemini/settings.json", "project", "mcpServers", HostFormat.GEMINI),
+        ("/etc/gemini-cli/settings.json", "system", "mcpServers", HostFormat.GEMINI),
+    ],
+    (Host.GEMINI, "darwin"): [
+        ("/home/ada/.gemini/settings.json", "user", "mcpServers", HostFormat.GEMINI),
+        ("/work/app/.gemini/settings.json", "project", "mcpServers", HostFormat.GEMINI),
+        (
+            "/Library/Application Support/GeminiCli/settings.json",
+            "system",
+            "mcpServers",
+            HostFormat.GEMINI,
+        ),
+    ],
+    (Host.GEMINI, "win32"): [
+        ("/home/ada/.gemini/settings.json", "user", "mcpServers", HostFormat.GEMINI),
+        ("/work/app/.gemini/settings.json", "project", "mcpServers", HostFormat.GEMINI),
+        ("C:/ProgramData/gemini-cli/settings.json", "system", "mcpServers", HostFormat.GEMINI),
+    ],
+    (Host.GOOSE, "linux"): [("/xdg/goose/config.yaml", "user", "extensions", HostFormat.GOOSE)],
+    (Host.GOOSE, "darwin"): [("/xdg/goose/config.yaml", "user", "extensions", HostFormat.GOOSE)],
+    (Host.GOOSE, "win32"): [
+        ("/roaming/Block/goose/config/config.yaml", "user", "extensions", HostFormat.GOOSE)
+    ],
+    (Host.CONTINUE, "linux"): [
+        ("/home/ada/.continue/config.yaml", "user", "mcpServers", HostFormat.CONTINUE)
+    ],
+    (Host.LM_STUDIO, "win32"): [
+        ("/home/ada/.lmstudio/mcp.json", "user", "mcpServers", HostFormat.MCP_JSON)
+    ],
+}
+
+ENVIRON = {"XDG_CONFIG_HOME": "/xdg", "APPDATA": "/roaming"}
+
+
+@pytest.mark.parametrize(("host", "platform"), list(PLACES))
+def test_each_host_keeps_its_servers_where_its_documentation_says(
+    host: Host, platform: str
+) -> None:
+    """Each file, in the order the host lets the later one win, with its key and format."""
+    files = host_files(host, home=HOME, cwd=PROJECT, environ=ENVIRON, platform=platform)
+    found = [(file.path.as_posix(), file.scope, file.key, file.format) for file in files]
+    assert found == PLACES[host, platform]
+
+
+def test_codex_home_and_gemini_system_path_move_those_files() -> None:
+    """``CODEX_HOME`` moves Codex's user file; ``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` Gemini's
+    system file."""
+    environ = {"CODEX_HOME": "/opt/codex", "GEMINI_CLI_SYSTEM_SETTINGS_PATH": "/srv/g.json"}
+    codex = host_files(Host.CODEX, home=HOME, cwd=PROJECT, environ=environ, platform="linux")
+    assert codex[0].path == Path("/opt/codex/config.toml")
+    gemini = host_files(Host.GEMINI, home=HOME, cwd=PROJECT, environ=environ, platform="linux")
+    assert gemini[-1].path == Path("/srv/g.json")
+
+
+def test_continue_reads_the_workspace_blocks_in_name_order(tmp_path: Path) -> None:
+    """Each YAML or JSON block of ``.continue/mcpServers/`` is a project file; a JSON one is
+    the ``mcpServers`` JSON other hosts write, and other files are not read."""
+    blocks = tmp_path / ".continue" / "mcpServers"
+    blocks.mkdir(parents=True)
+    for name in ("b.yaml", "a.json", "c.yml", "notes.md"):
+        (blocks / name).write_text("")
+    files = host_files(Host.CONTINUE, home=HOME, cwd=tmp_path, environ={}, platform="linux")
+    found = [(file.path.name, file.scope, file.format) for file in files]
+    assert found == [
+        ("config.yaml", "user", HostFormat.CONTINUE),
+        ("a.json", "project", HostFormat.MCP_JSON),
+        ("b.yaml", "project", HostFormat.CONTINUE),
+        ("c.yml", "project", HostFormat.CONTINUE),
+    ]
