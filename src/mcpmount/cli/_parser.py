@@ -19,8 +19,23 @@ __all__ = ["DEFAULT_CONFIG", "HOSTS", "a_path", "build_parser"]
 
 DEFAULT_CONFIG = "mcpmount.toml"
 
-HOSTS = ["claude-desktop", "claude-code", "cursor", "vscode"]
-"""The hosts ``--from`` and ``install`` take, by name (`mcpmount.hosts.Host`'s values)."""
+HOSTS = [
+    "claude-desktop",
+    "claude-code",
+    "cursor",
+    "vscode",
+    "windsurf",
+    "zed",
+    "codex",
+    "gemini",
+    "goose",
+    "continue",
+    "lm-studio",
+]
+"""The hosts ``--from`` and ``--as-host`` take, by name (`mcpmount.hosts.Host`'s values)."""
+
+INSTALL_HOSTS = HOSTS[:4]
+"""The hosts ``install`` writes into: those whose files are JSON ``mcpServers``/``servers``."""
 
 FAIL_ON_DEFAULT = "high"
 
@@ -310,7 +325,7 @@ def _add_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "in place; the old file is kept as FILE.bak-<time>. Running it again changes "
         "nothing.",
     )
-    install.add_argument("host", choices=HOSTS, help="the host to install into")
+    install.add_argument("host", choices=INSTALL_HOSTS, help="the host to install into")
     install.add_argument("config", help="the config to serve (TOML or a host's JSON)")
     install.add_argument("--name", default="mcpmount", help="the entry's name (default mcpmount)")
     install.add_argument(
