@@ -21,7 +21,8 @@ messages still hide them).
 
 Cost: the secrets are compiled into one regular expression alternation, built again only
 when the set changes (a server mounts, closes or gets new headers), and a call's arguments
-are scanned in one pass over their JSON text; with no secret known (and ``block_secrets``
+are searched string by string (keys too) where they are, without making JSON of them
+(a microsecond for a plain call's); with no secret known (and ``block_secrets``
 off), a tool gets no hook at all.
 """
 
@@ -256,10 +257,10 @@ def _check(index: SecretIndex, call: ToolCall, block: bool) -> None:
     pattern = index.blocked if block else index.others(call.server)
     if pattern is None:
         return
-    text = json_text(call.arguments)
-    if (match := pattern.search(text)) is None:
+    if not _carries(pattern, call.arguments):
         return
-    where = index.redact(_where(call.arguments, pattern))
+    place, match = _where(call.arguments, pattern)
+    where = index.redact(place)
     server, tool, kind = call.server, index.redact(call.tool), ERROR_KINDS[call.kind]
     if match.lastgroup not in (None, "known"):
         carried = f"what looks like {_FORMAT_GROUPS[match.lastgroup]}"
@@ -308,8 +309,27 @@ def _plain(value: object) -> object:
     return str(value)
 
 
-def _where(arguments: Mapping[str, Any], pattern: re.Pattern[str]) -> str:
-    """Name the first argument (or key) where ``pattern`` matches."""
+def _carries(pattern: re.Pattern[str], value: object) -> bool:
+    """Whether ``pattern`` matches a string in ``value`` (a JSON-like value: keys too)."""
+    if isinstance(value, str):
+        return pattern.search(value) is not None
+    if isinstance(value, Mapping):
+        mapping: Mapping[object, object] = value  # pyright: ignore[reportUnknownVariableType]
+        for key, item in mapping.items():
+            if pattern.search(str(key)) is not None or _carries(pattern, item):
+                return True
+        return False
+    if isinstance(value, list | tuple):
+        items: list[object] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+        return any(_carries(pattern, item) for item in items)
+    if value is None or isinstance(value, bool):
+        return False
+    return pattern.search(str(value)) is not None
+
+
+def _where(arguments: Mapping[str, Any], pattern: re.Pattern[str]) -> tuple[str, re.Match[str]]:
+    """Name the first argument (or key) where ``pattern`` matches, with the match; only
+    asked once `_carries` found one."""
     stack: list[tuple[str, object]] = [("", arguments)]
     while stack:
         where, value = stack.pop()
@@ -317,12 +337,16 @@ def _where(arguments: Mapping[str, Any], pattern: re.Pattern[str]) -> str:
             mapping: Mapping[object, object] = value  # pyright: ignore[reportUnknownVariableType]
             for key, item in reversed(list(mapping.items())):
                 name = f"{where}.{key}" if where else str(key)
-                if pattern.search(str(key)):
-                    return f"a key of {where or 'the arguments'}"
+                if match := pattern.search(str(key)):
+                    return f"a key of {where or 'the arguments'}", match
                 stack.append((name, item))
         elif isinstance(value, list | tuple):
             items: list[object] = list(value)  # pyright: ignore[reportUnknownArgumentType]
             stack.extend((f"{where}[{i}]", item) for i, item in reversed(list(enumerate(items))))
-        elif pattern.search(value if isinstance(value, str) else str(value)):
-            return where
-    return "arguments"
+        elif (
+            value is not None
+            and not isinstance(value, bool)
+            and (match := pattern.search(value if isinstance(value, str) else str(value)))
+        ):
+            return where, match
+    raise AssertionError("_where is asked only where _carries found a match")
