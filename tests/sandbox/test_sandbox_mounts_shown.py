@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from layouts import INSTALL_TIMEOUT, PYTHON, SECRETS, install, run, scratch_home
 
-from mcpmount.config import StdioServer
+from mcpmount.config import RegistrySettings, StdioServer
+from mcpmount.errors import ServerStartError
 from mcpmount.registry import Registry
 from support import text_of
 
@@ -127,3 +128,37 @@ async def test_server_filesystem_in_npms_user_prefix_serves_a_home_without_its_s
             "fs__write_file", {"path": str(home / "project" / "note.txt"), "content": "hi"}
         )
     assert (home / "project" / "note.txt").read_text() == "hi"
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+async def test_a_token_dir_set_inside_a_programs_install_is_never_shown(
+    home: Path, tmp_path: Path, sandboxed: bool
+) -> None:
+    """``token_dir`` set inside the prefix a server is installed in (``/opt/app/var/tokens``
+    beside ``/opt/app/bin``): its sandbox would mount the prefix whole, so it is refused,
+    naming the folder; unsandboxed, the same server reads the planted login, so the test
+    can fail."""
+    command, _ = install("home-bin", home, tmp_path, tmp_path)
+    app = home / "opt" / "app"  # a virtualenv, shown whole to a program in it
+    (app / "bin").mkdir(parents=True)
+    (app / "pyvenv.cfg").write_text(f"home = {Path(PYTHON).parent}\n")
+    os.symlink(command, app / "bin" / "server")
+    tokens = app / "var" / "tokens"
+    tokens.mkdir(parents=True)
+    (tokens / "github.json").write_text('{"access_token": "planted"}')
+    path = f"{Path(PYTHON).parent}:/usr/bin:/bin"
+    spec = StdioServer.model_validate(
+        {"command": str(app / "bin" / "server"), "env": {"PATH": path}, "sandbox": sandboxed}
+    )
+    async with Registry(RegistrySettings(token_dir=str(tokens))) as registry:
+        if sandboxed:
+            with pytest.raises(ServerStartError) as caught:
+                await registry.mount("probe", spec)
+            error = str(caught.value)
+            assert f"would need {app} shown" in error, error
+            assert f"it holds {tokens}" in error, error
+            assert "planted" not in error
+            return
+        await registry.mount("probe", spec)
+        got = text_of(await registry.call("probe__read", {"path": str(tokens / "github.json")}))
+        assert got == 'ok: {"access_token": "planted"}', got

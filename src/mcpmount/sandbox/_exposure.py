@@ -51,14 +51,16 @@ _PROJECT_MARKERS = (".git", ".env", "pyproject.toml", "package.json", "setup.py"
 """What a project root holds at its top (its secrets sit beside its sources)."""
 
 
-def credential_locations(homes: Iterable[str]) -> list[str]:
-    """Where the user's secrets live: the known files and folders under each home, and
-    mcpmount's own state directory (its OAuth tokens)."""
+def credential_locations(homes: Iterable[str], private: Iterable[str] = ()) -> list[str]:
+    """Where the user's secrets live: the known files and folders under each home,
+    mcpmount's own state directory (its OAuth tokens) and ``private`` (a ``token_dir``
+    set elsewhere)."""
     import platformdirs  # only where a sandbox is made: `import mcpmount` stays light
 
     state = platformdirs.user_state_dir("mcpmount")
     found = [os.path.join(home, name) for home in _and_real(homes) for name in _CREDENTIALS]
-    return [*found, *dict.fromkeys((state, os.path.realpath(state)))]
+    ours = (p for path in (state, *private) for p in (path, os.path.realpath(path)))
+    return [*found, *dict.fromkeys(ours)]
 
 
 def _and_real(homes: Iterable[str]) -> list[str]:
@@ -87,14 +89,15 @@ class Exposure:
     """`never_shown` for one set of homes, with their folders worked out once (a server's
     start asks it of every file on its program's way)."""
 
-    def __init__(self, homes: Iterable[str]) -> None:
+    def __init__(self, homes: Iterable[str], private: Iterable[str] = ()) -> None:
         homes = _and_real(homes)
         self.catch_all = {
             os.path.normpath(os.path.join(home, name)): name
             for home in homes
             for name in _CATCH_ALL
         }
-        self.locations = [location.rstrip("/") + "/" for location in credential_locations(homes)]
+        locations = credential_locations(homes, private)
+        self.locations = [location.rstrip("/") + "/" for location in locations]
 
     def why(self, path: str) -> str | None:
         """Why ``path`` must not be mounted whole, or None where it may be (judged as

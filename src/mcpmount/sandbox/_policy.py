@@ -48,6 +48,8 @@ class Policy:
     """Connections open at once through the proxy of a host list."""
     max_buffered_bytes: int = 4 * 1024 * 1024
     """Bytes that proxy holds in flight at once."""
+    private: tuple[str, ...] = ()
+    """More folders never shown, as mcpmount's state directory is not: ``token_dir``."""
 
     def describe_network(self) -> str:
         """``network off``, ``network on`` or ``network: a.example, b.example``."""
@@ -59,7 +61,10 @@ class Policy:
 
 
 def policy_for(
-    table: SandboxTable | None, default: bool | Literal["prefer"], home: str
+    table: SandboxTable | None,
+    default: bool | Literal["prefer"],
+    home: str,
+    token_dir: str | None = None,
 ) -> Policy | None:
     """Return the sandbox a server runs in, or None if it runs unsandboxed.
 
@@ -67,17 +72,20 @@ def policy_for(
         table: The server's own ``sandbox``; None uses ``default``.
         default: The registry's ``sandbox``.
         home: The user's home, for paths given as ``~/...``.
+        token_dir: The registry's ``token_dir`` (OAuth logins), never shown where set.
     """
-    if table is None:
-        if default is False:
-            return None
-        return Policy(prefer=default == "prefer")
-    if not table.enabled:
-        return None
 
     def expand(path: str) -> str:
         # normpath keeps a leading "//" (POSIX allows it a meaning): "//tmp" is "/tmp" here.
         return "/" + os.path.normpath(home + path[1:] if path.startswith("~") else path).lstrip("/")
+
+    private = () if token_dir is None else (expand(token_dir),)
+    if table is None:
+        if default is False:
+            return None
+        return Policy(prefer=default == "prefer", private=private)
+    if not table.enabled:
+        return None
 
     network = table.network if isinstance(table.network, bool) else tuple(table.network)
     return Policy(
@@ -87,6 +95,7 @@ def policy_for(
         prefer=table.prefer,
         max_connections=table.max_connections,
         max_buffered_bytes=table.max_buffered_bytes,
+        private=private,
     )
 
 
@@ -164,7 +173,7 @@ def resolve(
                 )
     executable = resolve_command(command, env, cwd)
     granted = (*policy.read, *policy.write)
-    return program_paths(executable, args, cwd, env, homes(env), granted)
+    return program_paths(executable, args, cwd, env, homes(env), granted, policy.private)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,16 +201,19 @@ class Mounts:
         }
 
 
-def mounts_of(spec: ServerSpec, default: bool | Literal["prefer"] = False) -> Mounts | None:
+def mounts_of(
+    spec: ServerSpec, default: bool | Literal["prefer"] = False, token_dir: str | None = None
+) -> Mounts | None:
     """Return what a server's sandbox shows here, or None where it runs unsandboxed.
 
     Args:
         spec: The server.
         default: The registry's ``sandbox``, for a server that sets none.
+        token_dir: The registry's ``token_dir``.
     """
     if not isinstance(spec, StdioServer):
         return None
-    policy = policy_for(spec.sandbox, default, os.path.expanduser("~"))
+    policy = policy_for(spec.sandbox, default, os.path.expanduser("~"), token_dir)
     if policy is None:
         return None
     tool = find_tool()
@@ -227,13 +239,14 @@ def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
     """
     if not isinstance(spec, StdioServer):
         return "-"
-    policy = policy_for(spec.sandbox, settings.sandbox, os.path.expanduser("~"))
+    home = os.path.expanduser("~")
+    policy = policy_for(spec.sandbox, settings.sandbox, home, settings.token_dir)
     if policy is None:
         return "none"
     tool = find_tool()
     if not isinstance(tool, Tool):
         return "none (no sandbox tool)" if policy.prefer else "refused (no sandbox tool)"
-    mounts = mounts_of(spec, settings.sandbox)
+    mounts = mounts_of(spec, settings.sandbox, settings.token_dir)
     if mounts is not None and mounts.hidden is not None:
         return f"refused (would show {mounts.hidden})"
     if mounts is not None and mounts.refused is not None:

@@ -77,11 +77,17 @@ def resolve_command(command: str, env: Mapping[str, str], cwd: str | None) -> st
 class _Walk:
     """One resolution: what is found, against which homes, on which PATH."""
 
-    def __init__(self, homes: Sequence[str], search_path: str, granted: Sequence[str]) -> None:
+    def __init__(
+        self,
+        homes: Sequence[str],
+        search_path: str,
+        granted: Sequence[str],
+        private: Sequence[str] = (),
+    ) -> None:
         self.homes = homes
         self.search_path = search_path
         self.granted = granted
-        self.exposure = Exposure(homes)
+        self.exposure = Exposure(homes, private)
         self.seen: set[str] = set()
         self.found: list[str] = []
         self.links: list[tuple[str, str]] = []
@@ -188,6 +194,7 @@ def program_paths(
     env: Mapping[str, str] | None = None,
     homes: Sequence[str] = (),
     granted: Sequence[str] = (),
+    private: Sequence[str] = (),
 ) -> Program:
     """Return what running ``executable`` with ``args`` needs to see (see the module).
 
@@ -198,12 +205,13 @@ def program_paths(
         env: The child's environment: its PATH finds ``#!/usr/bin/env NAME``.
         homes: The user's home directories, whose folders are never shown whole.
         granted: The ``read`` and ``write`` paths: what they show needs no refusal.
+        private: More folders never shown whole nor from within (a custom ``token_dir``).
 
     Raises:
         SandboxUnavailableError: If the program cannot run without showing what a
             sandbox never shows (the message says what to list in ``read``).
     """
-    walk = _Walk(homes, (env or {}).get("PATH", os.defpath), granted)
+    walk = _Walk(homes, (env or {}).get("PATH", os.defpath), granted, private)
     walk.follow(executable, hops=0)
     base = cwd or os.getcwd()
     for arg in args:

@@ -43,7 +43,9 @@ def transport_for(
                 cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
                 limits=limits,
                 reaper=reaper,
-                sandbox=policy_for(spec.sandbox, settings.sandbox, os.path.expanduser("~")),
+                sandbox=policy_for(
+                    spec.sandbox, settings.sandbox, os.path.expanduser("~"), settings.token_dir
+                ),
                 server=server,
             )
         case HttpServer(transport="sse"):
