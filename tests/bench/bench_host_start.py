@@ -22,7 +22,14 @@ servers of the acceptance set, installed by ``tests/bench/install_real_servers.p
 - ``serve cold``: the entry with ``MCPMOUNT_START=background`` and an empty, new
   ``MCPMOUNT_CACHE_DIR``;
 - ``serve warm``: the same with a cache filled before the runs, by ``mcpmount check
-  --refresh-cache`` started as the host starts ``serve``.
+  --refresh-cache`` started as the host starts ``serve``;
+- ``serve lazy``: that cache with ``MCPMOUNT_START=lazy``: no server starts before a
+  call, so this is what ``serve``'s own start costs a host.
+
+Beside the times are the number of tools in the full list (a cached list may differ
+from the live one the server gives later: it is announced as a list change), and the CPU
+seconds spent by then by every process the start made (that are still running) and by
+``serve`` alone.
 
 The variants run one after another, never overlapping, in an order rotated each run, so
 the machine's load falls on all alike; each waits until every process the last one
@@ -54,7 +61,7 @@ from typing import Any, TextIO
 
 import anyio
 import mcp_types
-from bench_serve import descendants
+from bench_serve import cpu_seconds, descendants
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -69,7 +76,36 @@ START_LIMIT = 120.0
 REAP_LIMIT = 15.0
 """Seconds the processes of a closed start have to end before they are killed."""
 INSTALL = Path(__file__).with_name("install_real_servers.py")
-VARIANTS = ("direct", "serve", "serve cold", "serve warm")
+WARM = "warm"
+VARIANTS: dict[str, dict[str, str]] = {
+    "direct": {},
+    "serve": {},
+    "serve cold": {"MCPMOUNT_START": "background"},
+    "serve warm": {"MCPMOUNT_START": "background", "MCPMOUNT_CACHE_DIR": WARM},
+    "serve lazy": {"MCPMOUNT_START": "lazy", "MCPMOUNT_CACHE_DIR": WARM},
+}
+"""Each variant, and what it adds to the entry's ``env`` (`WARM`: the filled cache's
+folder); a variant without a cache folder gets an empty one of its own."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One start: seconds to the first list and to the full one, and the tools it held."""
+
+    first: float
+    full: float
+    tools: int
+    running: list[int]
+    """The processes running below this one when the full list came."""
+    cpu: float = math.nan
+    """CPU seconds the processes of ``running`` had spent by then."""
+    serve_cpu: float = math.nan
+    """CPU seconds ``serve`` had spent by then (NaN for ``direct``)."""
+
+
+def cpu_of(pids: list[int]) -> float:
+    """CPU seconds ``pids``' live threads have spent; none for one that is gone."""
+    return sum(map(cpu_seconds, pids))
 
 
 @dataclass
@@ -84,10 +120,10 @@ class Bench:
     listed: frozenset[str]
     """The servers that list tools through ``serve`` (not wholly deferred)."""
     warm_cache: Path
-    times: dict[str, list[tuple[float, float]]] = field(
+    samples: dict[str, list[Sample]] = field(
         default_factory=lambda: {variant: [] for variant in VARIANTS}
     )
-    """Each variant's (first list, full list) seconds, one pair a run (NaN if it failed)."""
+    """Each variant's starts, one a run (`FAILED` if it failed)."""
 
 
 def installed_entry(config: Path, home: Path) -> dict[str, Any]:
@@ -141,9 +177,8 @@ async def all_tools(client: Client) -> list[mcp_types.Tool]:
 
 async def time_serve(
     params: StdioServerParameters, listed: frozenset[str], mode: str, errlog: TextIO
-) -> tuple[float, float, list[int]]:
-    """Spawn ``serve``; return the seconds to its first list and to its full list, and the
-    processes then running below this one."""
+) -> Sample:
+    """Spawn ``serve``; time its first list and its full one."""
     changed = anyio.Event()
 
     async def on_message(message: object) -> None:
@@ -162,24 +197,24 @@ async def time_serve(
             first = now if math.isnan(first) else first
             servers = {tool.name.split("__", 1)[0] for tool in tools}
             if listed <= servers:
-                return first, now, descendants(os.getpid())
+                running = descendants(os.getpid())
+                serve = running[:1]  # this process's one child, first in the list
+                return Sample(first, now, len(tools), running, cpu_of(running), cpu_of(serve))
             with anyio.move_on_after(0.1):
                 await changed.wait()
             changed = anyio.Event()
 
 
-async def time_direct(
-    params: list[StdioServerParameters], mode: str, errlog: TextIO
-) -> tuple[float, float, list[int]]:
-    """Spawn every server at once; return the seconds to the first server's list and to
-    the last one's, and the processes then running below this one."""
+async def time_direct(params: list[StdioServerParameters], mode: str, errlog: TextIO) -> Sample:
+    """Spawn every server at once; time the first server's list and the last one's."""
     answered: list[float] = []
+    tools: list[int] = []
     done = anyio.Event()
     start = time.perf_counter()
 
     async def one(server: StdioServerParameters, stop: anyio.Event) -> None:
         async with Client(stdio_client(server, errlog=errlog), mode=mode, cache=None) as client:
-            await all_tools(client)
+            tools.append(len(await all_tools(client)))
             answered.append(time.perf_counter() - start)
             if len(answered) == len(params):
                 done.set()
@@ -187,13 +222,15 @@ async def time_direct(
 
     stop = anyio.Event()
     running: list[int] = []
+    cpu = math.nan
     async with anyio.create_task_group() as tg:
         for server in params:
             tg.start_soon(one, server, stop)
         await done.wait()
         running = descendants(os.getpid())
+        cpu = cpu_of(running)
         stop.set()
-    return min(answered), max(answered), running
+    return Sample(min(answered), max(answered), sum(tools), running, cpu)
 
 
 def reap(pids: list[int]) -> int:
@@ -218,20 +255,16 @@ def zombie(pid: int) -> bool:
 
 async def run_variant(
     bench: Bench, variant: str, scratch: Path, mode: str, errlog: TextIO
-) -> tuple[float, float, list[int]]:
+) -> Sample:
     """Start one variant once, from a new scratch ``HOME``."""
     home = Path(tempfile.mkdtemp(dir=scratch, prefix="home-"))
-    background = {"MCPMOUNT_START": "background"}
     with anyio.fail_after(START_LIMIT):
         if variant == "direct":
             params = [direct_params(spec, home) for spec in bench.servers.values()]
             return await time_direct(params, mode, errlog)
-        if variant == "serve":
-            extra: dict[str, str] = {}
-        elif variant == "serve cold":
-            extra = background | {"MCPMOUNT_CACHE_DIR": str(home / "manifests")}
-        else:
-            extra = background | {"MCPMOUNT_CACHE_DIR": str(bench.warm_cache)}
+        extra = {"MCPMOUNT_CACHE_DIR": str(home / "manifests")} | VARIANTS[variant]
+        if extra["MCPMOUNT_CACHE_DIR"] == WARM:
+            extra["MCPMOUNT_CACHE_DIR"] = str(bench.warm_cache)
         return await time_serve(serve_params(bench, home, extra), bench.listed, mode, errlog)
 
 
@@ -269,23 +302,34 @@ def prepare(label: str, scratch: Path) -> Bench:
 
 
 def report(bench: Bench) -> None:
-    runs = len(bench.times["direct"])
+    runs = len(bench.samples["direct"])
     print(
         f"\n{bench.label} ({bench.config.relative_to(REPO)}, {len(bench.servers)} servers), "
-        f"medians of {runs} runs: first tools/list | list with every server's tools"
+        f"medians of {runs} runs:\n{'':12} {'first tools/list':>18} | "
+        f"{'list with every server':>24} | tools | CPU s: all, serve's"
     )
-    direct = [statistics.median(x) for x in zip(*bench.times["direct"], strict=True)]
-    for variant in VARIANTS:
-        samples = bench.times[variant]
-        good = [s for s in samples if not math.isnan(s[1])]
+    direct = [s for s in bench.samples["direct"] if not math.isnan(s.full)]
+    d_first = statistics.median(s.first for s in direct) if direct else math.nan
+    d_full = statistics.median(s.full for s in direct) if direct else math.nan
+    for variant, samples in bench.samples.items():
+        good = [s for s in samples if not math.isnan(s.full)]
+        failed = (
+            f"  ({len(samples) - len(good)} of {len(samples)} failed)"
+            if len(good) < len(samples)
+            else ""
+        )
         if not good:
-            print(f"  {variant:12} every run failed")
+            print(f"  {variant:10} every run failed")
             continue
-        first, full = (statistics.median(x) for x in zip(*good, strict=True))
-        failed = f"  ({len(samples) - len(good)} failed)" if len(good) < len(samples) else ""
+        first = statistics.median(s.first for s in good)
+        full = statistics.median(s.full for s in good)
+        tools = sorted({s.tools for s in good})
+        cpu = statistics.median(s.cpu for s in good)
+        serve_cpu = statistics.median(s.serve_cpu for s in good)
         print(
-            f"  {variant:12} {first:6.2f} s ({first / direct[0]:4.2f}x) | "
-            f"{full:6.2f} s ({full / direct[1]:4.2f}x){failed}"
+            f"  {variant:10} {first:6.2f} s ({first / d_first:5.2f}x) | "
+            f"{full:6.2f} s ({full / d_full:5.2f}x) | "
+            f"{'/'.join(map(str, tools)):>5} | {cpu:5.2f} {serve_cpu:5.2f}{failed}"
         )
 
 
@@ -303,15 +347,18 @@ def main(runs: int, labels: list[str], mode: str) -> None:
             shift = run % len(order)
             for bench, variant in order[shift:] + order[:shift]:
                 try:
-                    first, full, pids = anyio.run(
-                        run_variant, bench, variant, scratch, mode, errlog
-                    )
+                    sample = anyio.run(run_variant, bench, variant, scratch, mode, errlog)
                 except Exception as exc:  # a failed start is a result, said and counted
                     print(f"  run {run + 1}: {bench.label} {variant} failed: {exc!r}", flush=True)
-                    first, full, pids = math.nan, math.nan, descendants(os.getpid())
-                bench.times[variant].append((first, full))
-                leaked += reap(pids)
-            print(f"run {run + 1}/{runs} done", flush=True)
+                    sample = Sample(math.nan, math.nan, 0, descendants(os.getpid()))
+                bench.samples[variant].append(sample)
+                leaked += reap(sample.running)
+                print(
+                    f"  run {run + 1}: {bench.label:4} {variant:10} first {sample.first:6.2f} s, "
+                    f"full {sample.full:6.2f} s, {sample.tools} tools, CPU {sample.cpu:.2f} s "
+                    f"(serve {sample.serve_cpu:.2f} s)",
+                    flush=True,
+                )
         for bench in benches:
             report(bench)
     left = descendants(os.getpid())
