@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from cli_support import mcpmount
@@ -190,9 +191,16 @@ def test_auto_approve_lets_its_tools_skip_the_approval_gate(tmp_path: Path) -> N
     assert "no approver is configured" in added.stderr
 
 
-@pytest.fixture(name="wrong_transports")
-def _wrong_transports(tmp_path: Path) -> Iterator[Path]:
-    """A host file naming a streamable HTTP server "sse" and an SSE server "http"."""
+class Remotes(NamedTuple):
+    """The fixture server's URLs: streamable HTTP, and legacy HTTP+SSE."""
+
+    http: str
+    sse: str
+
+
+@pytest.fixture(name="remotes")
+def remotes_fixture(tmp_path: Path) -> Iterator[Remotes]:
+    """The fixture server at /mcp (streamable HTTP) and at /sse (SSE), each its own process."""
     processes: list[subprocess.Popen[bytes]] = []
     ports: list[str] = []
     try:
@@ -210,19 +218,25 @@ def _wrong_transports(tmp_path: Path) -> Iterator[Path]:
                     break
                 select.select([], [], [], 0.1)
             ports.append(portfile.read_text().strip())
-        yield write_json(
-            tmp_path / "mcp.json",
-            {
-                "mcpServers": {
-                    "said-sse": {"type": "sse", "url": f"http://127.0.0.1:{ports[0]}/mcp"},
-                    "said-http": {"type": "http", "url": f"http://127.0.0.1:{ports[1]}/sse"},
-                }
-            },
-        )
+        yield Remotes(f"http://127.0.0.1:{ports[0]}/mcp", f"http://127.0.0.1:{ports[1]}/sse")
     finally:
         for process in processes:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(name="wrong_transports")
+def _wrong_transports(tmp_path: Path, remotes: Remotes) -> Path:
+    """A host file naming a streamable HTTP server "sse" and an SSE server "http"."""
+    return write_json(
+        tmp_path / "mcp.json",
+        {
+            "mcpServers": {
+                "said-sse": {"type": "sse", "url": remotes.http},
+                "said-http": {"type": "http", "url": remotes.sse},
+            }
+        },
+    )
 
 
 def test_a_server_of_the_other_http_transport_is_explained(

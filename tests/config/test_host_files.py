@@ -159,7 +159,8 @@ def test_a_json_file_without_mcpservers_is_an_error(write: Write) -> None:
     """A JSON file must be an MCP host file: ``mcpServers``, or VS Code's ``servers``."""
     (problem,) = problems_of(write("servers.json", '{"mcpservers": {}}'))
     assert problem.startswith("mcpServers: is required")
-    assert "VS Code's" in problem
+    assert "VS Code JSON" in problem
+    assert "goose YAML" in problem
 
 
 def test_mcpmount_variables_apply_to_json_host_files(write: Write) -> None:

@@ -13,9 +13,12 @@ A config file is TOML::
     url = "https://search.example.com/mcp"
     headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
 
-or, when its name ends in ``.json``, the file that MCP hosts use: ``{"mcpServers": {...}}``
-(Claude Desktop's config, Claude Code's ``.mcp.json``, Cursor's ``mcp.json``) or VS Code's
-``{"servers": {...}, "inputs": [...]}``, with each host's variables.
+or an MCP host's own file, read as that host means it (`HostFormat`): the
+``{"mcpServers": {...}}`` JSON (Claude Desktop's config, Claude Code's ``.mcp.json``,
+Cursor's and LM Studio's ``mcp.json``), VS Code's ``{"servers": {...}, "inputs": [...]}``,
+Windsurf's and Gemini CLI's ``mcpServers``, Zed's ``context_servers``, OpenAI Codex's
+``[mcp_servers.<name>]`` TOML, goose's ``extensions`` and Continue's ``mcpServers`` YAML,
+with each host's variables.
 
 This package never imports ``mcp`` and never starts anything, so ``mcpmount check`` can
 validate a config without spawning a server. Every problem is reported at once, one line

@@ -12,8 +12,8 @@ from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
 from mcpmount.config._tables import Tables
-from mcpmount.config.hostfiles import read_host_file
-from mcpmount.configfile import Asker, Table, line, read_config, unknown_key, workspace_of
+from mcpmount.config.hostfiles import FORMATS_READ, HostFormat, read_host_file, sniff_format
+from mcpmount.configfile import Asker, Table, line, read_syntax, unknown_key, workspace_of
 from mcpmount.errors import ConfigError
 from mcpmount.naming import namespace_problem
 
@@ -84,8 +84,9 @@ def load_config(
     ask: Asker | None = None,
     workspace: str | os.PathLike[str] | None = None,
     within: Sequence[str] = (),
+    host_format: HostFormat | None = None,
 ) -> RegistryConfig:
-    """Load and validate a config file: TOML, or an MCP host's JSON.
+    """Load and validate a config file: our TOML, or an MCP host's file in its own format.
 
     ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``,
     ``cwd``, ``url``, ``headers`` and ``headers_command`` values, and in every string of
@@ -95,8 +96,8 @@ def load_config(
     override the ``[registry]`` table.
 
     Args:
-        path: The config file; a name ending in ``.json`` is read as a host's file
-            (``mcpServers``, or VS Code's ``servers``).
+        path: The config file: our TOML, or a host's file (`HostFormat`): JSON
+            (``.json``), YAML (``.yaml``) or Codex's TOML (``mcp_servers``).
         environ: The variables to expand and read settings from; defaults to ``os.environ``.
         ask: Asks the user for a VS Code ``${input:id}`` that no ``MCPMOUNT_INPUT_<ID>``
             variable answers; None (the default) never asks.
@@ -104,6 +105,8 @@ def load_config(
             file's ``.vscode/`` or ``.cursor/`` folder, else the file's own folder.
         within: The keys of the object of a host file that holds its servers (Claude
             Code keeps a project's under ``("projects", "<folder>")``); none for the top.
+        host_format: The host file's format, when its host is known; None tells it by
+            the file's syntax, keys and folder (`sniff_format`).
 
     Returns:
         The config, with its servers in file order.
@@ -114,15 +117,16 @@ def load_config(
     environ = os.environ if environ is None else environ
     file = Path(path)
     problems: list[str] = []
-    document, is_json = read_config(file, problems)
-    tables = Tables(
-        file.absolute().parent, environ, problems, word="an object" if is_json else "a table"
-    )
+    document, syntax = read_syntax(file, problems)
+    word = {"json": "an object", "yaml": "a mapping"}.get(syntax, "a table")
+    tables = Tables(file.absolute().parent, environ, problems, word=word)
     serve = ServeSettings()
-    if is_json:
+    if host_format is None:
+        host_format = sniff_format(document, syntax, file)
+    if host_format is not None:
         folder = workspace_of(file) if workspace is None else Path(workspace).absolute()
         registry, servers = read_host_file(
-            document, tables, within=within, workspace=folder, ask=ask
+            document, tables, host_format=host_format, within=within, workspace=folder, ask=ask
         )
     else:
         registry, servers = _read_toml_file(document, tables)
@@ -142,9 +146,13 @@ def _read_toml_file(
     document: Table, tables: Tables
 ) -> tuple[RegistrySettings | None, dict[str, ServerSpec]]:
     """Return the settings and the servers of our TOML file: ``[registry]`` and ``[servers]``."""
+    known = ["registry", "servers", "serve"]
+    if document and not any(key in document for key in known):
+        formats = "; ".join(FORMATS_READ)
+        tables.problems.append(f"is no format mcpmount reads ({formats})")
+        return None, {}
     for key in document:
-        if key not in ("registry", "servers", "serve"):
-            known = ["registry", "servers", "serve"]
+        if key not in known:
             tables.problems.append(line((key,), unknown_key(key, known)))
     registry = tables.table(document.get("registry", {}), ("registry",))
     settings = tables.settings(registry or {}, prefix=("registry",))

@@ -9,14 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from mcpmount.config import (
-    Asker,
-    RegistryConfig,
-    ServerSpec,
-    load_config,
-    load_json,
-    strip_jsonc,
-)
+from mcpmount.config import Asker, RegistryConfig, ServerSpec, load_config
+from mcpmount.configfile import read_syntax
 from mcpmount.errors import ConfigError
 from mcpmount.hosts._places import Host, HostFile, host_files
 
@@ -80,7 +74,12 @@ def load_host(
         if not _declares_servers(file):
             continue
         config = load_config(
-            file.path, environ=environ, ask=ask, workspace=file.workspace, within=file.within
+            file.path,
+            environ=environ,
+            ask=ask,
+            workspace=file.workspace,
+            within=file.within,
+            host_format=file.format,
         )
         read.append(file)
         notes += [f"{file.path}: {note}" for note in config.notes]
@@ -98,15 +97,17 @@ def load_host(
 
 
 def _declares_servers(file: HostFile) -> bool:
-    """Whether ``file`` has an object of servers where its host looks, or cannot be read as
-    JSON (which `load_config` then reports). A host writes files with no servers in them:
-    Claude Desktop its preferences, Claude Code its state."""
+    """Whether ``file`` has servers where its host looks, or cannot be read (which
+    `load_config` then reports). A host writes files with no servers in them: Claude
+    Desktop its preferences, Claude Code its state, Zed, Gemini CLI, goose, Codex and
+    Continue their every other setting."""
     try:
-        node: object = load_json(strip_jsonc(file.path.read_text(encoding="utf-8-sig")))
-    except (OSError, ValueError):
+        node = read_syntax(file.path, [])[0]
+    except ConfigError:
         return True
     for key in file.within:
-        if not isinstance(node, dict) or key not in node:
+        inner = node.get(key)
+        if not isinstance(inner, dict):
             return False
-        node = cast("dict[str, object]", node)[key]
-    return isinstance(node, dict) and file.key in node
+        node = cast("dict[str, object]", inner)
+    return node.get(file.key) is not None

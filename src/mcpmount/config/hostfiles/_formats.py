@@ -3,14 +3,16 @@
 A host file is found by its host (``mcpmount check --from HOST`` knows whose file it
 reads), or given by path; a file given by path is told by its syntax and its keys
 (`sniff_format`): a key no other format has (``context_servers``, ``mcp_servers``,
-``extensions``), else the folder the host keeps it in (``.gemini/``, ``.codeium/windsurf/``),
-else the ``mcpServers`` JSON most hosts share.
+``extensions``, an entry's ``httpUrl`` or ``serverUrl``), else the folder the host keeps
+it in (``.gemini/``, ``.codeium/windsurf/``, ``zed/``), else the ``mcpServers`` JSON most
+hosts share.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import cast
 
 from mcpmount.configfile import Table
 
@@ -76,10 +78,13 @@ def sniff_format(document: Table, syntax: str, path: Path) -> HostFormat | None:
         if "extensions" in document:
             return HostFormat.GOOSE
         return HostFormat.CONTINUE
+    servers = document.get("mcpServers")
+    entries = cast("dict[str, object]", servers).values() if isinstance(servers, dict) else ()
+    keys = {key for entry in entries if isinstance(entry, dict) for key in cast("Table", entry)}
     folder = path.absolute().parent
-    if folder.name == ".gemini":
+    if "httpUrl" in keys or folder.name == ".gemini":
         return HostFormat.GEMINI
-    if folder.name == "windsurf" and folder.parent.name == ".codeium":
+    if "serverUrl" in keys or (folder.name == "windsurf" and folder.parent.name == ".codeium"):
         return HostFormat.WINDSURF
     if folder.name == "zed":
         return HostFormat.ZED

@@ -13,18 +13,16 @@ host runs without asking: our ``auto_approve``, which exempts them from every ap
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Literal, cast
 
 from mcpmount.config._settings import RegistrySettings
 from mcpmount.config._tables import Tables
 from mcpmount.config.hostfiles._dotenv import read_env_file
+from mcpmount.config.hostfiles._entrykeys import Place, not_mounted
 from mcpmount.configfile import HostVariables, Loc, Table, expand, format_loc, line, unknown_key
 
-__all__ = ["host_entry"]
-
-logger = logging.getLogger(__name__)
+__all__ = ["host_entry", "not_mounted", "windsurf_entry"]
 
 _IGNORED = frozenset({"timeout", "description", "dev", "gallery", "version"})
 """Keys hosts add to a server entry that mean nothing here (VS Code's ``dev`` watches a
@@ -74,31 +72,22 @@ _HOST_TYPES: Mapping[str, Literal["stdio", "http", "sse"]] = {
 _APPROVED = ("autoApprove", "alwaysAllow")
 
 
-def host_entry(
-    entry: Table,
-    loc: Loc,
-    tables: Tables,
-    host: HostVariables,
-    settings: RegistrySettings | None,
-) -> Table | None:
+def host_entry(entry: Table, at: Place) -> Table | None:
     """Return a host file's server entry in our keys, or None if it is disabled or broken.
 
     Args:
         entry: The entry as the file has it.
-        loc: Where it is in the file.
-        tables: Where problems and notes go; its ``base`` is the file's folder.
-        host: The file's variables, for ``envFile``.
-        settings: The registry's, to tell whether ``autoApprove`` changes anything.
+        at: Where it is, and the file's tables (whose ``base`` is the file's folder),
+            variables (for ``envFile``) and settings (to tell whether ``autoApprove``
+            changes anything).
     """
+    loc, tables, host, settings = at.loc, at.tables, at.host, at.settings
     problems = tables.problems
     disabled = entry.get("disabled", False)
     if not isinstance(disabled, bool):
         problems.append(line((*loc, "disabled"), "must be true or false"))
     elif disabled:
-        where = format_loc(loc)
-        tables.notes.append(f'{where}: not mounted: the file disables it ("disabled": true)')
-        logger.info('%s: not mounted: the file disables it ("disabled": true)', where)
-        return None
+        return not_mounted(tables, loc, 'the file disables it ("disabled": true)')
     data: Table = {}
     for key, value in entry.items():
         if key in _HOST_KEYS:
@@ -126,6 +115,21 @@ def host_entry(
         return None
     if any(key in data for key in _APPROVED) and not _auto_approve(data, loc, tables, settings):
         return None
+    return data
+
+
+def windsurf_entry(entry: Table, at: Place) -> Table | None:
+    """Return a Windsurf entry in our keys: its remote server's URL is ``serverUrl`` (or
+    ``url``), reached by streamable HTTP or SSE, whichever the server speaks (``auto``)."""
+    if "serverUrl" in entry:
+        if "url" in entry:
+            problem = 'give "serverUrl" or "url", not both'
+            at.tables.problems.append(line((*at.loc, "serverUrl"), problem))
+            return None
+        entry = {("url" if key == "serverUrl" else key): value for key, value in entry.items()}
+    data = host_entry(entry, at)
+    if data is not None and "url" in data and "transport" not in data:
+        data["transport"] = "auto"
     return data
 
 

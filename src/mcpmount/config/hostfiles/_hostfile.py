@@ -1,4 +1,4 @@
-"""MCP host files: the JSON that Claude Desktop, Claude Code, Cursor and VS Code keep.
+"""MCP host files, in each host's format (`HostFormat`): `read_host_file`.
 
 Most hosts keep their servers under ``mcpServers`` (Claude Desktop's
 ``claude_desktop_config.json``, Claude Code's ``.mcp.json`` and ``~/.claude.json``,
@@ -7,24 +7,43 @@ Cursor's ``mcp.json``); VS Code's ``mcp.json`` keeps them under ``servers``, bes
 deeper, under ``projects.<folder>.mcpServers`` of ``~/.claude.json``: ``within`` names the
 object that holds them.
 
+The other hosts keep theirs under a key of their own (`Dialect.key`): Zed's
+``context_servers``, Codex's ``mcp_servers``, goose's ``extensions``, or a list of
+``mcpServers`` each naming itself (Continue).
+
 Each entry is a server under a name of the host's choosing; its namespace is derived from
-that name. The entry itself is read by `host_entry`; its values may use the variables of
-every host (`HostVariables`): ``${VAR}`` and ``${VAR:-default}`` (Claude Code),
-``${env:VAR}``, ``${userHome}`` and ``${workspaceFolder}`` (Cursor, VS Code) and
-``${input:id}`` (VS Code).
+that name. The entry itself is put in our keys by its format's reader (`Dialect.entry`:
+`host_entry` for the ``mcpServers`` JSON, and one per other format); its values may use
+the variables of every host (`HostVariables`): ``${VAR}`` and ``${VAR:-default}`` (Claude
+Code), ``${env:VAR}``, ``${userHome}`` and ``${workspaceFolder}`` (Cursor, VS Code,
+Windsurf) and ``${input:id}`` (VS Code). A file with none of the keys its format keeps
+servers under is no format that is read: its error names those that are (`FORMATS_READ`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeAlias, cast
 
 from mcpmount.config._settings import RegistrySettings
 from mcpmount.config._spec import ServerSpec
 from mcpmount.config._tables import Tables
-from mcpmount.config.hostfiles._hostentry import RENAMED, host_entry
+from mcpmount.config.hostfiles._codex import CODEX_SPELT, codex_entry
+from mcpmount.config.hostfiles._entrykeys import Place, not_mounted
+from mcpmount.config.hostfiles._formats import FORMATS_READ, HostFormat
+from mcpmount.config.hostfiles._gemini import GEMINI_SPELT, gemini_entry, gemini_excluded
+from mcpmount.config.hostfiles._hostentry import RENAMED, host_entry, windsurf_entry
+from mcpmount.config.hostfiles._yamlhosts import (
+    CONTINUE_SPELT,
+    GOOSE_SPELT,
+    continue_entry,
+    goose_entry,
+)
+from mcpmount.config.hostfiles._zed import zed_entry
 from mcpmount.configfile import Asker, HostVariables, Loc, Table, line, read_inputs
 from mcpmount.naming import MAX_NAMESPACE_LENGTH
 
@@ -34,7 +53,36 @@ _INVALID_RUN = re.compile(r"[^a-z0-9_-]+|_{2,}")
 _LEADING_NON_LETTERS = re.compile(r"^[^a-z]+")
 
 _SPELT = {"transport": "type"} | {ours: theirs for theirs, ours in RENAMED.items()}
-"""Our keys as host files spell them, to name them in problems."""
+"""Our keys as the ``mcpServers`` JSON spells them, to name them in problems."""
+
+EntryReader: TypeAlias = Callable[[Table, Place], "Table | None"]
+"""Puts one entry of a host file in our keys; None when it is not mounted (said in a
+note) or broken (said in a problem)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one format keeps its servers, and reads each."""
+
+    key: str
+    """The key of the object (or, in Continue's YAML, the list) that holds the servers."""
+
+    entry: EntryReader
+    """Puts one entry in our keys."""
+
+    spelt: Mapping[str, str]
+    """Our keys as the format spells them, to name them in problems."""
+
+
+_DIALECTS: Mapping[HostFormat, Dialect] = {
+    HostFormat.MCP_JSON: Dialect("mcpServers", host_entry, _SPELT),
+    HostFormat.WINDSURF: Dialect("mcpServers", windsurf_entry, _SPELT),
+    HostFormat.GEMINI: Dialect("mcpServers", gemini_entry, GEMINI_SPELT),
+    HostFormat.ZED: Dialect("context_servers", zed_entry, {}),
+    HostFormat.CODEX: Dialect("mcp_servers", codex_entry, CODEX_SPELT),
+    HostFormat.GOOSE: Dialect("extensions", goose_entry, GOOSE_SPELT),
+    HostFormat.CONTINUE: Dialect("mcpServers", continue_entry, CONTINUE_SPELT),
+}
 
 
 def _derive_namespace(name: str) -> str:
@@ -51,6 +99,7 @@ def read_host_file(
     document: Table,
     tables: Tables,
     *,
+    host_format: HostFormat = HostFormat.MCP_JSON,
     within: Sequence[str] = (),
     workspace: Path,
     ask: Asker | None,
@@ -60,6 +109,8 @@ def read_host_file(
     Args:
         document: The file's top-level object.
         tables: Where its problems and notes go.
+        host_format: The host's format, which says where its servers are and what their keys
+            mean.
         within: The keys of the object that holds the servers; none for the top level.
         workspace: What ``${workspaceFolder}`` names.
         ask: Asks the user for an ``${input:id}``; None where nobody can be asked.
@@ -69,17 +120,29 @@ def read_host_file(
     holder, at = _holder(document, tuple(within), tables)
     if holder is None:
         return settings, {}
-    key = _servers_key(holder, at, tables.problems)
+    dialect = _DIALECTS[host_format]
+    key = None
+    if host_format is HostFormat.MCP_JSON:
+        key = _servers_key(holder, at, tables.problems)
+    else:
+        key = dialect.key if dialect.key in holder else None
+        if key is None:
+            tables.problems.append(_no_servers(at, dialect.key))
     if key is None:
         return settings, {}
     inputs = read_inputs(holder["inputs"], tables.problems) if "inputs" in holder else {}
     host = HostVariables(workspace=workspace, inputs=inputs, ask=ask)
+    excluded = gemini_excluded(holder, tables) if host_format is HostFormat.GEMINI else {}
     servers: dict[str, ServerSpec] = {}
     names: dict[str, str] = {}
-    for name, raw in (tables.table(holder[key], (*at, key)) or {}).items():
-        loc = (*at, key, name)
+    for name, loc, raw in _entries(holder[key], (*at, key), tables):
         data = tables.table(raw, loc)
-        if data is None or (data := host_entry(data, loc, tables, host, settings)) is None:
+        if data is None:
+            continue
+        if name in excluded:
+            not_mounted(tables, loc, excluded[name])
+            continue
+        if (data := dialect.entry(data, Place(loc, tables, host, settings))) is None:
             continue
         namespace = _derive_namespace(name)
         if not namespace:
@@ -92,10 +155,34 @@ def read_host_file(
                     f"the namespace {namespace!r}; rename one",
                 )
             )
-        spec = tables.server(data, loc, spelt=_SPELT, host=host)
+        spec = tables.server(data, loc, spelt=dialect.spelt, host=host)
         if spec is not None and namespace and names[namespace] == name:
             servers[namespace] = spec
     return settings, servers
+
+
+def _entries(servers: object, loc: Loc, tables: Tables) -> Iterator[tuple[str, Loc, object]]:
+    """Yield each entry of the servers' object (by its key) or list (by its ``name``)."""
+    if not isinstance(servers, list):
+        for name, raw in (tables.table(servers, loc) or {}).items():
+            yield name, (*loc, name), raw
+        return
+    for i, raw in enumerate(cast("list[object]", servers)):
+        if isinstance(raw, dict):
+            entry = cast("Table", raw)
+            name = entry.get("name")
+            if not isinstance(name, str) or not name:
+                tables.problems.append(line((*loc, i, "name"), "is required (a string)"))
+                continue
+            yield name, (*loc, i), {key: value for key, value in entry.items() if key != "name"}
+        else:
+            yield str(i), (*loc, i), raw
+
+
+def _no_servers(at: Loc, key: str) -> str:
+    """The problem of a file with no servers where its format keeps them."""
+    formats = "; ".join(FORMATS_READ)
+    return line((*at, key), f"is required: this file is no format mcpmount reads ({formats})")
 
 
 def _holder(document: Table, within: Loc, tables: Tables) -> tuple[Table | None, Loc]:
@@ -126,11 +213,5 @@ def _servers_key(holder: Table, at: Loc, problems: list[str]) -> str | None:
         return "mcpServers"
     if "servers" in holder:
         return "servers"
-    problems.append(
-        line(
-            (*at, "mcpServers"),
-            'is required (an MCP host file is {"mcpServers": {...}}, '
-            'or VS Code\'s {"servers": {...}})',
-        )
-    )
+    problems.append(_no_servers(at, "mcpServers"))
     return None
