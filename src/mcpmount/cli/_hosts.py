@@ -24,12 +24,23 @@ from mcpmount.hosts import (
     Host,
     enter_chain,
     load_host,
+    plan_adopt,
     plan_install,
     self_serving,
     start_as_host,
+    uninstall,
 )
 
-__all__ = ["load_for", "mcpmount_command", "run_as_host", "run_install", "terminal_asker"]
+__all__ = [
+    "HOST_FILE_COMMANDS",
+    "load_for",
+    "mcpmount_command",
+    "run_adopt",
+    "run_as_host",
+    "run_install",
+    "run_uninstall",
+    "terminal_asker",
+]
 
 
 def terminal_asker(wanted: HostInput) -> str | None:
@@ -122,7 +133,10 @@ def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
         copy_env=args.copy_env,
     )
     path = plan.file.path
-    if args.dry_run:
+    if args.print:
+        out.print(Text(plan.snippet().rstrip("\n")))
+        err.print(Text(f"paste it into {path}; nothing was written", style="dim"))
+    elif args.dry_run:
         out.print(Text(plan.diff() or f"{path}: already up to date; nothing to change\n"), end="")
     elif not plan.changed:
         err.print(Text(f"{path}: {args.name!r} is already installed; nothing changed"))
@@ -132,9 +146,72 @@ def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print(Text(f"{path}: installed {args.name!r}{kept}", style="green"))
     for note in plan.notes:
         err.print(shown(note, "yellow", lines=True))
-    if not args.dry_run and plan.changed:
+    if not args.dry_run and not args.print and plan.changed:
         err.print(Text(f"restart {host.label}, or reload its MCP servers, to start it"))
     return EXIT_OK
+
+
+def run_adopt(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """``adopt HOST [CONFIG]``: move the host's servers into CONFIG; print no value."""
+    host = Host(args.host)
+    config = Path(args.config) if args.config else _adopted_config(host)
+    plan = plan_adopt(
+        host, config, command=mcpmount_command(), name=args.name, project=args.project
+    )
+    path = plan.install.file.path
+    moved = ", ".join(plan.moved)
+    if args.dry_run:
+        out.print(Text(f"{path}: would move {moved} into {plan.config}"))
+    else:
+        backup = plan.write()
+        kept = f"; the old file is kept as {backup}" if backup else ""
+        err.print(Text(f"{path}: moved {moved} into {plan.config}{kept}", style="green"))
+    for line in plan.kept:
+        err.print(shown(line, "yellow", lines=True))
+    if plan.variables:
+        err.print(
+            Text(
+                f"env: {', '.join(plan.variables)} are given to serve by the entry's env, "
+                "as the file had them; the config refers to them as ${VAR}"
+            )
+        )
+    if not args.dry_run:
+        err.print(Text(f"restart {host.label}; `mcpmount uninstall {host.value}` undoes it"))
+    return EXIT_OK
+
+
+def _adopted_config(host: Host) -> Path:
+    import platformdirs
+
+    return platformdirs.user_config_path("mcpmount") / f"{host.value}.toml"
+
+
+def run_uninstall(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """``uninstall HOST``: put the host's file back as it was before mcpmount."""
+    host = Host(args.host)
+    done = uninstall(host, name=args.name, project=args.project)
+    if done.removed:
+        kept = f" (the file before this is kept as {done.backup})" if done.backup else ""
+        err.print(
+            Text(
+                f"{done.file}: changed since mcpmount wrote it, so only {args.name!r} was "
+                f"taken out{kept}",
+                style="yellow",
+            )
+        )
+        if done.config:
+            err.print(Text(f"the servers adopted are in {done.config}: copy back what you need"))
+    elif done.restored is not None:
+        err.print(Text(f"{done.file}: put back as it was ({done.restored})", style="green"))
+    else:
+        err.print(Text(f"{done.file}: removed; mcpmount had made it", style="green"))
+    if done.config and not done.removed:
+        err.print(Text(f"{done.config} is left as it is; remove it if you no longer need it"))
+    return EXIT_OK
+
+
+HOST_FILE_COMMANDS = {"install": run_install, "adopt": run_adopt, "uninstall": run_uninstall}
+"""The commands that write a host's file and mount nothing."""
 
 
 async def run_as_host(args: argparse.Namespace, out: Console, err: Console) -> int:

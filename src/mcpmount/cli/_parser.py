@@ -32,10 +32,8 @@ HOSTS = [
     "continue",
     "lm-studio",
 ]
-"""The hosts ``--from`` and ``--as-host`` take, by name (`mcpmount.hosts.Host`'s values)."""
-
-INSTALL_HOSTS = HOSTS[:4]
-"""The hosts ``install`` writes into: those whose files are JSON ``mcpServers``/``servers``."""
+"""The hosts ``--from``, ``--as-host``, ``install``, ``adopt`` and ``uninstall`` take, by
+name (`mcpmount.hosts.Host`'s values)."""
 
 FAIL_ON_DEFAULT = "high"
 
@@ -319,13 +317,14 @@ def _add_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     install = commands.add_parser(
         "install",
         help="put `mcpmount serve CONFIG` into a host's config file",
-        description="Put `mcpmount serve CONFIG` into the config file of Claude Desktop, "
-        "Claude Code, Cursor or VS Code (the user's; --project: the current directory's). "
-        "Every other server and key of the file stays; an entry of the same name is updated "
-        "in place; the old file is kept as FILE.bak-<time>. Running it again changes "
-        "nothing.",
+        description="Put `mcpmount serve CONFIG` into a host's config file (the user's; "
+        "--project: the current directory's), in the host's own format and shape. Only that "
+        "entry changes: every other server, key and comment of the file stays as it was; an "
+        "entry of the same name is updated in place; the old file is kept as "
+        "FILE.bak-<time>, and `mcpmount uninstall HOST` puts it back. Running it again "
+        "changes nothing.",
     )
-    install.add_argument("host", choices=INSTALL_HOSTS, help="the host to install into")
+    install.add_argument("host", choices=HOSTS, help="the host to install into")
     install.add_argument("config", help="the config to serve (TOML or a host's JSON)")
     install.add_argument("--name", default="mcpmount", help="the entry's name (default mcpmount)")
     install.add_argument(
@@ -339,3 +338,44 @@ def _add_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     install.add_argument(
         "--dry-run", action="store_true", help="print the change as a diff; write nothing"
     )
+    install.add_argument(
+        "--print",
+        action="store_true",
+        help="print the entry to paste into the host's file; write nothing",
+    )
+    _add_adopt(commands)
+
+
+def _add_adopt(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """Add ``adopt`` and ``uninstall`` to the parser's ``commands``."""
+    adopt = commands.add_parser(
+        "adopt",
+        help="move a host's servers into an mcpmount config, served by one entry",
+        description="Move the servers of a host's config file into a new mcpmount config "
+        "and put one `mcpmount serve CONFIG` entry in their place. Values (env, headers) "
+        "become ${VAR}s the entry's env gives, as the file wrote them: none is printed nor "
+        "written into the config. The old file is kept; `mcpmount uninstall HOST` puts it "
+        "back.",
+    )
+    adopt.add_argument("host", choices=HOSTS, help="the host whose servers to adopt")
+    adopt.add_argument(
+        "config",
+        nargs="?",
+        help="the config to write (default: HOST.toml in mcpmount's config folder)",
+    )
+    uninstall = commands.add_parser(
+        "uninstall",
+        help="put a host's file back as it was before install or adopt",
+        description="Put the host's config file back, byte for byte, as it was before "
+        "mcpmount first changed it, if it has not changed since; else take out only "
+        "mcpmount's entry, and say so.",
+    )
+    uninstall.add_argument("host", choices=HOSTS, help="the host whose file to put back")
+    for command in (adopt, uninstall):
+        command.add_argument(
+            "--name", default="mcpmount", help="the entry's name (default mcpmount)"
+        )
+        command.add_argument(
+            "--project", action="store_true", help="the project's file, not the user's"
+        )
+    adopt.add_argument("--dry-run", action="store_true", help="say what would move; write nothing")

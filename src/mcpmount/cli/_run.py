@@ -20,7 +20,7 @@ from mcpmount.cli._audit import run_audit
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._describe import run_describe
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
-from mcpmount.cli._hosts import load_for, run_as_host, run_install
+from mcpmount.cli._hosts import HOST_FILE_COMMANDS, load_for, run_as_host
 from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._parser import DEFAULT_CONFIG
@@ -65,8 +65,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     out = Console() if sys.stdout.isatty() else Console(width=200)
     err = Console(stderr=True)
     try:
-        if args.command == "install":  # writes a host's file; mounts nothing
-            return run_install(args, out, err)
+        if args.command in HOST_FILE_COMMANDS:  # write a host's file; mount nothing
+            return HOST_FILE_COMMANDS[args.command](args, out, err)
         if args.command == "check" and args.as_host:  # starts the host's entry, no config
             return anyio.run(run_as_host, args, out, err)
         config = load_for(args, DEFAULT_CONFIG, err)

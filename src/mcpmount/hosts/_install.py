@@ -1,7 +1,7 @@
 """Put ``mcpmount serve CONFIG`` into a host's config file: `plan_install`, `Installation`.
 
 The entry is a stdio server running the given command with ``serve`` and the config's
-absolute path, in the host's own shape (VS Code and Claude Code say ``"type": "stdio"``).
+absolute path.
 An entry of the same name is updated in place: its other keys stay, and so do the ``env``
 values it already has (a secret its user put there). Every other key and server of the
 file stays as it was. The file is written only when its content changes, after a backup
@@ -15,37 +15,29 @@ rewritten on each install. An install whose entry would serve itself (the host's
 as the config, or a config with a server that starts mcpmount on that file) is refused.
 
 The environment the config needs (`needed_variables`) is passed in the host's own syntax
-where it has one: ``${VAR}`` for Claude Code, ``${env:VAR}`` for Cursor and VS Code.
-Claude Desktop expands nothing, so its user is told which variables to set; their values
-are copied into the file only on request (``copy_env``), never silently.
+where it has one, and the entry is in the host's own shape (``_shapes``). Only the entry
+changes in the file: its comments, layout and other keys stay, byte for byte (``_edit``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import difflib
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import cast
 
-from mcpmount.config import load_json, needed_variables, strip_jsonc
+from mcpmount.config import needed_variables
 from mcpmount.errors import ConfigError
+from mcpmount.hosts._backup import read_host_file, write_host_file
 from mcpmount.hosts._commands import RawServer, host_path, stdio_servers
+from mcpmount.hosts._edit import servers_in, snippet, with_entry, without_entry
 from mcpmount.hosts._loops import self_serving
 from mcpmount.hosts._places import Host, HostFile, host_files
+from mcpmount.hosts._shapes import environment, shape_entry
 
 __all__ = ["Installation", "plan_install"]
-
-_NOT_STDIO = frozenset({"url", "headers", "headersHelper", "oauth"})
-"""Keys of an entry that make it a url server: dropped when an entry becomes ours."""
-
-_TYPED = (Host.CLAUDE_CODE, Host.VSCODE)
-"""Hosts whose entries say their ``type``: VS Code requires it, Claude Code writes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +62,9 @@ class Installation:
     notes: tuple[str, ...]
     """What the user should know: the environment passed, or left to set."""
 
+    entry: dict[str, object]
+    """The entry, in the host's own shape."""
+
     def diff(self) -> str:
         """Return the change as a unified diff (empty when nothing changes)."""
         if not self.changed:
@@ -80,36 +75,20 @@ class Installation:
         before = label if self.before is not None else "/dev/null"
         return "".join(difflib.unified_diff(old, new, before, label))
 
-    def write(self, now: datetime | None = None) -> Path | None:
-        """Write the file if it changes, after backing up the old one.
+    def snippet(self) -> str:
+        """Return the entry as its user would paste it into the host's file."""
+        return snippet(self.file, self.name, self.entry)
+
+    def write(self, now: datetime | None = None, *, config: str | None = None) -> Path | None:
+        """Write the file if it changes, after backing up the old one; ``config`` is the
+        one ``adopt`` moved the file's servers into.
 
         Returns:
             The backup's path; None if there was no file to back up, or no change.
         """
         if not self.changed:
             return None
-        path = self.file.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        backup = None
-        if self.before is not None:
-            backup = _backup_path(path, now or datetime.now())
-            backup.write_text(self.before, encoding="utf-8")
-            os.chmod(backup, os.stat(path).st_mode & 0o777)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.mcpmount")
-        temporary.write_text(self.after, encoding="utf-8")
-        # A new file is the user's alone: it may come to hold a secret.
-        mode = os.stat(path).st_mode & 0o777 if self.before is not None else 0o600
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-        return backup
-
-
-def _backup_path(path: Path, now: datetime) -> Path:
-    stamp = now.strftime("%Y%m%d-%H%M%S")
-    backup, n = path.with_name(f"{path.name}.bak-{stamp}"), 1
-    while backup.exists():
-        backup, n = path.with_name(f"{path.name}.bak-{stamp}-{n}"), n + 1
-    return backup
+        return write_host_file(self.file.path, self.after, self.name, config=config, now=now)
 
 
 def plan_install(
@@ -120,6 +99,8 @@ def plan_install(
     name: str = "mcpmount",
     project: bool = False,
     copy_env: bool = False,
+    given: Mapping[str, str] | None = None,
+    without: Sequence[str] = (),
     home: Path | None = None,
     cwd: Path | None = None,
     environ: Mapping[str, str] | None = None,
@@ -141,6 +122,9 @@ def plan_install(
         home: The user's home folder; defaults to ``Path.home()``.
         cwd: The project folder; defaults to the current directory.
         environ: Where the variables' values are read; defaults to ``os.environ``.
+        given: Values of the entry's ``env``, as the host's file writes them, that the
+            caller has (``adopt``: what the servers it moved had there).
+        without: Servers to take out of the file as the entry goes in (``adopt``).
         platform: ``sys.platform`` of the host's machine; defaults to this one's.
 
     Raises:
@@ -150,42 +134,57 @@ def plan_install(
     environ = os.environ if environ is None else environ
     config_path = Path(config).absolute()
     needed = needed_variables(config_path)
+    target = install_target(host, name, project, home, cwd, environ, platform)
+    servers_run = stdio_servers(config_path)
+    _refuse_self_serving(config_path, target.path, servers_run)
+    before = read_host_file(target.path)
+    servers = servers_in(target, before)
+    given = given or {}
+    wanted = {variable: optional for variable, optional in needed.items() if variable not in given}
+    env, passed, notes = environment(host, wanted, environ, copy_env, name, target.path)
+    env |= given
+    path, missing = host_path(servers_run, environ)
+    notes += missing
+    if path is not None:
+        env["PATH"] = path
+        notes.append(f"env: PATH is {path}, where the config's commands are found")
+    existing = servers.get(name)
+    argv = [*command, "serve", str(config_path)]
+    entry = shape_entry(host, name, argv, env, passed, existing)
+    changed = entry != existing or bool(without)
+    text = before
+    for server in without:
+        text = without_entry(target, text or "", server)
+    after = with_entry(target, text, name, entry) if changed else before or ""
+    return Installation(target, name, before, after, changed, tuple(notes), entry)
+
+
+def install_target(
+    host: Host,
+    name: str,
+    project: bool,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    platform: str | None = None,
+) -> HostFile:
+    """Return the file an entry goes into: the host's user file, or its project's.
+
+    Continue's project keeps each server in a block file of its own, in
+    ``.continue/mcpServers/``: the entry's is ``NAME.yaml`` there.
+
+    Raises:
+        ConfigError: If the host has no project file and ``project`` is asked.
+    """
     files = host_files(host, home=home, cwd=cwd, environ=environ, platform=platform)
+    if host is Host.CONTINUE and project:
+        folder = (Path.cwd() if cwd is None else cwd.absolute()) / ".continue" / "mcpServers"
+        return HostFile(host, folder / f"{name}.yaml", "project")
     scope = "project" if project else "user"
     target = next((file for file in files if file.scope == scope and not file.within), None)
     if target is None:
         raise ConfigError(host.value, [f"{host.label} has no project config; leave out --project"])
-    servers_run = stdio_servers(config_path)
-    _refuse_self_serving(config_path, target.path, servers_run)
-    before = target.path.read_text(encoding="utf-8-sig") if target.path.is_file() else None
-    old = _document(target, before)
-    document = copy.deepcopy(old)
-    servers = document.setdefault(target.key, {})
-    if not isinstance(servers, dict):
-        raise ConfigError(str(target.path), [f"{target.key}: must be an object"])
-    env, notes = _environment(host, needed, environ, copy_env, name, target.path)
-    path, missing = host_path(servers_run, environ)
-    notes += missing
-    entry: dict[str, object] = {"type": "stdio"} if host in _TYPED else {}
-    entry |= {"command": command[0], "args": [*command[1:], "serve", str(config_path)]}
-    existing = cast("dict[str, object]", servers).get(name)
-    if isinstance(existing, dict):
-        kept = {
-            key: value
-            for key, value in cast("dict[str, object]", existing).items()
-            if key not in _NOT_STDIO
-        }
-        had = kept.get("env")
-        env |= cast("dict[str, str]", had) if isinstance(had, dict) else {}
-        entry = kept | entry
-    if path is not None:
-        env["PATH"] = path
-        notes.append(f"env: PATH is {path}, where the config's commands are found")
-    if env:
-        entry["env"] = env
-    cast("dict[str, object]", servers)[name] = entry
-    after = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    return Installation(target, name, before, after, document != old, tuple(notes))
+    return target
 
 
 def _refuse_self_serving(config: Path, host_file: Path, servers: Sequence[RawServer]) -> None:
@@ -208,65 +207,3 @@ def _refuse_self_serving(config: Path, host_file: Path, servers: Sequence[RawSer
     problems = self_serving(found, [host_file, config])
     if problems:
         raise ConfigError(str(config), [f"refused: {problem}" for problem in problems])
-
-
-def _document(target: HostFile, text: str | None) -> dict[str, object]:
-    """Return the file's top-level object (empty for a file to create)."""
-    if text is None or not text.strip():
-        return {}
-    try:
-        document = load_json(text)
-    except ValueError as exc:
-        problem = f"is not JSON ({exc}); fix it, or move it away to start a new one"
-        with contextlib.suppress(ValueError):
-            load_json(strip_jsonc(text))  # it is JSONC, as VS Code and Cursor allow
-            problem = "has comments or trailing commas, which rewriting it would lose: "
-            problem += "remove them, or add the entry by hand"
-        raise ConfigError(str(target.path), [problem]) from None
-    if not isinstance(document, dict):
-        raise ConfigError(str(target.path), ["must hold a JSON object"])
-    return cast("dict[str, object]", document)
-
-
-def _environment(
-    host: Host,
-    needed: Mapping[str, bool],
-    environ: Mapping[str, str],
-    copy_env: bool,
-    name: str,
-    path: Path,
-) -> tuple[dict[str, str], list[str]]:
-    """Return the entry's ``env`` for the variables the config needs, and what to say."""
-    env: dict[str, str] = {}
-    copied = [variable for variable in needed if copy_env and variable in environ]
-    passed: list[str] = []
-    left: list[str] = []
-    for variable, optional in needed.items():
-        if variable in copied:
-            env[variable] = environ[variable]
-        elif host is Host.CLAUDE_CODE:
-            env[variable] = f"${{{variable}:-}}" if optional else f"${{{variable}}}"
-            passed.append(variable)
-        elif host in (Host.CURSOR, Host.VSCODE):
-            env[variable] = f"${{env:{variable}}}"
-            passed.append(variable)
-        elif not optional:
-            left.append(variable)
-    notes: list[str] = []
-    if passed:
-        notes.append(
-            f"env: {', '.join(passed)} come from {host.label}'s own environment "
-            f"(as {env[passed[0]]}); start {host.label} with them set"
-        )
-    if copied:
-        notes.append(
-            f"env: this shell's values of {', '.join(copied)} are copied into {path} "
-            "(--copy-env): anyone who can read the file can read them"
-        )
-    if left:
-        notes.append(
-            f"env: {host.label} expands no variables: set {', '.join(left)} under "
-            f'"env" of "{name}" in {path} yourself, or run again with --copy-env to '
-            "copy this shell's values"
-        )
-    return env, notes
