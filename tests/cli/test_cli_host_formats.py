@@ -449,6 +449,7 @@ def test_lm_studio_mcp_json_is_read_in_cursors_notation(tmp_path: Path, remotes:
         ("notes.yaml", "title: my notes\nitems: [1, 2]\n"),
         ("pyproject.toml", '[project]\nname = "app"\n'),
         ("package.json", '{"name": "app", "version": "1.0.0"}'),
+        ("servers.txt", "fs: npx -y server-filesystem\n"),
     ],
 )
 def test_a_file_of_no_known_format_names_the_formats_read(

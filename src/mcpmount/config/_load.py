@@ -117,7 +117,16 @@ def load_config(
     environ = os.environ if environ is None else environ
     file = Path(path)
     problems: list[str] = []
-    document, syntax = read_syntax(file, problems)
+    try:
+        document, syntax = read_syntax(file, problems)
+    except ConfigError as exc:
+        named = file.suffix.lower() in (".toml", ".json", ".jsonc", ".yaml", ".yml")
+        if named or not any(problem.startswith("invalid TOML") for problem in exc.problems):
+            raise
+        # Its name says no syntax, so it was tried as TOML: say what else it could be.
+        formats = "; ".join(FORMATS_READ)
+        hint = f"is no format mcpmount reads ({formats})"
+        raise ConfigError(exc.path, [*exc.problems, hint]) from None
     word = {"json": "an object", "yaml": "a mapping"}.get(syntax, "a table")
     tables = Tables(file.absolute().parent, environ, problems, word=word)
     serve = ServeSettings()
