@@ -245,6 +245,22 @@ HOSTS: dict[str, tuple[str, str, str]] = {
 documentation shows one."""
 
 
+VARIABLES = dict.fromkeys(
+    (
+        "SENTRY_TOKEN",
+        "API_KEY",
+        "GITHUB_TOKEN",
+        "FIGMA_OAUTH_TOKEN",
+        "CONTEXT7_API_KEY",
+        "DB_CONNECTION_STRING",
+        "EXTERNAL_API_KEY",
+        "MCPMOUNT_INPUT_PERPLEXITY_KEY",
+    ),
+    "set-for-the-test",
+)
+"""The variables the files above refer to, as their users would have them set."""
+
+
 def parse(path: Path) -> Any:
     """The file as data, in its own format."""
     text = path.read_text()

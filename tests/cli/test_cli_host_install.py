@@ -5,16 +5,19 @@ and the entry, started as the host starts it (bare environment, in ``/``), answe
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import mcp_types
 import pytest
 from cli_support import mcpmount, server
-from host_files import HOSTS, argv_env, entry_of, only_added, parse, user_env
+from host_files import HOSTS, VARIABLES, argv_env, entry_of, only_added, parse, user_env
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from mcpmount.config import StdioServer
+from mcpmount.hosts import Host, load_host
 from serve.serve_support import connected, wait_for_tool
 
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
@@ -61,6 +64,12 @@ def test_install_adds_only_its_entry_in_the_hosts_own_shape(tmp_path: Path, host
     assert argv[1:] == ["-m", "mcpmount", "serve", str(config)]
     backups = list(path.parent.glob(f"{path.name}.bak-*"))
     assert [b.read_text() for b in backups] == [before]
+    # mcpmount's own reader of the host's files finds the entry, and every other server.
+    read = load_host(Host(host), home=home, cwd=tmp_path, environ={"HOME": str(home), **VARIABLES})
+    spec = read.config.servers["mcpmount"]
+    assert isinstance(spec, StdioServer)
+    assert [spec.command, *spec.args] == argv
+    assert len(read.config.servers) > 1
 
 
 @pytest.mark.parametrize("host", ["cursor", "vscode", "codex", "goose"])
@@ -130,3 +139,17 @@ def test_install_runs_on_this_python(tmp_path: Path) -> None:
     done = mcpmount("install", "zed", str(config), env=user_env(home), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert entry_of("zed", home)["command"] == str(Path(sys.executable).absolute())
+
+
+@pytest.mark.parametrize("host", ["codex", "goose", "continue"])
+def test_check_as_host_reads_the_entry_in_the_hosts_own_format(tmp_path: Path, host: str) -> None:
+    """``check --as-host`` finds the entry in TOML and YAML (goose's ``cmd``, Continue's
+    list) and starts it as the host does."""
+    home, _, config = places(tmp_path, host)
+    done = mcpmount("install", host, str(config), env=user_env(home), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = mcpmount("check", "--as-host", host, "--json", env=user_env(home), cwd=Path("/"))
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is True
+    assert [(row["server"], row["tools"] > 0) for row in answer["servers"]] == [("fx", True)]

@@ -6,9 +6,11 @@ from the host's own file, with the environment a host started from the desktop h
 ``HOME`` and ``PATH=/usr/bin:/bin``, beside the few names the SDK's client passes:
 ``USER``, ``LOGNAME``, ``SHELL``, ``TERM``) plus the entry's ``env``, in ``/``; connects to
 it with the SDK's client, and lists its tools until each server of the config it serves has
-some, or the time is up. The hosts that expand variables in ``env`` (Claude Code's
-``${VAR}``, Cursor's and VS Code's ``${env:VAR}``) take them from this environment, since
-they are usually started from the user's session.
+some, or the time is up. The hosts that expand variables in ``env`` (Claude Code's and
+Gemini CLI's ``${VAR}``, Cursor's, VS Code's and Windsurf's ``${env:VAR}``) or pass them by
+name (Codex's ``env_vars``, goose's ``env_keys``) take them from this environment, since
+they are usually started from the user's session. The entry is read in its file's own
+format (JSON, TOML, YAML) and shape (goose's ``cmd`` and ``envs``).
 """
 
 from __future__ import annotations
@@ -25,10 +27,13 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcpmount.configfile import load_json, read_config, strip_jsonc
+from mcpmount.configfile import read_config
 from mcpmount.errors import ConfigError
+from mcpmount.hosts._backup import read_host_file
+from mcpmount.hosts._edit import servers_in
 from mcpmount.hosts._loops import mounted_files
 from mcpmount.hosts._places import Host, HostFile, host_files
+from mcpmount.hosts._shapes import env_key
 
 __all__ = ["BARE_PATH", "AsHost", "start_as_host"]
 
@@ -37,7 +42,7 @@ BARE_PATH = "/usr/bin:/bin"
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
-_EXPANDS = (Host.CLAUDE_CODE, Host.CURSOR, Host.VSCODE)
+_EXPANDS = (Host.CLAUDE_CODE, Host.CURSOR, Host.VSCODE, Host.WINDSURF, Host.GEMINI)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +72,15 @@ class AsHost:
 
 
 def _entry(host: Host, name: str, files: list[HostFile]) -> tuple[HostFile, dict[str, object]]:
-    """Return the file holding the entry ``name`` the host uses (the last that wins)."""
+    """Return the file holding the entry ``name`` the host uses (the last that wins), in
+    the file's own format (JSON, TOML or YAML)."""
     for file in reversed(files):
         try:
-            node: object = load_json(strip_jsonc(file.path.read_text(encoding="utf-8-sig")))
-        except (OSError, ValueError):
+            servers = servers_in(file, read_host_file(file.path))
+        except (OSError, ValueError, ConfigError):
             continue
-        for key in (*file.within, file.key, name):
-            node = cast("dict[str, object]", node).get(key) if isinstance(node, dict) else None
-        if isinstance(node, dict):
-            return file, cast("dict[str, object]", node)
+        if name in servers:
+            return file, servers[name]
     where = ", ".join(str(file.path) for file in files)
     raise ConfigError(
         host.value,
@@ -89,12 +93,16 @@ def host_environment(
 ) -> dict[str, str]:
     """Return the environment the host gives the entry: bare, plus its ``env``."""
     env = {"HOME": str(home), "PATH": BARE_PATH}
-    raw = entry.get("env")
+    raw = entry.get(env_key(host))
     for key, value in cast("dict[str, object]", raw if isinstance(raw, dict) else {}).items():
         text = str(value)
         if host in _EXPANDS:
             text = _VARIABLE.sub(lambda m: environ.get(m[1]) or m[2] or "", text)
         env[key] = text
+    named = entry.get("env_vars") or entry.get("env_keys")  # Codex's, goose's: by name
+    for variable in cast("list[object]", named if isinstance(named, list) else []):
+        if str(variable) in environ:
+            env.setdefault(str(variable), environ[str(variable)])
     return env
 
 
@@ -125,7 +133,7 @@ async def start_as_host(
     home = Path.home() if home is None else home
     files = host_files(host, home=home, cwd=cwd, environ=environ)
     file, entry = _entry(host, name, files)
-    command, args = entry.get("command"), entry.get("args", [])
+    command, args = entry.get("command", entry.get("cmd")), entry.get("args", [])
     if not isinstance(command, str) or not isinstance(args, list):
         raise ConfigError(str(file.path), [f"{file.key}.{name}: has no command to start"])
     argv = (command, *(str(arg) for arg in cast("list[object]", args)))
