@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpmount.config import HostFormat
+from mcpmount.config.hostfiles import sniff_format
 from mcpmount.hosts import Host, host_files
 
 HOME, PROJECT = Path("/home/ada"), Path("/work/app")
@@ -110,3 +111,27 @@ def test_continue_reads_the_workspace_blocks_in_name_order(tmp_path: Path) -> No
         ("b.yaml", "project", HostFormat.CONTINUE),
         ("c.yml", "project", HostFormat.CONTINUE),
     ]
+
+
+SNIFFED: list[tuple[str, str, dict[str, object], HostFormat | None]] = [
+    ("toml", "/p/.codex/config.toml", {"model": "o3"}, HostFormat.CODEX),
+    ("toml", "/p/config.toml", {"mcp_servers": {}}, HostFormat.CODEX),
+    ("toml", "/p/mcpmount.toml", {"servers": {}}, None),
+    ("json", "/h/.gemini/settings.json", {"mcpServers": {}}, HostFormat.GEMINI),
+    ("json", "/p/any.json", {"mcpServers": {"a": {"httpUrl": "https://x"}}}, HostFormat.GEMINI),
+    ("json", "/p/any.json", {"mcpServers": {"a": {"serverUrl": "https://x"}}}, HostFormat.WINDSURF),
+    ("json", "/h/.config/zed/settings.json", {"theme": "One"}, HostFormat.ZED),
+    ("json", "/p/zed/mcp.json", {"mcpServers": {}}, HostFormat.MCP_JSON),
+    ("json", "/p/any.json", {"context_servers": {}}, HostFormat.ZED),
+    ("yaml", "/h/.config/goose/config.yaml", {"extensions": {}}, HostFormat.GOOSE),
+    ("yaml", "/p/block.yaml", {"mcpServers": []}, HostFormat.CONTINUE),
+]
+
+
+@pytest.mark.parametrize(("syntax", "path", "document", "expected"), SNIFFED)
+def test_a_file_given_by_path_is_told_by_its_keys_then_its_folder(
+    syntax: str, path: str, document: dict[str, object], expected: HostFormat | None
+) -> None:
+    """A key only one format has decides; else the folder its host keeps it in; else
+    the ``mcpServers`` JSON (or, for TOML, ours)."""
+    assert sniff_format(document, syntax, Path(path)) == expected

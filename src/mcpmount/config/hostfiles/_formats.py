@@ -4,8 +4,8 @@ A host file is found by its host (``mcpmount check --from HOST`` knows whose fil
 reads), or given by path; a file given by path is told by its syntax and its keys
 (`sniff_format`): a key no other format has (``context_servers``, ``mcp_servers``,
 ``extensions``, an entry's ``httpUrl`` or ``serverUrl``), else the folder the host keeps
-it in (``.gemini/``, ``.codeium/windsurf/``, ``zed/``), else the ``mcpServers`` JSON most
-hosts share.
+it in (``.gemini/settings.json``, ``.codeium/windsurf/``, ``zed/settings.json``), else
+the ``mcpServers`` JSON most hosts share.
 """
 
 from __future__ import annotations
@@ -82,10 +82,11 @@ def sniff_format(document: Table, syntax: str, path: Path) -> HostFormat | None:
     entries = cast("dict[str, object]", servers).values() if isinstance(servers, dict) else ()
     keys = {key for entry in entries if isinstance(entry, dict) for key in cast("Table", entry)}
     folder = path.absolute().parent
-    if "httpUrl" in keys or folder.name == ".gemini":
+    settings = path.name == "settings.json"
+    if "httpUrl" in keys or (settings and folder.name == ".gemini"):
         return HostFormat.GEMINI
     if "serverUrl" in keys or (folder.name == "windsurf" and folder.parent.name == ".codeium"):
         return HostFormat.WINDSURF
-    if folder.name == "zed":
+    if settings and folder.name in ("zed", "Zed", ".zed"):
         return HostFormat.ZED
     return HostFormat.MCP_JSON
