@@ -133,6 +133,23 @@ def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
         copy_env=args.copy_env,
     )
     path = plan.file.path
+    if getattr(args, "json", False):
+        backup = None if args.print or args.dry_run else plan.write()
+        answer: dict[str, object] = {
+            "host": host.value,
+            "file": str(path),
+            "entry": args.name,
+            "changed": plan.changed,
+            "written": plan.changed and not (args.print or args.dry_run),
+            "backup": str(backup) if backup else None,
+            "notes": list(plan.notes),
+        }
+        if args.print:
+            answer["snippet"] = plan.snippet()
+        elif args.dry_run:
+            answer["diff"] = plan.diff()
+        out.print_json(json.dumps(answer))
+        return EXIT_OK
     if args.print:
         out.print(Text(plan.snippet().rstrip("\n")))
         err.print(Text(f"paste it into {path}; nothing was written", style="dim"))
@@ -160,10 +177,23 @@ def run_adopt(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     path = plan.install.file.path
     moved = ", ".join(plan.moved)
+    backup = None if args.dry_run else plan.write()
+    if getattr(args, "json", False):  # names only: never a value
+        answer = {
+            "host": host.value,
+            "file": str(path),
+            "config": str(plan.config),
+            "moved": list(plan.moved),
+            "kept": list(plan.kept),
+            "variables": list(plan.variables),
+            "written": not args.dry_run,
+            "backup": str(backup) if backup else None,
+        }
+        out.print_json(json.dumps(answer))
+        return EXIT_OK
     if args.dry_run:
         out.print(Text(f"{path}: would move {moved} into {plan.config}"))
     else:
-        backup = plan.write()
         kept = f"; the old file is kept as {backup}" if backup else ""
         err.print(Text(f"{path}: moved {moved} into {plan.config}{kept}", style="green"))
     for line in plan.kept:
@@ -190,6 +220,17 @@ def run_uninstall(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``uninstall HOST``: put the host's file back as it was before mcpmount."""
     host = Host(args.host)
     done = uninstall(host, name=args.name, project=args.project)
+    if getattr(args, "json", False):
+        answer = {
+            "host": host.value,
+            "file": str(done.file),
+            "restored_from": str(done.restored) if done.restored else None,
+            "entry_removed": done.removed,
+            "config": done.config,
+            "backup": str(done.backup) if done.backup else None,
+        }
+        out.print_json(json.dumps(answer))
+        return EXIT_OK
     if done.removed:
         kept = f" (the file before this is kept as {done.backup})" if done.backup else ""
         err.print(
