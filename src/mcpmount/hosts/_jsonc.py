@@ -212,13 +212,20 @@ def remove_member(text: str, path: Sequence[str]) -> str:
     cut_end = after + 1 if after is not None else hit.end
     start = hit.start
     line = _line_start(text, start)
-    if text[line:start].strip() == "":
+    own_line = text[line:start].strip() == ""
+    if own_line:
         start = line
         newline = text.find("\n", cut_end)
         if newline != -1 and plain[cut_end:newline].strip() == "":
             cut_end = newline + 1
+    elif comma:  # on a line with others: the blank after its comma goes with it
+        following = _skip(plain, cut_end)
+        if "\n" not in text[cut_end:following]:
+            cut_end = following
     if index == len(members) - 1 and not comma and index > 0:
         before = members[index - 1]
         previous_comma = _skip(plain, before.end)  # the comma between them, not trailing
+        if not own_line:  # `, "name": value` goes, from that comma on
+            return text[:previous_comma] + text[cut_end:]
         return text[:previous_comma] + text[previous_comma + 1 : start] + text[cut_end:]
     return text[:start] + text[cut_end:]
