@@ -27,7 +27,13 @@ print(json.dumps(sorted(set(sys.modules) - before)))
 
 HEAVY = ("mcp", "mcp_types", "rich", "pydantic", "anyio", "httpx2", "uvicorn", "starlette")
 
-LIGHT = {"mcpmount", "mcpmount.cli", "mcpmount.cli._app", "mcpmount.cli._parser"}
+LIGHT = {
+    "mcpmount",
+    "mcpmount.cli",
+    "mcpmount.cli._app",
+    "mcpmount.cli._exit",
+    "mcpmount.cli._parser",
+}
 """All the command line's own modules that parsing may load."""
 
 

@@ -32,6 +32,7 @@ from docs_support import (
 )
 
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
+from mcpmount.cli._exit import UsageError
 from mcpmount.config import input_variable, load_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -74,8 +75,8 @@ def parse_command_line(argv: list[str]) -> None:
     """Fail the test if ``mcpmount argv`` is not a command line the CLI accepts."""
     try:
         _parser().parse_args(argv)
-    except SystemExit:
-        pytest.fail(f"`mcpmount {shlex.join(argv)}` does not parse (argparse said why above)")
+    except UsageError as exc:
+        pytest.fail(f"`mcpmount {shlex.join(argv)}` does not parse: {exc}")
 
 
 def test_every_block_is_of_a_kind_the_tests_check() -> None:

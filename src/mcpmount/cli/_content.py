@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mcpmount.cli._exit import EXIT_OK, EXIT_USAGE
+from mcpmount.cli._exit import EXIT_OK, UsageError
 from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for, server_of_uri
 from mcpmount.cli._query import json_object
 from mcpmount.cli._shown import counted, print_json, shown, widest
@@ -98,13 +98,10 @@ async def run_read(
 async def run_prompt(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    arguments = json_object(args.arguments, err, example='\'{"name": "Ada"}\'')
-    if arguments is None:
-        return EXIT_USAGE
+    arguments = json_object(args.arguments, example='\'{"name": "Ada"}\'')
     strings = {key: value for key, value in arguments.items() if isinstance(value, str)}
     if len(strings) < len(arguments):
-        err.print(Text('prompt arguments are strings, e.g. \'{"name": "Ada"}\'', style="red"))
-        return EXIT_USAGE
+        raise UsageError("prompt arguments are strings", hint='e.g. \'{"name": "Ada"}\'')
     async with mounted(needed_for(config, namespace_of(args.name)), err) as registry:
         result = await registry.get_prompt(args.name, strings, timeout=args.timeout)
     if args.json:

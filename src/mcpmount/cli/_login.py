@@ -3,39 +3,40 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from rich.console import Console
 from rich.text import Text
 
 from mcpmount.auth import LoginFailed, TokenStore, login, logout
-from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from mcpmount.cli._shown import shown
+from mcpmount.cli._exit import EXIT_OK, Failure, UsageError
+from mcpmount.cli._shown import print_json, shown
 from mcpmount.config import HttpServer, RegistryConfig
 
 __all__ = ["run_login", "run_logout"]
 
 
-def _server(config: RegistryConfig, namespace: str, err: Console) -> HttpServer | None:
+def _server(config: RegistryConfig, namespace: str) -> HttpServer:
+    """The url server ``namespace`` names.
+
+    Raises:
+        UsageError: The config has no such server, or it runs a command.
+    """
     spec = config.servers.get(namespace)
     where = config.path or "the config"
     if spec is None:
         known = ", ".join(config.servers) or "none"
-        err.print(Text(f"no server {namespace!r} in {where} (servers: {known})", style="red"))
-        return None
+        raise UsageError(f"no server {namespace!r} in {where}", hint=f"its servers: {known}")
     if not isinstance(spec, HttpServer):
-        err.print(
-            Text(f"server {namespace!r} runs a command; OAuth is for url servers", style="red")
-        )
-        return None
+        said = f"server {namespace!r} runs a command; OAuth is for url servers"
+        raise UsageError(said, hint="a command's server needs no login")
     return spec
 
 
 async def run_login(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    spec = _server(config, args.namespace, err)
-    if spec is None:
-        return EXIT_USAGE
+    spec = _server(config, args.namespace)
     store = TokenStore.of(config.settings)
 
     def show(line: str) -> None:
@@ -44,19 +45,31 @@ async def run_login(
     try:
         await login(spec, args.namespace, store, show=show, open_browser=not args.no_browser)
     except LoginFailed as exc:  # it may quote the authorization server's words
-        err.print(shown(str(exc), "red", lines=True))
-        return EXIT_FAILED
-    out.print(Text(f"Logged in to {args.namespace} ({spec.display_url()})."))
+        failure = Failure("login_failed", str(exc), server=args.namespace)
+        if args.json:
+            return failure.tell(as_json=True)
+        err.print(shown(failure.message, "red", lines=True))
+        return failure.exit_code
+    _done(out, args, "logged_in", f"Logged in to {args.namespace} ({spec.display_url()}).")
     return EXIT_OK
+
+
+def _done(out: Console, args: argparse.Namespace, what: str, said: str) -> None:
+    """Say what was done: ``said``, or under ``--json`` ``{"server", what: true}``."""
+    if args.json:
+        print_json(out, json.dumps({"server": args.namespace, what: True}))
+    else:
+        out.print(Text(said))
 
 
 async def run_logout(
     config: RegistryConfig, args: argparse.Namespace, out: Console, err: Console
 ) -> int:
-    spec = _server(config, args.namespace, err)
-    if spec is None:
-        return EXIT_USAGE
+    spec = _server(config, args.namespace)
     forgot = logout(spec, TokenStore.of(config.settings))
     said = "Forgot the login of" if forgot else "No login was kept for"
-    out.print(Text(f"{said} {args.namespace} ({spec.display_url()})."))
+    if args.json:
+        print_json(out, json.dumps({"server": args.namespace, "forgot": forgot}))
+    else:
+        out.print(Text(f"{said} {args.namespace} ({spec.display_url()})."))
     return EXIT_OK

@@ -13,9 +13,11 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
-__all__ = ["DEFAULT_CONFIG", "HOSTS", "a_path", "build_parser"]
+from mcpmount.cli._exit import UsageError
+
+__all__ = ["DEFAULT_CONFIG", "HOSTS", "a_path", "build_parser", "wants_json"]
 
 DEFAULT_CONFIG = "mcpmount.toml"
 
@@ -80,11 +82,29 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose usage errors are raised as `UsageError`, not printed: ``main`` tells
+    them as text or, under ``--json``, as one JSON object (its subparsers are of this class
+    too)."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f"see `{self.prog} --help`"
+        raise UsageError(f"{self.prog}: error: {message}", hint=hint, usage=self.format_usage())
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for ``--json`` (before any ``--``): known even when
+    the rest of it does not parse."""
+    words = list(argv)
+    return "--json" in (words[: words.index("--")] if "--" in words else words)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of every command (the CLI reference is written from it)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mcpmount", description="Mount many MCP servers as one namespaced tool registry."
     )
+    parser = cast(argparse.ArgumentParser, parser)  # its subparsers' type, as argparse's
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
     parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -218,6 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
         "SIGTERM or (stdio) stdin EOF.",
     )
     config_arg(serve)
+    serve.add_argument(
+        "--json",
+        action="store_true",
+        help="write serve's own lines on stderr (serving, notes, logs, errors) as JSON lines",
+    )
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind")
     serve.add_argument("--port", type=int, default=8000, help="HTTP: port (0: the OS picks)")
@@ -252,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
         "fish: mcpmount completion fish > ~/.config/fish/completions/mcpmount.fish",
     )
     completion.add_argument("shell", choices=["bash", "zsh", "fish"])
+    completion.add_argument(
+        "--json", action="store_true", help='print {"shell": ..., "script": ...} for scripts'
+    )
     return parser
 
 
@@ -325,6 +353,7 @@ def _add_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "changes nothing.",
     )
     install.add_argument("host", choices=HOSTS, help="the host to install into")
+    install.add_argument("--json", action="store_true", help="print JSON for scripts")
     install.add_argument("config", help="the config to serve (TOML or a host's JSON)")
     install.add_argument("--name", default="mcpmount", help="the entry's name (default mcpmount)")
     install.add_argument(

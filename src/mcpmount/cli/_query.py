@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, UsageError
 from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for
 from mcpmount.cli._progress import progress_bar, search_ready
 from mcpmount.cli._shown import counted, print_json, shown, widest
@@ -114,9 +114,7 @@ async def run_call(
 ) -> int:
     example = f"""mcpmount call {args.name} '{{"path": "a.txt"}}' (its arguments: mcpmount """
     example += f"describe {args.name})"
-    arguments = json_object(args.arguments, err, example=example)
-    if arguments is None:
-        return EXIT_USAGE
+    arguments = json_object(args.arguments, example=example)
     needed = needed_for(config, namespace_of(args.name))
     async with mounted(needed, err) as registry:
         if args.name == TOOL_SEARCH_NAME:
@@ -161,16 +159,17 @@ def _kind(value: object) -> str:
     return "null" if value is None else "a number"
 
 
-def json_object(text: str, err: Console, *, example: str) -> dict[str, Any] | None:
-    """``text`` (a command's JSON arguments) as an object, or None once ``err`` says why not."""
+def json_object(text: str, *, example: str) -> dict[str, Any]:
+    """``text`` (a command's JSON arguments) as an object.
+
+    Raises:
+        UsageError: It is not JSON, or not an object.
+    """
     try:
         value: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        err.print(Text(f"arguments are not valid JSON: {exc}", style="red"))
-        return None
+        raise UsageError(f"arguments are not valid JSON: {exc}", hint=f"e.g. {example}") from None
     if not isinstance(value, dict):
-        said = f"arguments must be a JSON object of named arguments, not {_kind(value)}, "
-        said += f"e.g. {example}"
-        err.print(shown(said, "red"))
-        return None
+        said = f"arguments must be a JSON object of named arguments, not {_kind(value)}"
+        raise UsageError(said, hint=f"e.g. {example}")
     return cast(dict[str, Any], value)

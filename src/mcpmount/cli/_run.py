@@ -19,17 +19,18 @@ from rich.console import Console
 from mcpmount.cli._audit import run_audit
 from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
 from mcpmount.cli._describe import run_describe
-from mcpmount.cli._exit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from mcpmount.cli._exit import UsageError
+from mcpmount.cli._failure import failure_of
 from mcpmount.cli._hosts import HOST_FILE_COMMANDS, load_for, run_as_host
 from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._parser import DEFAULT_CONFIG
 from mcpmount.cli._query import run_call, run_search, run_tools
-from mcpmount.cli._serve import run_serve
+from mcpmount.cli._serve import JsonLogHandler, run_serve
 from mcpmount.cli._shown import ShownLogHandler, shown
 from mcpmount.cli._signals import until_signalled
 from mcpmount.config import RegistryConfig
-from mcpmount.errors import ArgumentsError, ConfigError, RegistryError
+from mcpmount.errors import ConfigError, RegistryError
 
 __all__ = ["run"]
 
@@ -60,7 +61,7 @@ event loop's own. The other commands are short and keep asyncio's loop."""
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the command ``args`` name; returns the exit code."""
-    _configure_logging(args.verbose)
+    _configure_logging(args.verbose, json_lines=args.command == "serve" and args.json)
     # Piped output keeps whole rows (a terminal's width is unknown there); --json is for scripts.
     out = Console() if sys.stdout.isatty() else Console(width=200)
     err = Console(stderr=True)
@@ -70,12 +71,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if args.command == "check" and args.as_host:  # starts the host's entry, no config
             return anyio.run(run_as_host, args, out, err)
         config = load_for(args, DEFAULT_CONFIG, err)
-    except OSError as exc:  # install cannot write the host's file
-        err.print(shown(f"{args.command}: {exc}", "red", lines=True))
-        return EXIT_FAILED
-    except ConfigError as exc:
-        err.print(shown(str(exc), "red", lines=True))
-        return EXIT_USAGE
+    except (OSError, ConfigError, UsageError) as exc:  # install cannot write the host's file
+        return _tell(exc, args, err)
     try:
         match args.command:
             case "serve":  # serve stops on SIGINT and SIGTERM, and reloads on SIGHUP, by itself
@@ -90,25 +87,30 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             case _:  # pragma: no cover - argparse rejects unknown commands
                 parser.error(f"unknown command {args.command!r}")
         return anyio.run(until_signalled, command)
-    except ConfigError as exc:  # e.g. an unreadable lock file
-        err.print(shown(str(exc), "red", lines=True))
-        return EXIT_USAGE
-    except ArgumentsError as exc:  # arguments JSON cannot carry: the caller's mistake
-        err.print(shown(str(exc), "red", lines=True))
-        return EXIT_USAGE
-    except RegistryError as exc:  # MountError included: one line per failed server
-        err.print(shown(str(exc), "red", lines=True))
-        return EXIT_FAILED
-    except OSError as exc:  # e.g. serve cannot bind its address, lock cannot write its file
-        err.print(shown(f"{args.command}: {exc}", "red", lines=True))
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    except (RegistryError, OSError, UsageError, KeyboardInterrupt) as exc:  # bind, lock file...
+        return _tell(exc, args, err)
 
 
-def _configure_logging(verbosity: int) -> None:
+def _tell(exc: BaseException, args: argparse.Namespace, err: Console) -> int:
+    """Tell why the command failed and return its exit code: under ``--json`` as one JSON
+    object on stdout (``serve``'s on stderr: its stdout may be the MCP stream), else on
+    stderr as text (a server's words in it made visible)."""
+    failure = failure_of(exc, args.command)
+    if getattr(args, "json", False):
+        return failure.tell(as_json=True, stream=sys.stderr if args.command == "serve" else None)
+    said = failure.message
+    if isinstance(exc, UsageError) and exc.hint:  # an error's own message holds its hint
+        said += f", {exc.hint}"
+    if not isinstance(exc, KeyboardInterrupt):
+        err.print(shown(said, "red", lines=True))
+    return failure.exit_code
+
+
+def _configure_logging(verbosity: int, *, json_lines: bool = False) -> None:
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    handler = ShownLogHandler(console=Console(stderr=True), show_path=False, markup=False)
+    handler: logging.Handler = JsonLogHandler()
+    if not json_lines:
+        handler = ShownLogHandler(console=Console(stderr=True), show_path=False, markup=False)
     handler.addFilter(_not_task_only)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     if verbosity < 2:

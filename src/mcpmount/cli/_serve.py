@@ -1,9 +1,20 @@
-"""``mcpmount serve``: every mounted tool as one MCP server (stdio or streamable HTTP)."""
+"""``mcpmount serve``: every mounted tool as one MCP server (stdio or streamable HTTP).
+
+Its own lines go to stderr (stdout is the MCP stream under stdio): as text, or with
+``--json`` each as one JSON object on a line of its own: ``{"event": "serving", "url":
+...}``, ``{"event": "note", "message": ...}``, a log record ``{"event": "log", "level":
+..., "logger": ..., "message": ...}`` and, if it fails, the failure (``code``,
+``message``, ``server``, ``hint``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
+import sys
+from typing import Final
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -13,19 +24,56 @@ from mcpmount.cli._exit import EXIT_OK
 from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import ConfigError
 
-__all__ = ["run_serve"]
+__all__ = ["ON_A_TERMINAL", "JsonLogHandler", "run_serve"]
+
+ON_A_TERMINAL: Final = (
+    "mcpmount serve: an MCP server on stdin/stdout, for a host (Claude Desktop, Cursor...) "
+    "to start, not to type into: `mcpmount install HOST CONFIG` adds it to a host; Ctrl-C stops it"
+)
+"""The note ``serve`` writes when started on a terminal, where it would otherwise wait
+silently for JSON-RPC that nobody types."""
+
+
+class JsonLogHandler(logging.Handler):
+    """Write each log record to stderr as one JSON line (``serve --json``): ASCII only, so
+    a server's words in it carry no control code to a terminal."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = {
+            "event": "log",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        try:
+            sys.stderr.write(json.dumps(line) + "\n")
+            sys.stderr.flush()
+        except Exception:  # a closed stderr must not end serve
+            self.handleError(record)
+
+
+def _say(err: Console, as_json: bool, event: str, text: str, **fields: str) -> None:
+    """Write one of serve's own lines to stderr: ``text``, or under ``--json`` the event."""
+    if as_json:
+        sys.stderr.write(json.dumps({"event": event, **fields}) + "\n")
+        sys.stderr.flush()
+    else:
+        err.print(Text(text), soft_wrap=True)
 
 
 async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Console) -> int:
     from mcpmount.serve import serve, write_portfile  # uvicorn only when serving
 
+    if args.transport == "stdio" and sys.stdin.isatty():
+        _say(err, args.json, "note", ON_A_TERMINAL, message=ON_A_TERMINAL)
+
     def ready(url: str) -> None:
-        err.print(Text(f"mcpmount: serving MCP at {url}"))
+        _say(err, args.json, "serving", f"mcpmount: serving MCP at {url}", url=url)
         if args.portfile:
             write_portfile(args.portfile, url)
 
     def metrics_ready(url: str) -> None:
-        err.print(Text(f"mcpmount: serving metrics at {url}"))
+        _say(err, args.json, "metrics", f"mcpmount: serving metrics at {url}", url=url)
         if args.metrics_portfile:
             write_portfile(args.metrics_portfile, url)
 
