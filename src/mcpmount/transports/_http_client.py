@@ -109,6 +109,15 @@ def status_message(status: int, spec: HttpServer) -> str:
         case 401 | 403:
             check = "what `headers_command` prints" if spec.headers_command else "`headers`"
             return f"HTTP {status} from {url}: the server refused the credentials; check {check}"
+        case 404 if spec.transport in _OTHER:
+            # An Express server of the other transport answers 404 to the method it lacks.
+            other = _OTHER[spec.transport]
+            return (
+                f"HTTP 404 from {url}: no {_NAMES[spec.transport]} endpoint there; check the "
+                f"path in `url` (often {_PATHS[spec.transport]}), or, if it speaks "
+                f"{_NAMES[other]} (a path often ending in {_PATHS[other]}), set transport = "
+                f'"{other}" ("type": "{other}" in a host file), or "auto" to find out'
+            )
         case 404:
             return f"HTTP 404 from {url}: no MCP endpoint there; check the path in `url`"
         case 400 | 405 | 406 if spec.transport in _OTHER:
@@ -128,3 +137,6 @@ _OTHER = {"http": "sse", "sse": "http"}
 """The other HTTP transport of each."""
 
 _NAMES = {"http": "streamable HTTP", "sse": "legacy HTTP+SSE"}
+
+_PATHS = {"http": "/mcp", "sse": "/sse"}
+"""Where servers of each transport usually answer."""
