@@ -92,19 +92,24 @@ class UnknownNameError(RegistryError, LookupError):
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
         self.name = name
         self.suggestions = tuple(suggestions)
+        # A model reads this (served, or through an adapter): it speaks of tools, not of
+        # library calls.
         hint = (
             f"; did you mean {', '.join(self.suggestions)}?"
             if self.suggestions
-            else f"; list the mounted {self.kind}s with registry.{self.kind}s() or "
-            f"`mcpmount {self.kind}s`"
+            else f"; list the {self.kind}s for their exact names{self.also}"
         )
         super().__init__(f"no mounted {self.kind} is named {name!r}{hint}")
+
+    also = ""
+    """What else finds a name of this kind, said after the hint to list them."""
 
 
 class UnknownToolError(UnknownNameError):
     """Raised when a call names a tool that is not mounted."""
 
     kind = "tool"
+    also = ", or find one by what it does with the tool_search tool where it is listed"
 
 
 class UnknownPromptError(UnknownNameError):
@@ -123,8 +128,7 @@ class UnknownResourceError(RegistryError, LookupError):
         self.uri = uri
         self.reason = reason
         super().__init__(
-            f"cannot route resource {uri!r}: {reason}; list the mounted resources with "
-            "registry.resources() or `mcpmount resources`"
+            f"cannot route resource {uri!r}: {reason}; list the resources for their exact URIs"
         )
 
 

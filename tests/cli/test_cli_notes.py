@@ -29,7 +29,7 @@ def test_check_notes_a_task_only_tool_and_an_override_of_a_missing_tool(tmp_path
     config = write_config(tmp_path, server("t", "--raw-tools", TOOLS, extra=EXTRA))
     done = mcpmount("check", config)
     assert done.returncode == 0, done.stderr
-    assert "t: not mounted, callable only as tasks (taskSupport required): 'needs_task'" in (
+    assert "t: tool 'needs_task' not mounted: callable only as a task (taskSupport required)" in (
         " ".join(done.stderr.split())
     )
     assert "t: overrides name tools that are not mounted: 'gone'" in done.stderr
@@ -65,4 +65,4 @@ def test_tools_callable_only_as_tasks_are_named_once_in_one_line(
     assert done.returncode == 0, done.stderr
     said = " ".join(done.stderr.split())
     assert said.count("task_0") == 1, done.stderr
-    assert "callable only as tasks (taskSupport required): 'task_0', 'task_1', 'task_2'" in said
+    assert "t: tools 'task_0', 'task_1', 'task_2' not mounted: callable only as a task" in said

@@ -46,8 +46,8 @@ __all__ = [
 
 logger = logging.getLogger("mcpmount.cli")
 
-TASK_ONLY = "not mounted, callable only as tasks"
-"""How a mount's note of its task-only tools begins (`mcpmount.registry`'s ``notes_of``)."""
+TASK_ONLY = "not mounted: callable only as a task"
+"""What a mount's note of its task-only tools says (`mcpmount.registry`'s ``notes_of``)."""
 
 _NAMED = 4
 """Pending servers named on the status line; more are counted."""
@@ -169,7 +169,7 @@ async def mount_showing(
         await registry.mount_each(servers, on_outcome=ended)
     for outcome in outcomes if task_notes else ():
         for note in outcome.notes:
-            if note.startswith(TASK_ONLY):
+            if TASK_ONLY in note:
                 err.print(shown(f"{outcome.server}: {note}", "yellow", lines=True))
     by_server = {outcome.server: outcome for outcome in outcomes}
     return [by_server[server] for server in servers if server in by_server]

@@ -114,8 +114,9 @@ def notes_of(supervisor: Supervisor, tools: Sequence[MountedTool]) -> tuple[str,
     """
     notes: list[str] = []
     if tasks := supervisor.connection.needs_tasks:
-        names = ", ".join(map(repr, tasks))
-        notes.append(f"not mounted, callable only as tasks (taskSupport required): {names}")
+        named = ("tool " if len(tasks) == 1 else "tools ") + ", ".join(map(repr, tasks))
+        how = "callable only as a task (taskSupport required), and mcpmount calls tools directly"
+        notes.append(f"{named} not mounted: {how}")
     notes += (
         f"hidden characters stripped from {found.kind} {found.name!r}: {found.summary()}"
         for found in supervisor.connection.hidden
