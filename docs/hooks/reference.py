@@ -1,24 +1,37 @@
-"""MkDocs hook: the configuration and command-line references, written from the code.
+"""MkDocs hook: the references and included parts of the docs, written from their sources.
 
-A page asks for a reference with an HTML comment on a line of its own:
+The docs read the same on GitHub as on the site: what is generated is committed, between
+two HTML comments that GitHub does not show, and refreshed here on every build:
 
     <!-- reference: config mcpmount.config.RegistrySettings -->
-    <!-- reference: cli -->
+    ...generated...
+    <!-- end: reference -->
 
-``config MODEL`` becomes a table of the model's keys (for a server kind, only the keys it
-adds to `ServerBase`): each key's TOML type and bounds, its default, and the docstring under
-its field. ``cli`` becomes every command of ``mcpmount``'s argparse parser with its usage,
-description and arguments. A field without a docstring, or an unknown model, fails the build.
+- ``config MODEL``: a table of the model's keys (for a server kind, only the keys it adds
+  to `ServerBase`): each key's TOML type and bounds, its default, and the docstring under
+  its field. A field without a docstring, or an unknown model, fails the build.
+- ``cli``: every command of ``mcpmount``'s argparse parser with its usage, description and
+  arguments.
+- ``api MODULE``: a table of the module's public names with the first line of each
+  docstring; the site shows the module's whole docstrings (mkdocstrings) instead.
+- ``<!-- include: PATH[:SECTION] -->``: a Markdown file, or the part of it between its
+  ``<!-- --8<-- [start:SECTION] -->`` and ``[end:SECTION]`` lines (README.md's tour).
+
+``python docs/hooks/reference.py`` rewrites the committed pages (``tests/docs`` fails while
+one is stale).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import re
+import sys
 import types
 import typing
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import annotated_types
@@ -28,19 +41,78 @@ from pydantic.fields import FieldInfo
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.config import ServerBase
 
-_MARKER = re.compile(r"^<!-- reference: (?P<what>config|cli)(?: (?P<arg>[\w.]+))? -->$", re.M)
+ROOT = Path(__file__).resolve().parents[2]
+_REGION = re.compile(
+    r"^<!-- (?P<kind>reference|include): (?P<what>[^\s>]+)(?: (?P<arg>[\w.]+))? -->\n"
+    r"(?P<body>.*?)"
+    r"^<!-- end: (?P=kind) -->$",
+    re.M | re.S,
+)
 _USAGE_WIDTH = 88
 
 
+def expand(markdown: str, *, site: bool = False) -> str:
+    """``markdown`` with every region written afresh (``site``: as the site shows it)."""
+
+    def region(match: re.Match[str]) -> str:
+        kind, what, arg = match["kind"], match["what"], match["arg"]
+        opening = f"<!-- {kind}: {what}{f' {arg}' if arg else ''} -->"
+        if kind == "include":
+            body = _included(what)
+        elif what == "cli":
+            body = cli_reference()
+        elif what == "config":
+            body = config_table(_model(arg))
+        elif what == "api":
+            body = _api_directive(arg) if site else api_table(arg)
+        else:
+            raise ValueError(f"reference: unknown reference {what!r}")
+        return f"{opening}\n{body.strip()}\n<!-- end: {kind} -->"
+
+    return _REGION.sub(region, markdown)
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
-    """Replace every reference marker of a page with its generated Markdown."""
+    """Refresh every region of a page, as the site shows it."""
+    return expand(markdown, site=True)
 
-    def expand(match: re.Match[str]) -> str:
-        if match["what"] == "cli":
-            return cli_reference()
-        return config_table(_model(match["arg"]))
 
-    return _MARKER.sub(expand, markdown)
+def _included(what: str) -> str:
+    path, _, section = what.partition(":")
+    text = (ROOT / path).read_text()
+    if not section:
+        return text
+    start, end = f"<!-- --8<-- [start:{section}] -->", f"<!-- --8<-- [end:{section}] -->"
+    if start not in text or end not in text:
+        raise ValueError(f"include: {path} has no section {section!r}")
+    return text.split(start, 1)[1].split(end, 1)[0]
+
+
+def pages() -> list[Path]:
+    """The pages that hold regions: every page of docs/."""
+    return sorted((ROOT / "docs").rglob("*.md"))
+
+
+# -- library API ------------------------------------------------------------------------------
+
+
+def _api_directive(module: str | None) -> str:
+    if module == "mcpmount":
+        return "::: mcpmount\n    options:\n      show_submodules: false"
+    return f"::: {module}"
+
+
+def api_table(module: str | None) -> str:
+    """A table of ``module``'s public names (``__all__``) and their docstrings' first lines."""
+    loaded = importlib.import_module(module or "")
+    rows = [f"### `{module}`", "", "| name | what it is |", "| --- | --- |"]
+    for name in loaded.__all__:
+        doc = inspect.getdoc(getattr(loaded, name)) or ""
+        if isinstance(getattr(loaded, name), str | int | float | tuple | frozenset):
+            doc = ""  # a constant's getdoc is its type's
+        first = " ".join(doc.split("\n\n")[0].split()).replace("|", "\\|")
+        rows.append(f"| `{name}` | {first} |")
+    return "\n".join(rows)
 
 
 # -- configuration ----------------------------------------------------------------------------
@@ -185,3 +257,11 @@ def _arguments(parser: argparse.ArgumentParser) -> str:
         meaning = (action.help or "").replace("|", "\\|")
         rows.append(f"| `{name}` | {meaning} | {shown} |")
     return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    for page in pages():
+        before = page.read_text()
+        if (after := expand(before)) != before:
+            page.write_text(after)
+            sys.stdout.write(f"wrote {page.relative_to(ROOT)}\n")

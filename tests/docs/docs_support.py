@@ -10,8 +10,9 @@ A few comments on the line before a block say more:
 
 A ``console`` block is a transcript: each ``$ mcpmount ...`` line is run (in a terminal 100
 columns wide, as a reader's would be) and what it prints must be the lines that follow it.
-``--8<-- "path"`` lines are pymdownx.snippets includes: a Markdown file included whole is
-checked as a page of its own, and a block made of one include names a file that exists.
+A page's ``<!-- include: PATH[:SECTION] -->`` region is a committed copy of that file (or
+section), kept current by ``docs/hooks/reference.py``: its blocks are checked in the file
+they come from, and a file included whole is checked as a page of its own.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ SHOWN_ROOT: Final = "/home/you/mcpmount"
 
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+)(?P<info>[^`]*)$")
 _MARKER = re.compile(r"^<!-- docs-test: (?P<kind>compile-only|output)(?P<reason>.*) -->$")
-_INCLUDE = re.compile(r'^\s*(?:;)?--8<-- "(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"\s*$')
+_INCLUDE = re.compile(r"^<!-- include: (?P<path>[^\s:>]+)(?::(?P<section>[\w-]+))? -->$")
+_INCLUDE_END = "<!-- end: include -->"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +55,6 @@ class Block:
     @property
     def id(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line}"
-
-    @property
-    def include(self) -> Path | None:
-        """The file a block made of one snippets include brings in."""
-        lines = [line for line in self.text.splitlines() if line.strip()]
-        if len(lines) == 1 and (match := _INCLUDE.match(lines[0])):
-            return ROOT / match["path"]
-        return None
 
 
 def pages() -> list[Path]:
@@ -82,6 +76,9 @@ def blocks(path: Path) -> list[Block]:
     lines = path.read_text().splitlines()
     i = 0
     while i < len(lines):
+        if _INCLUDE.match(lines[i]):  # a copy: its blocks are checked where they come from
+            i = lines.index(_INCLUDE_END, i) + 1
+            continue
         opening = _FENCE.match(lines[i])
         if opening is None:
             i += 1
