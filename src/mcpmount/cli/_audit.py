@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.audit import Finding, Severity, audit
+from mcpmount.cli._asking import COMMAND_LINE
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._opening import mount_showing
 from mcpmount.cli._shown import counted, print_json, shown
@@ -76,7 +77,7 @@ async def run_audit(
     pins = read_pins(config)
     pinned = None if pins is None else set(pins.servers)
     read = _read_as_is(config)
-    async with Registry(read.settings) as registry:
+    async with Registry(read.settings, handlers=COMMAND_LINE) as registry:
         outcomes = await mount_showing(registry, read.servers, err, fail_fast=False)
         listings = registry.listings()
     failed = {o.server: o.error.detail for o in outcomes if o.error is not None}

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.catalog import lock_path
+from mcpmount.cli._asking import COMMAND_LINE
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._opening import live, mount_showing, mounted
 from mcpmount.cli._serving import Serving, running_serves
@@ -40,7 +41,8 @@ async def run_check(
     began = time.perf_counter()
     config = live(config)
     pins = read_pins(config)
-    async with Registry(config.settings, pins=pins, refresh_cache=refresh) as registry:
+    registry = Registry(config.settings, pins=pins, refresh_cache=refresh, handlers=COMMAND_LINE)
+    async with registry:
         rows = await mount_showing(registry, config.servers, err, fail_fast=False, task_notes=False)
         mounted_in = time.perf_counter() - began
     failed = [row for row in rows if row.error is not None]
@@ -116,7 +118,7 @@ async def run_status(
         serves = await running_serves(config.path, err)
         if serves:  # their servers, not copies started here
             return await _show_serves(config.path, serves, args, out, err)
-    async with Registry(config.settings, pins=read_pins(config)) as registry:
+    async with Registry(config.settings, pins=read_pins(config), handlers=COMMAND_LINE) as registry:
         outcomes = await mount_showing(registry, config.servers, err, fail_fast=False)
         failed = [row for row in outcomes if row.error is not None]
 

@@ -25,6 +25,7 @@ import anyio
 from rich.console import Console
 from rich.status import Status
 
+from mcpmount.cli._asking import COMMAND_LINE
 from mcpmount.cli._shown import counted, shown
 from mcpmount.config import RegistryConfig, ServerSpec
 from mcpmount.errors import MountError
@@ -183,7 +184,7 @@ async def mounted(
     failure raises `MountError`, an optional one is skipped with a warning), showing on a
     terminal which are still pending; close them all on the way out."""
     pins = read_pins(config) if use_lock else None
-    async with Registry(config.settings, pins=pins) as registry:
+    async with Registry(config.settings, pins=pins, handlers=COMMAND_LINE) as registry:
         outcomes = await mount_showing(registry, config.servers, err, fail_fast=True)
         failures = {o.server: o.error for o in outcomes if o.error is not None}
         if any(config.servers[server].required for server in failures):

@@ -1,0 +1,54 @@
+"""The command line lists what `serve` lists of server-everything, and names what it leaves out.
+
+server-everything registers four tools only for a client that offers sampling,
+elicitation or roots; `serve` offers them upstream (it relays them to its client), so the
+command line must too, or `mcpmount tools` shows 12 tools where a host sees 16. The tool
+it leaves out (callable only as a task) is named, with the reason, on its server's line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from everything_support import NAMESPACE, STARTUP, write_config
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
+
+
+async def served_names(config: Path, errlog: Path) -> set[str]:
+    """What a plain client (it offers nothing) lists through `mcpmount serve CONFIG`."""
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
+    serve = ["-m", "mcpmount", "serve", str(config)]
+    params = StdioServerParameters(command=sys.executable, args=serve, env=env)
+    with errlog.open("w") as log:
+        async with Client(stdio_client(params, errlog=log)) as client:
+            with anyio.fail_after(STARTUP):
+                return {tool.name for tool in (await client.list_tools()).tools}
+
+
+@pytest.mark.timeout(120)
+async def test_tools_lists_what_serve_lists_and_names_the_tool_it_leaves_out(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path)
+    command = [sys.executable, "-m", "mcpmount", "tools", str(config), "--live", "--json"]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with anyio.fail_after(STARTUP):
+        done = await anyio.run_process(command, env=env, check=False)
+    stdout, stderr = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, stderr
+    listed = {row["name"] for row in json.loads(stdout)}
+    served = await served_names(config, tmp_path / "serve.log")
+    assert f"{NAMESPACE}__trigger-sampling-request" in listed
+    assert listed | {"tool_search", "call_tool"} == served | {"tool_search", "call_tool"}
+    said = " ".join(stderr.split())
+    assert (
+        f"{NAMESPACE}: tool 'simulate-research-query' not mounted: callable only as a task" in said
+    )
