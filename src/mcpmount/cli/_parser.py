@@ -407,4 +407,5 @@ def _add_adopt(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         command.add_argument(
             "--project", action="store_true", help="the project's file, not the user's"
         )
+        command.add_argument("--json", action="store_true", help="print JSON for scripts")
     adopt.add_argument("--dry-run", action="store_true", help="say what would move; write nothing")
