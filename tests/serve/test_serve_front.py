@@ -159,9 +159,14 @@ class TestStdio:
         assert result.meta["example.com/trace"] == "t-1"
 
     async def test_the_first_list_waits_for_every_server_to_mount(self, tmp_path: Path) -> None:
-        """A client that lists once (most do) sees a slow server's tools in that list."""
+        """A client that lists once (most do) sees a slow server's tools in that list, when
+        its table says ``required = true`` (a server that does not say is waited for at
+        most ``first_list_wait``)."""
+        required = "required = true"
         config = write_config(
-            tmp_path, fixture_server("one"), fixture_server("slow", "--startup-delay", "2")
+            tmp_path,
+            fixture_server("one", extra=required),
+            fixture_server("slow", "--startup-delay", "2", extra=required),
         )
         async with served_stdio(config, tmp_path) as client:
             with anyio.fail_after(STARTUP):  # what is checked is this wait for the mounts

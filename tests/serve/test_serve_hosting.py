@@ -81,8 +81,10 @@ class TestHttp:
 
 
 def test_a_required_server_failing_stops_serve_with_exit_1(tmp_path: Path) -> None:
-    """The error names the server on stderr; exit 1; nothing keeps running."""
-    config = write_config(tmp_path, fixture_server("bad", "--crash-on-start"))
+    """``required = true`` keeps all or nothing: the error names the server on stderr;
+    exit 1; nothing keeps running, not even the good server beside it."""
+    bad = fixture_server("bad", "--crash-on-start", extra="required = true")
+    config = write_config(tmp_path, fixture_server("good") + bad)
     done = subprocess.run(
         serve_command(config, "--transport", "http", "--port", "0"),
         capture_output=True,
@@ -92,4 +94,5 @@ def test_a_required_server_failing_stops_serve_with_exit_1(tmp_path: Path) -> No
     )
     assert done.returncode == 1
     assert "bad" in done.stderr
+    assert "1 required server failed" in done.stderr
     assert done.stdout == ""

@@ -71,8 +71,10 @@ def test_a_stop_signal_with_stdin_open_closes_every_server_and_exits_0(
 
 
 def test_a_required_server_failing_with_stdin_open_exits_1(tmp_path: Path) -> None:
-    """The mount error names the server; exit 1 as the README promises, not an abort."""
-    config = write_config(tmp_path, fixture_server("bad", "--crash-on-start"))
+    """``required = true``: the mount error names the server; exit 1 as the docs promise,
+    not an abort."""
+    bad = fixture_server("bad", "--crash-on-start", extra="required = true")
+    config = write_config(tmp_path, bad)
     log = tmp_path / "serve.log"
     with _serve(config, log) as process:
         code = process.wait(timeout=STARTUP + BEHAVIOUR)

@@ -113,7 +113,7 @@ async def test_a_required_server_is_waited_for_past_the_bound(tmp_path: Path) ->
     config = config_with(
         tmp_path,
         fixture_server("hung", "--no-init", extra="required = false\n"),
-        fixture_server("needed", "--startup-delay", "3"),
+        fixture_server("needed", "--startup-delay", "3", extra="required = true\n"),
         registry="first_list_wait = 0.2\n",
     )
     async with (
@@ -137,7 +137,10 @@ async def test_servers_mounting_late_together_are_one_notice_after_the_first_lis
         for i in range(4)
     ]
     config = config_with(
-        tmp_path, *late, fixture_server("fast"), registry="first_list_wait = 0.5\n"
+        tmp_path,
+        *late,
+        fixture_server("fast", extra="required = true\n"),
+        registry="first_list_wait = 0.5\n",
     )
     async with (
         served_http(config, tmp_path) as (url, _),

@@ -208,9 +208,15 @@ def _status_table(rows: list[dict[str, object]], whose: str = "") -> Table:
             _cell(row, "calls"),
             _milliseconds(row, "p50_ms"),
             _milliseconds(row, "p95_ms"),
-            shown(str(row.get("error") or ""), lines=True),
+            shown(_why(row), lines=True),
         )
     return table
+
+
+def _why(row: dict[str, object]) -> str:
+    """A row's error, and what is next for a server a serve retries."""
+    error, retry = row.get("error"), row.get("retry")
+    return f"{error or ''}; {retry}" if retry else str(error or "")
 
 
 def _milliseconds(row: dict[str, object], key: str) -> str:

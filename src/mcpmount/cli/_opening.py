@@ -7,7 +7,10 @@ each listed from its cached manifest if it has one and started only if the name 
 ``tools``, ``search``, ``prompts`` and ``resources`` list what every server offers:
 `from_cache` starts each ``lazy``, so a server whose manifest is cached and fresh is
 listed from it without being started, and one without is mounted and leaves its manifest
-for next time (``--live`` lists every server live).
+for next time (``--live`` lists every server live). As under ``serve``, a server is
+required only where its table says ``required = true`` (`required_as_written`): one that
+fails or hangs (for its ``startup_timeout``) is named on stderr with why, and the others
+are listed.
 
 While servers mount, a terminal's stderr shows which are still pending (`Pending`);
 nothing of it goes to stdout or to a non-terminal.
@@ -30,7 +33,7 @@ from mcpmount.cli._shown import counted, shown
 from mcpmount.config import RegistryConfig, ServerSpec
 from mcpmount.errors import MountError
 from mcpmount.naming import SEPARATOR
-from mcpmount.registry import MountOutcome, Registry, read_pins
+from mcpmount.registry import MountOutcome, Registry, read_pins, required_as_written
 
 __all__ = [
     "TASK_ONLY",
@@ -181,8 +184,9 @@ async def mounted(
     config: RegistryConfig, err: Console, *, use_lock: bool = True
 ) -> AsyncGenerator[Registry]:
     """Mount ``config``'s servers as `mcpmount.registry.open_registry` does (a required
-    failure raises `MountError`, an optional one is skipped with a warning), showing on a
-    terminal which are still pending; close them all on the way out."""
+    failure raises `MountError`, an optional one is named on ``err`` with why it is not
+    mounted), showing on a terminal which are still pending; close them all on the way
+    out."""
     pins = read_pins(config) if use_lock else None
     async with Registry(config.settings, pins=pins, handlers=COMMAND_LINE) as registry:
         outcomes = await mount_showing(registry, config.servers, err, fail_fast=True)
@@ -190,7 +194,7 @@ async def mounted(
         if any(config.servers[server].required for server in failures):
             raise MountError(failures)
         for server, error in failures.items():
-            logger.warning("optional server %r was skipped: %s", server, error.detail)
+            err.print(shown(f"{server}: not mounted: {error.detail}", "yellow", lines=True))
         yield registry
 
 
@@ -201,7 +205,8 @@ async def listing(
     """Mount ``config``'s servers to list what they offer: from their cached manifests
     (`from_cache`), or with ``from_live`` from their live lists. Logs (``-v``) how many
     were listed from a cache: a transcript of the same command reads the same either way."""
-    async with mounted(live(config) if from_live else from_cache(config), err) as registry:
+    chosen = required_as_written(live(config) if from_live else from_cache(config))
+    async with mounted(chosen, err) as registry:
         if cached := sum(row.cached for row in registry.status()):
             listed = counted(cached, "server")
             logger.info("listed %s from cached manifests; --live starts them to list", listed)

@@ -32,7 +32,10 @@ class ServerBase(BaseModel):
     model_config = STRICT_DATA
 
     required: bool = True
-    """A failing required server fails the whole ``open_registry``; others are skipped."""
+    """A failing required server fails the whole ``open_registry``; others are skipped.
+    ``serve`` and the listing commands (``tools``, ``search``, ...) hold a server required
+    only where its table says ``required = true``: one that does not say is optional
+    there, reported and (under ``serve``) retried while the others serve."""
 
     startup_timeout: Timeout = None
     """Seconds to spawn or connect, handshake and list tools; None uses the registry's."""

@@ -4,6 +4,7 @@ from mcpmount.catalog import RegistryChange
 from mcpmount.gates import needs_approval
 from mcpmount.observers import CallEvent, Observers, SearchEvent
 from mcpmount.registry._closer import Closer
+from mcpmount.registry._mounting import required_as_written
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
 from mcpmount.registry._reload import ReloadResult
@@ -24,5 +25,6 @@ __all__ = [
     "needs_approval",
     "open_registry",
     "read_pins",
+    "required_as_written",
     "status_json",
 ]

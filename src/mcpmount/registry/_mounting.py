@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 
 import anyio
 
 from mcpmount import naming
-from mcpmount.config import ServerSpec
+from mcpmount.config import RegistryConfig, ServerSpec
 from mcpmount.errors import ConfigError
 from mcpmount.registry._status import MountOutcome
 from mcpmount.upstream import Asking, Connection, Supervisor
 
-__all__ = ["check_namespaces", "each_connection", "mount_concurrently"]
+__all__ = ["check_namespaces", "each_connection", "mount_concurrently", "required_as_written"]
+
+
+def required_as_written(config: RegistryConfig) -> RegistryConfig:
+    """``config`` with each server required only where its table says ``required = true``.
+
+    ``serve`` and the listing commands read a config this way: a server whose table does
+    not say (a host's file has no such key) is optional, so one server that fails or
+    hangs never takes the others down. The library (`open_registry`) keeps the field's
+    default, required, for a caller who mounts in code and wants all or nothing.
+    """
+    optional = {"required": False}
+    servers = {
+        name: spec if "required" in spec.model_fields_set else spec.model_copy(update=optional)
+        for name, spec in config.servers.items()
+    }
+    return dataclasses.replace(config, servers=servers)
 
 
 def check_namespaces(servers: Collection[str]) -> None:

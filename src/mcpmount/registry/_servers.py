@@ -184,7 +184,9 @@ class Servers:
         outcomes = await mount_concurrently(
             self._outcome, servers, fail_fast=False, on_outcome=on_outcome
         )
-        self.failures.update({o.server: o.error for o in outcomes if o.error is not None})
+        self.failures.update(  # but not one ``on_outcome`` mounted again meanwhile
+            {o.server: o.error for o in outcomes if o.error and o.server not in self.supervisors}
+        )
         by_server = {o.server: o for o in outcomes}
         return [by_server[server] for server in servers]
 

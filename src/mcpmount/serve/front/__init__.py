@@ -9,11 +9,13 @@
 - What upstream servers ask mid-request is relayed to the client of that request
   (`mcpmount.serve.relay`).
 - Where each conversation's finds are kept (``_activations``), the first answers' wait
-  for the initial mounts (``_startup``), requests the SDK cannot parse (``_screen``).
+  for the initial mounts (``_startup``), the servers that failed and are retried
+  (``_retries``), requests the SDK cannot parse (``_screen``).
 """
 
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME
+from mcpmount.serve.front._retries import Retries
 from mcpmount.serve.front._screen import screen
 from mcpmount.serve.front._server import RegistryServer, open_front
 from mcpmount.serve.front._startup import Startup, mount_initial
@@ -23,6 +25,7 @@ __all__ = [
     "ActivationStore",
     "InMemoryActivations",
     "RegistryServer",
+    "Retries",
     "Startup",
     "mount_initial",
     "open_front",

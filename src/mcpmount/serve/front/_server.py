@@ -60,6 +60,7 @@ from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, CallToolOffer, unwra
 from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
+from mcpmount.serve.front._retries import Retries
 from mcpmount.serve.front._screen import UNREADABLE_METHOD
 from mcpmount.serve.front._spans import Spans
 from mcpmount.serve.front._startup import Startup
@@ -151,6 +152,9 @@ class RegistryServer:
         store = activations if activations is not None else InMemoryActivations()
         self.lists = ToolLists(registry, self._sessions, store, call_tool=call_tool)
         """Each caller's tools list and searches; ``lists.store`` keeps their finds."""
+        self.retries = Retries(registry, self._tell)
+        """The servers that failed to mount, retried while `Retries.running` is entered;
+        the clients are told of each."""
 
     def initialization_options(self) -> InitializationOptions:
         """Return the handshake options: every list with ``listChanged``."""
@@ -159,9 +163,21 @@ class RegistryServer:
     async def _track_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Remember each handshake-era session, to tell it when the list changes."""
+        """Remember each handshake-era session, to tell it when the list changes; a new
+        one is told first of the servers that are down."""
+        key = self._sessions.key(ctx)
+        new = key is not None and self._sessions.principal(key) is None
         self._sessions.track(ctx)
+        if new and key is not None and (principal := self._sessions.principal(key)) is not None:
+            for server, text in self.retries.notices():
+                if principal.sees_any((server,)):
+                    await self.logs.tell_one(ctx, server, "warning", text)
         return await call_next(ctx)
+
+    async def _tell(self, server: str, level: mcp_types.LoggingLevel, text: str) -> None:
+        """Send a message about ``server`` to the sessions that may see it."""
+        params = mcp_types.LoggingMessageNotificationParams(level=level, logger=server, data=text)
+        await self.logs.forward(server, params)
 
     # -- handlers -------------------------------------------------------------------------
 

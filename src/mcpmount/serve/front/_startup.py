@@ -2,10 +2,11 @@
 
 Many clients list the tools once, right after connecting, and give up after a few seconds
 (the OpenAI Agents SDK waits 5 s). So the first ``tools/list`` (and every request that
-waits like it) waits for the required servers (``required = true``, the default), and for
-the others at most ``first_list_wait`` seconds from the start (2 s by default); then it
-answers with what is mounted. A server that mounts later is a list change, told to every
-client as any other (`mcpmount.serve.sessions._changes`).
+waits like it) waits for the required servers (those whose table says ``required =
+true``: `required_as_written`), and for the others at most ``first_list_wait`` seconds
+from the start (2 s by default); then it answers with what is mounted. A server that
+mounts later is a list change, told to every client as any other
+(`mcpmount.serve.sessions._changes`); one that fails is retried (`Retries`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections.abc import Mapping
 import anyio
 
 from mcpmount.config import ServerSpec
-from mcpmount.registry import Registry
+from mcpmount.registry import MountOutcome, Registry
+from mcpmount.serve.front._retries import Retries
 
 __all__ = ["Startup", "mount_initial"]
 
@@ -49,9 +51,10 @@ class Startup:
 
 
 async def mount_initial(
-    registry: Registry, servers: Mapping[str, ServerSpec], startup: Startup
+    registry: Registry, servers: Mapping[str, ServerSpec], startup: Startup, retries: Retries
 ) -> None:
-    """Mount ``servers`` as `Registry.mount_all` does, setting ``startup``'s events.
+    """Mount ``servers``, setting ``startup``'s events; each optional one that fails goes
+    to ``retries`` as soon as it fails.
 
     The required servers and the optional ones are mounted concurrently, in two groups, so
     that `Startup.required` is set as soon as the required ones are up. A required server's
@@ -65,21 +68,33 @@ async def mount_initial(
     required = {name: spec for name, spec in servers.items() if spec.required}
     optional = {name: spec for name, spec in servers.items() if not spec.required}
     failure: Exception | None = None
+
+    def ended(outcome: MountOutcome) -> None:
+        if outcome.error is not None:
+            retries.failed(outcome.server, outcome.spec, outcome.error)
+
     try:
         async with anyio.create_task_group() as tg:
 
-            async def mount(group: Mapping[str, ServerSpec], done: anyio.Event | None) -> None:
+            async def mount_required() -> None:
                 nonlocal failure
                 try:
-                    await registry.mount_all(group)
+                    await registry.mount_all(required)
                 except Exception as exc:  # a required server failed: so does the start
                     failure = exc
                     tg.cancel_scope.cancel()
-                if done is not None:
-                    done.set()
+                startup.required.set()
 
-            tg.start_soon(mount, required, startup.required)
-            tg.start_soon(mount, optional, None)
+            async def mount_optional() -> None:
+                nonlocal failure
+                try:
+                    await registry.mount_each(optional, on_outcome=ended)
+                except Exception as exc:  # an invalid namespace: nothing of it started
+                    failure = exc
+                    tg.cancel_scope.cancel()
+
+            tg.start_soon(mount_required)
+            tg.start_soon(mount_optional)
     finally:
         startup.required.set()
         startup.mounted.set()

@@ -8,7 +8,9 @@ directory is watched, so an editor that saves by writing a new file and renaming
 the old one is seen too). Requests that come while a reload runs, or
 before the first mounts are done, are folded into one reload after it. A config error is
 logged and changes nothing; the clients learn of what did change through the registry's
-change path (`mcpmount.serve.sessions._changes`).
+change path (`mcpmount.serve.sessions._changes`). A reload first stops the retries of the
+servers that are down (it mounts them anew, from the file as it is now); those that fail
+again are retried from the start (`mcpmount.serve.front._retries`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import anyio
 from watchfiles import Change, awatch  # pyright: ignore[reportUnknownVariableType] (trio's Event)
 
 from mcpmount.catalog import lock_path
-from mcpmount.config import load_config
+from mcpmount.config import RegistryConfig, load_config
 from mcpmount.errors import ConfigError
-from mcpmount.registry import Registry, read_pins
+from mcpmount.registry import Registry, read_pins, required_as_written
+from mcpmount.serve.front import Retries
 
 __all__ = ["Reloads"]
 
@@ -36,11 +39,17 @@ class Reloads:
     Args:
         registry: The served registry.
         path: The config file to load anew.
+        retries: The servers that are down, retried.
+        current: Holds the config served now; each reload puts its own in.
     """
 
-    def __init__(self, registry: Registry, path: Path) -> None:
+    def __init__(
+        self, registry: Registry, path: Path, retries: Retries, current: list[RegistryConfig]
+    ) -> None:
         self._registry = registry
         self._path = path
+        self._retries = retries
+        self._current = current
         self._asked = anyio.Event()
 
     def ask(self, why: str) -> None:
@@ -55,11 +64,16 @@ class Reloads:
             await self._asked.wait()
             self._asked = anyio.Event()
             try:
-                config = load_config(self._path)
-                result = await self._registry.reload(config, pins=read_pins(config))
+                config = required_as_written(load_config(self._path))
+                pins = read_pins(config)
+                await self._retries.stop()  # the reload mounts them now, from the file as it is
+                result = await self._registry.reload(config, pins=pins)
             except ConfigError as exc:
                 logger.error("reload refused, nothing changed: %s", exc)
                 continue
+            self._current[:] = [config]
+            for server, error in result.failed.items():
+                self._retries.failed(server, config.servers[server], error)
             logger.info(
                 "reloaded %s: %d added, %d removed, %d restarted, %d unchanged, %d failed",
                 self._path,

@@ -5,10 +5,12 @@ servers in the background, but the front holds ``tools/list`` and ``tools/call``
 required servers are mounted and the others are too or had ``first_list_wait`` seconds
 (`mcpmount.serve.front._startup`): many clients list once and never again, and give up soon.
 SIGINT, SIGTERM or stdin EOF stops the transport and closes every upstream server. SIGHUP,
-or a change of the config file, reloads it (`mcpmount.serve.hosting._reloading`). A required
-server that fails to mount stops the serving and raises `MountError`; once serving, a
-reload's failure is only reported. Logs go to stderr. While it serves, ``mcpmount status
-CONFIG`` reads its servers on its status socket (`mcpmount.serve.ops`).
+or a change of the config file, reloads it (`mcpmount.serve.hosting._reloading`). A server
+is required only where its table says ``required = true`` (`required_as_written`): one
+that fails to mount stops the serving and raises `MountError`. Any other server that fails,
+at the start or in a reload, is reported and retried in the background while the rest
+serve (`mcpmount.serve.front._retries`). Logs go to stderr. While it serves, ``mcpmount
+status CONFIG`` reads its servers on its status socket (`mcpmount.serve.ops`).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from anyio.abc import TaskGroup
 
 from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import MountError
-from mcpmount.registry import Registry, read_pins
+from mcpmount.registry import Registry, read_pins, required_as_written
 from mcpmount.serve.access import HttpSecurity, check_exposure
-from mcpmount.serve.front import ActivationStore, Startup, mount_initial, open_front
+from mcpmount.serve.front import ActivationStore, Retries, Startup, mount_initial, open_front
 from mcpmount.serve.hosting._host import Host
 from mcpmount.serve.hosting._reloading import Reloads
 from mcpmount.serve.hosting._stopping import Stopping
@@ -70,8 +72,9 @@ async def serve(
     """Serve every server of ``config`` as one MCP server until told to stop.
 
     Answers the handshake at once and mounts the servers in the background; the first
-    ``tools/list`` waits for the required ones (and the others for at most
-    ``first_list_wait`` seconds), and every later change (a server mounting late, (a server's tools
+    ``tools/list`` waits for the required ones (``required = true`` in their table; the
+    others for at most ``first_list_wait`` seconds; one that fails is retried in the
+    background), and every later change (a server mounting late, (a server's tools
     re-listed, restarted, reloaded) is a list change the clients are told about. Honours
     the lock file beside the config. SIGHUP, and a change of the config file, reload it
     (`Registry.reload`): only what changed is closed, mounted or restarted, and a config
@@ -113,7 +116,8 @@ async def serve(
         on_metrics_ready: HTTP only: called with the metrics listener's URL once serving.
 
     Raises:
-        MountError: A required server failed to mount; everything was closed first.
+        MountError: A server whose table says ``required = true`` failed to mount;
+            everything was closed first.
         ConfigError: HTTP beyond loopback without authentication, not allowed (nothing was
             mounted or bound); the tokens file cannot be read; or a metrics setting is
             invalid.
@@ -134,6 +138,7 @@ async def serve(
             metrics_token=metrics_token,
         )
         check_exposure(host, security)
+    config = required_as_written(config)
     failure: MountError | None = None
     stop = anyio.Event()
     startup = Startup()
@@ -153,15 +158,22 @@ async def serve(
         hosted = Host(served, Stopping.configured(config.serve))
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
             hosted.readiness.add("redis", shared.health, required=False)
+        retries = served.retries
+        current = [config]  # a reload replaces it
+
+        def status() -> list[dict[str, object]]:
+            return served_status(registry, current[0], retries.rows())
+
         async with (
-            publish_status(config.path, transport, lambda: served_status(registry, config)),
+            publish_status(config.path, transport, status),
+            retries.running(),
             anyio.create_task_group() as tg,
         ):
 
             async def mount() -> None:
                 nonlocal failure
                 try:
-                    await mount_initial(registry, config.servers, startup)
+                    await mount_initial(registry, config.servers, startup, retries)
                 except MountError as exc:
                     failure = exc
                     stop.set()
@@ -185,7 +197,7 @@ async def serve(
                 tg.start_soon(tell_of_remote_changes, shared.bus, served.tell_sessions)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
-            _start_reloads(tg, registry, config, mounted, watch=watch)
+            _start_reloads(tg, registry, config, mounted, retries, current, watch=watch)
             if transport == "stdio":
                 async with anyio.create_task_group() as stdio:
 
@@ -223,9 +235,17 @@ def _activations(
 
 
 def _start_reloads(
-    tg: TaskGroup, registry: Registry, config: RegistryConfig, mounted: anyio.Event, *, watch: bool
+    tg: TaskGroup,
+    registry: Registry,
+    config: RegistryConfig,
+    mounted: anyio.Event,
+    retries: Retries,
+    current: list[RegistryConfig],
+    *,
+    watch: bool,
 ) -> None:
-    """Reload ``config``'s file on SIGHUP and (with ``watch``) when it changes."""
+    """Reload ``config``'s file on SIGHUP and (with ``watch``) when it changes; each
+    reload puts its config in ``current`` and its failures in ``retries``."""
     if config.path is None:
 
         async def say_why_not() -> None:
@@ -235,7 +255,7 @@ def _start_reloads(
 
         tg.start_soon(say_why_not)
         return
-    reloads = Reloads(registry, config.path)
+    reloads = Reloads(registry, config.path, retries, current)
     tg.start_soon(reloads.run, mounted)
     tg.start_soon(reloads.on_sighup)
     if watch:

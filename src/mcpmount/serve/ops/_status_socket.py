@@ -25,7 +25,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
@@ -75,16 +75,38 @@ def status_sockets(config: str | os.PathLike[str]) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
-def served_status(registry: Registry, config: RegistryConfig) -> list[dict[str, object]]:
+def served_status(
+    registry: Registry,
+    config: RegistryConfig,
+    retrying: Mapping[str, Mapping[str, object]] | None = None,
+) -> list[dict[str, object]]:
     """The rows a serve of ``config`` publishes: its servers as they run now (after any
-    reload), then the optional ones that failed to mount."""
+    reload), then those that failed to mount, then those still starting.
+
+    Args:
+        retrying: What `Retries.rows` says of the servers that are down: a failed row
+            takes its latest error, its failed ``attempts`` and what is next (``retry``).
+    """
+    retrying = retrying or {}
     specs = {**config.servers, **{each.server: each.spec for each in registry.listings()}}
+    rows = registry.status()
+    up = {row.server for row in rows}
+    failures: dict[str, str | None] = {s: e.detail for s, e in registry.failures.items()}
+    failures |= dict.fromkeys(retrying)  # before the first mounts all ended
     failed = [
-        MountOutcome(server, specs[server], 0.0, error=error)
-        for server, error in sorted(registry.failures.items())
-        if server in specs
+        MountOutcome(server, specs[server], 0.0)
+        for server in sorted(failures)
+        if server in specs and server not in up
     ]
-    return status_json(registry.status(), failed, specs, config.settings)
+    report = status_json(rows, failed, specs, config.settings)
+    for row in report[len(rows) :]:
+        server = str(row["server"])
+        row.update({"state": "failed", "error": failures[server], **retrying.get(server, {})})
+    listed = {row["server"] for row in report}
+    mounting = [MountOutcome(s, spec, 0.0) for s, spec in config.servers.items() if s not in listed]
+    for row in status_json([], mounting, specs, config.settings):  # a failed row's keys
+        report.append(row | {"state": "starting"})
+    return report
 
 
 def _made_ready(config: Path, transport: str) -> tuple[Path, dict[str, object]]:

@@ -149,6 +149,23 @@ class Logs:
                 if params.level in allowed_log_levels(ctx.protocol_version, ctx.meta):
                     tg.start_soon(self._send_on_request, ctx, notice)
 
+    async def tell_one(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        server: str,
+        level: mcp_types.LoggingLevel,
+        data: str,
+    ) -> None:
+        """Send one message about ``server`` to the session of ``ctx`` (a handshake-era
+        one: see `Sessions.track`), if it wants that level."""
+        key = Sessions.key(ctx)
+        wanted = self._levels.get(key, LEVELS[0]) if key is not None else LEVELS[0]
+        if key is None or LEVELS.index(level) < LEVELS.index(wanted):
+            return
+        params = mcp_types.LoggingMessageNotificationParams(level=level, logger=server, data=data)
+        notice = mcp_types.LoggingMessageNotification(params=params)
+        await self._send(key, ctx.session, notice)
+
     async def _send(
         self, key: str, session: ServerSession, notice: mcp_types.LoggingMessageNotification
     ) -> None:
