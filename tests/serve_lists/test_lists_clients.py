@@ -33,9 +33,10 @@ AGENTS_SDK_TIMEOUT = 5.0
 
 
 def deferred_config(tmp_path: Path, *more: str) -> str:
-    """``one`` fully deferred, ``two`` visible, then ``more`` servers."""
-    deferred = fixture_server("one", extra="defer = true")
-    return config_with(tmp_path, deferred, fixture_server("two"), *more)
+    """``one`` fully deferred, ``two`` visible, then ``more`` servers; the first list
+    waits for ``one`` and ``two`` (``required = true``), as a client that lists once needs."""
+    deferred = fixture_server("one", extra="defer = true\nrequired = true")
+    return config_with(tmp_path, deferred, fixture_server("two", extra="required = true"), *more)
 
 
 class ToolResult(Protocol):

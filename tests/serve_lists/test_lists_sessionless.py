@@ -34,7 +34,8 @@ ERAS = [
 def deferred_config(tmp_path: Path, serve: str = "") -> str:
     """``one`` fully deferred; ``two`` visible, so the manifest is not empty; ``serve``:
     the lines of a ``[serve]`` table."""
-    path = config_with(tmp_path, fixture_server("one", extra="defer = true"), fixture_server("two"))
+    one = fixture_server("one", extra="defer = true\nrequired = true")  # in the first list
+    path = config_with(tmp_path, one, fixture_server("two", extra="required = true"))
     if serve:
         Path(path).write_text(Path(path).read_text() + f"\n[serve]\n{serve}\n")
     return path

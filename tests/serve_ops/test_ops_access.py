@@ -41,7 +41,8 @@ def _config(tmp_path: Path, serve_table: str = "") -> tuple[str, list[str]]:
     holding a full token (`TOKEN`) and one limited to ``pub`` (`LIMITED`)."""
     tokens = tmp_path / "tokens.txt"
     tokens.write_text(f"{TOKEN}\n{LIMITED} pub\n")
-    servers = [fixture_server("pub"), fixture_server(HIDDEN)]
+    required = "required = true"  # readiness counts only what says so
+    servers = [fixture_server("pub", extra=required), fixture_server(HIDDEN, extra=required)]
     config = write_config(tmp_path, *([serve_table] if serve_table else []), *servers)
     return config, ["--tokens-file", str(tokens)]
 

@@ -47,7 +47,7 @@ async def test_a_required_server_down_fails_readyz_and_an_optional_one_does_not(
 ) -> None:
     config = serving.write_config(
         tmp_path,
-        serving.fixture_server("fx"),
+        serving.fixture_server("fx", extra="required = true"),  # readiness counts only it
         serving.fixture_server("gone", "--crash-on-start", extra="required = false"),
     )
     async with (
