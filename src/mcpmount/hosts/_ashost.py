@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import cast
 
 import anyio
+import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -149,12 +150,23 @@ async def start_as_host(
         cwd="/",
     )
     listed: dict[str, list[str]] = {server: [] for server in expected}
+    down: dict[str, str] = {}
     error: str | None = None
+
+    async def note(params: mcp_types.LoggingMessageNotificationParams) -> None:
+        # serve tells a host of each server that did not start (and keeps retrying it)
+        if params.level == "warning" and params.logger in listed:
+            down[params.logger] = str(params.data)
+
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                async with Client(stdio_client(params, errlog=errlog)) as client:
-                    await _list_until_mounted(client, listed, deferred)
+                # The handshake era, as desktop hosts speak: serve's notices reach it.
+                transport = stdio_client(params, errlog=errlog)
+                async with Client(transport, mode="legacy", logging_callback=note) as client:
+                    await _list_until_mounted(client, listed, deferred, down)
+            if down:
+                error = "; ".join(down.values())
         except TimeoutError:
             waiting = [s for s, tools in listed.items() if not tools and s not in deferred]
             if not any(listed.values()):
@@ -170,15 +182,16 @@ async def start_as_host(
 
 
 async def _list_until_mounted(
-    client: Client, listed: dict[str, list[str]], deferred: set[str]
+    client: Client, listed: dict[str, list[str]], deferred: set[str], down: Mapping[str, str]
 ) -> None:
-    """List tools until every server not deferred lists some (bounded by the caller)."""
+    """List tools until every server not deferred lists some, or was told ``down``
+    (bounded by the caller)."""
     delay = 0.1
     while True:
         tools = (await client.list_tools()).tools
         for server in listed:
             listed[server] = [t.name for t in tools if t.name.startswith(f"{server}__")]
-        if all(tools for server, tools in listed.items() if server not in deferred):
+        if all(tools or s in down for s, tools in listed.items() if s not in deferred):
             return
         await anyio.sleep(delay)
         delay = min(delay * 2, 1.0)
