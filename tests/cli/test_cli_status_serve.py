@@ -223,4 +223,6 @@ async def test_a_failed_servers_row_is_the_one_status_prints_here_with_no_secret
     [published] = [row for row in json.loads(served.stdout) if row["server"] == "leaky"]
     [printed] = [row for row in json.loads(here.stdout) if row["server"] == "leaky"]
     assert "fatal: bad config" in printed["error"]  # its stderr tail, redacted
+    assert "trying again" in published.pop("retry")  # the serve retries it; --local not
+    assert published.pop("attempts") >= 1
     assert {**published, "served_by": None} == {**printed, "served_by": None}
