@@ -183,3 +183,34 @@ def test_adopt_refuses_a_file_with_nothing_to_adopt_and_an_existing_config(
     assert "exists already" in said
     assert taken.read_text() == "# mine\n"
     assert (home / DESKTOP).read_text() == DESKTOP_FILE
+
+
+def test_install_adopt_and_uninstall_answer_json_with_no_secret(tmp_path: Path) -> None:
+    """Under ``--json`` each prints one object; adopt's names the servers and variables,
+    never a value."""
+    home = home_with(tmp_path, DESKTOP, DESKTOP_FILE)
+    config = tmp_path / "servers.toml"
+    config.write_text(f'[servers.v]\ncommand = "{sys.executable}"\nargs = ["{ENV_SERVER}"]\n')
+    code, said = run(home, "install", "claude-desktop", str(config), "--dry-run", "--json")
+    assert code == 0, said
+    answer = json.loads(said)
+    assert (answer["changed"], answer["written"]) == (True, False)
+    assert '+    "mcpmount": {' in answer["diff"]
+    code, said = run(home, "adopt", "claude-desktop", "--json")
+    assert code == 0, said
+    assert SECRET not in said
+    answer = json.loads(said)
+    assert (answer["moved"], answer["variables"], answer["written"]) == (
+        ["vault"],
+        ["API_KEY"],
+        True,
+    )
+    code, said = run(home, "uninstall", "claude-desktop", "--json")
+    assert code == 0, said
+    assert json.loads(said)["restored_from"] == answer["backup"]
+    assert (home / DESKTOP).read_text() == DESKTOP_FILE
+    (tmp_path / "x.toml").write_text("# taken\n")
+    code, said = run(home, "adopt", "claude-desktop", str(tmp_path / "x.toml"), "--json")
+    assert code == 2
+    failure = json.loads(said)
+    assert "exists already" in failure["message"]
