@@ -41,6 +41,8 @@ def test_bashs_script_completes_commands_options_and_choices() -> None:
         "claude-desktop",
         "claude-code",
         "cursor",
+        "codex",
+        "continue",
     ]
     assert completions(script, "mcpmount", "install", "v") == ["vscode"]
 
@@ -53,7 +55,7 @@ def test_zsh_and_fish_scripts_name_every_command() -> None:
     for command in ("check", "call", "describe", "serve", "completion"):
         assert f"-n __fish_use_subcommand -a {command} -d" in fish
     assert "complete -c mcpmount -n '__fish_seen_subcommand_from call' -l timeout -r" in fish
-    assert "-l from -x -a 'claude-desktop claude-code cursor vscode'" in fish
+    assert "-l from -x -a 'claude-desktop claude-code cursor vscode windsurf zed" in fish
     unknown = mcpmount("completion", "tcsh")
     assert unknown.returncode == 2
     assert "invalid choice" in unknown.stderr
