@@ -57,7 +57,8 @@ def test_a_config_error_names_its_server(tmp_path: Path) -> None:
 
 
 def test_a_server_that_fails_to_mount_is_named(tmp_path: Path) -> None:
-    config = write_config(tmp_path, server("one", "--crash-on-start"))
+    # required: a listing command lists what mounted beside an optional server's failure
+    config = write_config(tmp_path, server("one", "--crash-on-start", extra="required = true"))
     done = mcpmount("tools", config, "--json", "--live")
     assert done.returncode == 1
     told = failure(done)

@@ -76,7 +76,8 @@ def test_lock_pins_prompts_and_resources(tmp_path: Path) -> None:
     lock = json.loads((tmp_path / "mcpmount.lock").read_text())
     assert set(lock["prompts"]["a"]) == {"greet"}
     assert set(lock["templates"]["a"]) == {"memo://items/{item}"}
-    write_config(tmp_path, content("a", "--greet-description", "Something else."))
+    changed = content("a", "--greet-description", "Something else.")
+    write_config(tmp_path, changed + "required = true\n")  # else listed as not mounted
     refused = mcpmount("prompts", config)
     assert refused.returncode == 1
     assert "prompts differ from the lock file" in refused.stderr
