@@ -55,6 +55,10 @@ _STDIN_STALL = 30.0
 """Seconds one write to a server's stdin may block before the server counts as lost."""
 _STDERR_COALESCE = 0.05
 """Seconds stderr may collect in its pipe between two reads when it trickles."""
+_FLOOD_READ = 16384
+"""Bytes of one stderr read that say the server floods rather than trickles."""
+_FLOOD_HOLD = 1.0
+"""Seconds stderr is read without pauses after a read that said so."""
 _PARSE_WARNINGS = 3
 _EOF_EXIT_WAIT = 1.0
 """Seconds stdout EOF waits for the exit notice before the server counts as lost by EOF."""
@@ -308,14 +312,20 @@ class _Pipes:
     async def read_stderr(self) -> None:
         stderr = self._group.process.stderr
         assert stderr is not None
+        flooding_until = 0.0
         with contextlib.suppress(*_PIPE_CLOSED):
             while True:
                 chunk = await stderr.receive(_CHUNK)
                 self._diagnostics.note_stderr(chunk)
-                if len(chunk) < _CHUNK and not self._draining.is_set():
+                now = anyio.current_time()
+                if len(chunk) >= _FLOOD_READ:
+                    flooding_until = now + _FLOOD_HOLD
+                if len(chunk) < _CHUNK and now >= flooding_until and not self._draining.is_set():
                     # A server that logs a line per request would wake us once per call;
-                    # let the pipe collect for a moment instead. A flood fills whole
-                    # chunks and is read without pause, so the server never blocks.
+                    # let the pipe collect for a moment instead. A flood is read without
+                    # pauses for as long as it lasts: read right after a full pipe was
+                    # emptied, it comes in short reads, and pausing on each would hold
+                    # the server to one pipe (64 KiB) per pause (50 MiB took 20 s).
                     with anyio.move_on_after(_STDERR_COALESCE):
                         await self._draining.wait()
         self._stderr_done.set()
