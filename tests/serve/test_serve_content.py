@@ -2,8 +2,9 @@
 
 `mcpmount serve` in front of tests/servers/content_server.py, over stdio and HTTP, in both
 eras: names and registry URIs (``mcpmount://<ns>/<uri>``) route back to the server, a
-``resource_link`` a tool returned reads back, list changes and resource updates reach
-the client (handshake-era notices, or the 2026-07-28 listen stream).
+``resource_link`` a tool returned reads back, a resource that does not exist is answered
+as the client's era says, list changes and resource updates reach the client
+(handshake-era notices, or the 2026-07-28 listen stream).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ async def test_prompts_resources_templates_and_completions_route_to_their_server
             )
             with pytest.raises(MCPError) as unknown:
                 await client.read_resource("mcpmount://nobody/memo://one")
+            with pytest.raises(MCPError) as gone:  # the server answers -32002
+                await client.read_resource("mcpmount://docs/memo://gone")
     assert [p.name for p in prompts.prompts] == ["docs__greet"]
     assert sorted(str(r.uri) for r in resources.resources) == [
         "mcpmount://docs/file:///shared.txt",
@@ -76,7 +79,12 @@ async def test_prompts_resources_templates_and_completions_route_to_their_server
     [link] = [b for b in linked.content if isinstance(b, mcp_types.ResourceLink)]
     assert str(link.uri) == ONE  # a URI a tool returned is one serve can read
     assert completed.completion.values == ["bob"]
-    assert unknown.value.code == -32002
+    # Not found: -32602 in the 2026-07-28 era (SEP-2164 retired -32002), -32002 before it;
+    # a handshake-era server's -32002 is told in the client's era too.
+    not_found = mcp_types.INVALID_PARAMS if version == "2026-07-28" else -32002
+    assert (unknown.value.code, gone.value.code) == (not_found, not_found)
+    assert unknown.value.error.data == {"uri": "mcpmount://nobody/memo://one"}
+    assert gone.value.error.data == {"server": "docs", "name": "mcpmount://docs/memo://gone"}
 
 
 async def test_a_handshake_era_subscriber_gets_updates_and_list_changes(tmp_path: Path) -> None:

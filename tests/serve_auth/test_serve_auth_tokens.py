@@ -141,7 +141,8 @@ async def test_a_token_sees_only_its_namespaces_and_a_hidden_one_is_unknown(
     assert all(uri.startswith("mcpmount://alpha/") for uri in resources)
     assert [t.uri_template for t in templates] == ["mcpmount://alpha/memo://items/{item}"]
     assert found(searched) == []
-    assert [e.error.code for e in refused] == [-32602, -32602, -32602, -32002]
+    not_found = -32002 if mode == "legacy" else -32602  # a resource, in the 2026-07-28 era
+    assert [e.error.code for e in refused] == [-32602, -32602, -32602, not_found]
     _assert_unknown(str(refused[0]), "tool", "beta__echo", visible=tools)
     _assert_unknown(str(refused[1]), "tool", "gamma__link", visible=tools)
     _assert_unknown(str(refused[2]), "prompt", "gamma__greet", visible=prompts)

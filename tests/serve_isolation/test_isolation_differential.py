@@ -120,6 +120,10 @@ async def test_a_hidden_name_is_answered_as_a_missing_one_and_nothing_hidden_is_
         != blank(missing, probe.sent(probe.missing), probe.missing)
     }
     assert list(differing) == [], differing
+    # A resource that does not exist, as the client's era says it (2026-07-28: -32602).
+    not_found = mcp_types.INVALID_PARAMS if modern else -32002
+    reads = [hidden for probe, hidden, _ in answered if probe.label.startswith("resources/read")]
+    assert [read["error"]["code"] for read in reads] == [not_found, not_found]
     for _, hidden, _ in answered:
         message = str(hidden.get("error", {}).get("message", ""))
         assert all(name.startswith(f"{PUB}__") for name in suggestions(message)), message

@@ -3,7 +3,8 @@
 Prompts: ``greet(name, style?)`` (its messages hold an embedded ``memo://one``).
 Resources: ``memo://one`` and ``file:///shared.txt`` (its text names ``--label``, so two
 servers with the same URI can be told apart); template ``memo://items/{item}``; reading
-the unlisted ``memo://slow`` takes a minute.
+the unlisted ``memo://slow`` takes a minute; reading the unlisted ``memo://gone`` is
+answered ``-32002``, as a server written before the 2026-07-28 revision says "not found".
 Completions: ``greet``'s ``name`` and the template's ``item``.
 Tools: ``link()`` returns a ``resource_link`` and an embedded resource; ``touch(uri)``
 announces that a resource changed; ``add_resource(uri)`` and ``add_prompt(name)`` change
@@ -112,6 +113,8 @@ async def read_resource(
     uri = params.uri
     if uri == "memo://slow":  # unlisted: a read that takes longer than any test waits
         await anyio.sleep(60)
+    if uri == "memo://gone":
+        raise MCPError(code=-32002, message=f"resource {uri} not found", data={"uri": uri})
     if uri.startswith("memo://items/"):
         value = f"item:{uri.removeprefix('memo://items/')}"
     elif uri in texts:

@@ -8,16 +8,16 @@
 - `Principal` and `Door` (``_principal``): a client as access sees it (its token's
   identity and namespaces), and the one object that answers "may it see this?" for every
   answer, error, notice, search and round trip the front sends.
-- `raise_for` (``_errors``): the JSON-RPC error a client is told for a registry error.
+- `raise_for` (``_errors``): the JSON-RPC error a client is told for a registry error, in
+  its protocol era (`resource_not_found`).
 
 This room imports nothing of the front; the front asks it.
 """
 
-from mcpmount.serve.access._errors import raise_for
+from mcpmount.serve.access._errors import RESOURCE_NOT_FOUND, raise_for, resource_not_found
 from mcpmount.serve.access._http import AppSecurity, HttpSecurity, app_security, check_exposure
 from mcpmount.serve.access._principal import (
     EVERYONE,
-    RESOURCE_NOT_FOUND,
     Door,
     NameKind,
     Principal,
@@ -43,4 +43,5 @@ __all__ = [
     "principal_of",
     "raise_for",
     "read_tokens_file",
+    "resource_not_found",
 ]

@@ -46,16 +46,12 @@ from mcpmount.serve.access._tokens import Grant
 
 __all__ = [
     "EVERYONE",
-    "RESOURCE_NOT_FOUND",
     "Door",
     "NameKind",
     "Principal",
     "current_principal",
     "principal_of",
 ]
-
-RESOURCE_NOT_FOUND: Final = -32002
-"""The MCP spec's error code for a resource that does not exist."""
 
 NameKind = Literal["tool", "prompt", "resource"]
 """What a name names: a tool's or prompt's public name, or a registry URI (or template)."""

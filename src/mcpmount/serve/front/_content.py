@@ -15,7 +15,8 @@ Results go back as the upstream sent them, less its ``_meta`` ``serverInfo`` sta
 names only prompts the principal may see (`mcpmount.serve.access`).
 
 Errors are JSON-RPC errors (these methods have no ``isError``), as
-`mcpmount.serve.access.raise_for` tells them.
+`mcpmount.serve.access.raise_for` tells them in the client's era (an unknown resource
+is ``-32602`` in the 2026-07-28 era, ``-32002`` in the handshake era).
 """
 
 from __future__ import annotations
@@ -126,9 +127,9 @@ class Content:
         try:
             result = await request()
         except UnknownPromptError as exc:
-            raise_for(self._door.answer_unknown(principal_of(ctx), exc))
+            raise_for(self._door.answer_unknown(principal_of(ctx), exc), ctx.protocol_version)
         except RegistryError as exc:
-            raise_for(exc)
+            raise_for(exc, ctx.protocol_version)
         if isinstance(result, mcp_types.GetPromptResult | mcp_types.ReadResourceResult):
             return without_server_info(result)
         return result

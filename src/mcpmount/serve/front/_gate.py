@@ -25,7 +25,7 @@ from mcp.server.context import CallNext, HandlerResult
 from pydantic import BaseModel
 
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, NameKind, Principal, principal_of
+from mcpmount.serve.access import Door, NameKind, Principal, principal_of, resource_not_found
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME
 
 __all__ = ["Gate"]
@@ -65,7 +65,7 @@ class Gate:
         method = ctx.method
         if method == "subscriptions/listen":
             return await call_next(self._listen_to_visible(ctx, principal))
-        self._refuse_hidden(principal, method, params)
+        self._refuse_hidden(principal, method, params, ctx.protocol_version)
         result = await call_next(ctx)
         if method not in _LISTS:
             return result
@@ -80,8 +80,11 @@ class Gate:
         ]
         return answer
 
-    def _refuse_hidden(self, principal: Principal, method: str, params: Any) -> None:
-        """Raise what an unknown name gets when ``params`` name something hidden."""
+    def _refuse_hidden(
+        self, principal: Principal, method: str, params: Any, protocol_version: str | None
+    ) -> None:
+        """Raise what an unknown name gets (in the client's era) when ``params`` name
+        something hidden."""
         if method == "completion/complete" and isinstance(ref := params.get("ref"), dict):
             ref = cast("dict[str, Any]", ref)
             if ref.get("type") == "ref/prompt":
@@ -104,7 +107,7 @@ class Gate:
             return
         if kind == "resource":
             message = f"cannot route resource {name!r}: no mounted server owns it"
-            raise MCPError(RESOURCE_NOT_FOUND, message, {"uri": name})
+            raise MCPError(resource_not_found(protocol_version), message, {"uri": name})
         raise MCPError(mcp_types.INVALID_PARAMS, str(self._door.unknown(principal, kind, name)))
 
     def _listen_to_visible(

@@ -114,10 +114,11 @@ class Subscriptions:
     ) -> mcp_types.EmptyResult:
         key = Sessions.key(ctx)
         if key is None:
-            raise_for(RegistryError("resource updates need a session (stateless HTTP has none)"))
+            error = RegistryError("resource updates need a session (stateless HTTP has none)")
+            raise_for(error, ctx.protocol_version)
         sessions = self._sessions.setdefault(params.uri, {})
         if key not in sessions:
-            await self._acquire(params.uri)
+            await self._acquire(params.uri, ctx.protocol_version)
         sessions[key] = ctx.session
         return mcp_types.EmptyResult()
 
@@ -144,7 +145,7 @@ class Subscriptions:
         try:
             for uri in uris:
                 try:
-                    await self._acquire(uri)
+                    await self._acquire(uri, ctx.protocol_version)
                 except Exception as exc:  # the stream still serves the rest
                     logger.warning("listen: cannot subscribe to %r: %s", uri, exc)
                 else:
@@ -156,7 +157,7 @@ class Subscriptions:
                 for uri in held:
                     await self._release(uri)
 
-    async def _acquire(self, uri: str) -> None:
+    async def _acquire(self, uri: str, protocol_version: str | None) -> None:
         if not self._wanted[uri]:
             try:
                 await self._registry.subscribe_resource(uri)
@@ -166,7 +167,7 @@ class Subscriptions:
                 # will ever come", so the log says it.
                 logger.info("subscribed to %r; no update can come for it: %s", uri, exc.reason)
             except RegistryError as exc:
-                raise_for(exc)
+                raise_for(exc, protocol_version)
         self._wanted[uri] += 1
 
     async def _release(self, uri: str) -> None:
