@@ -20,6 +20,7 @@ import anyio
 import mcp_types
 
 from mcpmount import naming
+from mcpmount.catalog._apps import app_names, model_visible, with_app_uris
 from mcpmount.catalog._listeners import Listeners
 from mcpmount.catalog._overrides import apply_overrides
 from mcpmount.catalog._pins import Pins, diff_tools, pin_of
@@ -85,6 +86,8 @@ class Catalog:
         self._tools: dict[str, MountedTool] = {}
         self._servers: dict[str, dict[str, MountedTool]] = {}
         """Namespace -> raw name -> its entry."""
+        self._app_names: dict[str, frozenset[str]] = {}
+        """Namespace -> the raw names its app calls (`mcpmount.catalog._apps`)."""
         self._index = SearchIndex(
             settings.semantic_model,
             vector_cache=_vector_cache() if settings.semantic_model is not None else None,
@@ -140,7 +143,7 @@ class Catalog:
                 name=by_raw[tool.name],
                 server=server,
                 raw_name=tool.name,
-                definition=shown[tool.name],
+                definition=with_app_uris(server, shown[tool.name], prefix=spec.prefix),
                 deferred=spec.is_deferred(tool.name, self.settings.defer_all),
                 annotations_trusted=spec.trust_annotations,
                 listed=None if shown[tool.name] is tool else tool,
@@ -156,8 +159,9 @@ class Catalog:
             del self._tools[entry.name]
         self._tools.update((entry.name, entry) for entry in entries.values())
         self._servers[server] = entries
+        self._app_names[server] = app_names(tools)
         self._index.remove(e.name for e in old.values())
-        self._index.add(entries.values())
+        self._index.add(e for e in entries.values() if model_visible(e.definition))
         if not first:
             logger.info("server %r changed its tools: %s", server, diff.summary())
         self._changed(
@@ -172,6 +176,7 @@ class Catalog:
     def forget(self, server: str) -> None:
         """Drop every tool of ``server``; a no-op if it has none published."""
         entries = self._servers.pop(server, None)
+        self._app_names.pop(server, None)
         if entries is None:
             return
         names = [entry.name for entry in entries.values()]
@@ -220,16 +225,21 @@ class Catalog:
     # -- reading ------------------------------------------------------------------------------
 
     def get(self, name: str) -> MountedTool:
-        """Return the tool called ``name``.
+        """Return the tool called ``name``: by its public name, else by the raw name an app
+        calls it by (`mcpmount.catalog._apps`).
 
         Raises:
-            UnknownToolError: No tool has that name (with close matches as suggestions).
+            UnknownToolError: No tool has that name (with close matches as suggestions; for
+                a raw name several apps call, their tools' public names).
         """
-        try:
-            return self._tools[name]
-        except KeyError:
-            close = difflib.get_close_matches(name, self._tools, n=3)
-            raise UnknownToolError(name, close) from None
+        if (tool := self._tools.get(name)) is not None:
+            return tool
+        owners = [server for server, names in self._app_names.items() if name in names]
+        if len(owners) == 1:
+            return self._servers[owners[0]][name]
+        if owners:
+            raise UnknownToolError(name, sorted(self._servers[s][name].name for s in owners))
+        raise UnknownToolError(name, difflib.get_close_matches(name, self._tools, n=3))
 
     def of(self, server: str) -> list[MountedTool]:
         """Return the tools of ``server``, in list order."""
@@ -242,7 +252,7 @@ class Catalog:
     def manifest(self) -> list[mcp_types.Tool]:
         """Return the visible tools, plus ``tool_search`` if any tool is deferred."""
         if self._manifest is None:
-            entries = self.all()
+            entries = [entry for entry in self.all() if model_visible(entry.definition)]
             manifest = [entry.to_mcp() for entry in entries if not entry.deferred]
             if any(entry.deferred for entry in entries):
                 manifest.append(tool_search_definition())

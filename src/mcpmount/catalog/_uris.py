@@ -11,6 +11,11 @@ returns (``resource_link`` and embedded ``resource`` blocks in tool results and 
 messages, ``contents[].uri`` of a read) is rewritten the same way, so a URI the host gets
 can always be read back through the registry.
 
+A ``ui://`` URI (an MCP Apps view, which hosts read only under that scheme) keeps it: the
+namespace becomes its first segment, so ``ui://get-time/app.html`` of ``clock`` is
+``ui://clock/get-time/app.html``, routed the same way (what stands between ``ui://`` and
+the next ``/``); `mcpmount.catalog._apps` rewrites the tools' references to it alike.
+
 A server mounted with ``prefix = false`` keeps its own URIs, in its lists and in what it
 returns (``prefix=False`` below leaves them as they are); the registry routes such a URI
 by its table of those servers' URIs and templates (`Library.owner_of_uri`).
@@ -18,7 +23,8 @@ by its table of those servers' URIs and templates (`Library.owner_of_uri`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, cast
 
 import mcp_types
 
@@ -26,36 +32,50 @@ from mcpmount import naming
 from mcpmount.errors import UnknownResourceError
 
 __all__ = [
+    "UI_SCHEME",
     "URI_SCHEME",
+    "published_meta",
     "registry_uri",
     "rewrite_blocks",
     "rewrite_call",
     "rewrite_prompt",
     "rewrite_read",
     "split_uri",
+    "ui_meta",
 ]
 
 URI_SCHEME = "mcpmount://"
 
+UI_SCHEME = "ui://"
+"""The scheme of MCP Apps views: kept through the registry (see the module docstring)."""
+
 
 def registry_uri(namespace: str, uri: str, *, prefix: bool = True) -> str:
-    """Return the registry URI of ``uri`` of server ``namespace``: ``mcpmount://ns/uri``
-    (``uri`` itself without ``prefix``)."""
-    return f"{URI_SCHEME}{namespace}/{uri}" if prefix else uri
+    """Return the registry URI of ``uri`` of server ``namespace``: ``mcpmount://ns/uri``,
+    ``ui://ns/rest`` for ``ui://rest`` (``uri`` itself without ``prefix``)."""
+    if not prefix:
+        return uri
+    if uri.startswith(UI_SCHEME):
+        return f"{UI_SCHEME}{namespace}/{uri[len(UI_SCHEME) :]}"
+    return f"{URI_SCHEME}{namespace}/{uri}"
 
 
 def split_uri(uri: str) -> tuple[str, str]:
     """Return ``(namespace, the server's own URI)`` of a registry URI.
 
     Raises:
-        UnknownResourceError: ``uri`` is not ``mcpmount://<namespace>/<uri>``.
+        UnknownResourceError: ``uri`` is neither ``mcpmount://<namespace>/<uri>`` nor
+            ``ui://<namespace>/<rest>``.
     """
-    if not uri.startswith(URI_SCHEME):
-        raise UnknownResourceError(uri, f"registry URIs start with {URI_SCHEME}<namespace>/")
-    namespace, slash, raw = uri[len(URI_SCHEME) :].partition("/")
+    scheme = UI_SCHEME if uri.startswith(UI_SCHEME) else URI_SCHEME
+    if not uri.startswith(scheme):
+        raise UnknownResourceError(
+            uri, f"registry URIs start with {URI_SCHEME}<namespace>/ or {UI_SCHEME}<namespace>/"
+        )
+    namespace, slash, raw = uri[len(scheme) :].partition("/")
     if not slash or naming.namespace_problem(namespace) is not None:
-        raise UnknownResourceError(uri, f"it is not {URI_SCHEME}<namespace>/<uri>")
-    return namespace, raw
+        raise UnknownResourceError(uri, f"it is not {scheme}<namespace>/<uri>")
+    return namespace, f"{UI_SCHEME}{raw}" if scheme == UI_SCHEME else raw
 
 
 _WITH_URI = (mcp_types.ResourceLink, mcp_types.EmbeddedResource)
@@ -91,9 +111,42 @@ def rewrite_blocks(
 def rewrite_call(
     namespace: str, result: mcp_types.CallToolResult, *, prefix: bool = True
 ) -> mcp_types.CallToolResult:
-    """Return a tool result with its resource URIs made registry URIs (see `registry_uri`)."""
-    blocks = rewrite_blocks(namespace, result.content, prefix=prefix)
-    return result if blocks is None else result.model_copy(update={"content": blocks})
+    """Return a tool result with its resource URIs made registry URIs (see `registry_uri`),
+    those of its blocks and the views its ``_meta`` names (`published_meta`)."""
+    update: dict[str, object] = {}
+    if (blocks := rewrite_blocks(namespace, result.content, prefix=prefix)) is not None:
+        update["content"] = blocks
+    if (meta := published_meta(namespace, result.meta, prefix=prefix)) is not result.meta:
+        update["meta"] = meta
+    return result.model_copy(update=update) if update else result
+
+
+_VIEW_KEYS: Final = ("ui/resourceUri", "openai/outputTemplate")
+"""``_meta`` keys whose value is an MCP Apps view's URI, beside ``ui.resourceUri``."""
+
+
+def published_meta(
+    namespace: str, meta: dict[str, Any] | None, *, prefix: bool = True
+) -> dict[str, Any] | None:
+    """``meta`` (of a tool or a tool result) with the ``ui://`` URIs of the views it names
+    as the registry publishes them: ``ui.resourceUri``, the older flat ``ui/resourceUri``
+    and the OpenAI Apps SDK's ``openai/outputTemplate``. The same object if none changes."""
+    if not prefix or not meta:
+        return meta
+    changed = dict(meta)
+    for key in _VIEW_KEYS:
+        if isinstance(uri := meta.get(key), str) and uri.startswith(UI_SCHEME):
+            changed[key] = registry_uri(namespace, uri)
+    ui = ui_meta(meta)
+    if isinstance(uri := ui.get("resourceUri"), str) and uri.startswith(UI_SCHEME):
+        changed["ui"] = {**ui, "resourceUri": registry_uri(namespace, uri)}
+    return changed if changed != meta else meta
+
+
+def ui_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``ui`` object of a ``_meta`` (empty if it has none)."""
+    ui = meta.get("ui")
+    return cast("dict[str, Any]", ui) if isinstance(ui, dict) else {}
 
 
 def rewrite_prompt(
