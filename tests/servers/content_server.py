@@ -23,7 +23,8 @@ import contextlib
 import anyio
 import mcp_types as types
 from mcp import MCPError
-from mcp.server import Server, ServerRequestContext
+from mcp.server import CacheHint, Server, ServerRequestContext
+from mcp.server.caching import CacheableMethod
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (
@@ -202,6 +203,15 @@ async def call_tool(
     return types.CallToolResult(content=[text("done")])
 
 
+CACHED_LISTS: tuple[CacheableMethod, ...] = (
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+)
+"""Their hint (2026-07-28 era): anyone may keep them a day, so a lazy start has a cache."""
+
+
 server = Server(
     "content",
     version="1.0.0",
@@ -216,6 +226,7 @@ server = Server(
     on_list_tools=list_tools,
     on_call_tool=call_tool,
     on_subscriptions_listen=None if options.no_subscribe else ListenHandler(bus),
+    cache_hints=dict.fromkeys(CACHED_LISTS, CacheHint(86400000, "public")),
 )
 
 

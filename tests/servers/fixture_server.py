@@ -8,6 +8,9 @@ as the tools/list result (lone surrogates, invalid UTF-8, nesting pydantic canno
 can ignore `server/discover` like a server that predates it.
 Pre-serve faults (garbage, floods, helpers, delays) run in the order the flags are listed below.
 The SDK is imported only when it is needed, so the fault modes start fast.
+In the 2026-07-28 era its lists say anyone may keep them for a day (``ttlMs``, ``cacheScope``),
+as a server meant to start lazily behind a cache would; ``--cache-hint 0:private`` is what
+mcp 2.3.0's servers say unless told otherwise.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     import mcp_types as types
-    from mcp.server import Server, ServerRequestContext
+    from mcp.server import CacheHint, Server, ServerRequestContext
+    from mcp.server.caching import CacheableMethod
     from mcp.server.mcpserver import MCPServer
     from starlette.applications import Starlette
 
@@ -102,6 +106,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--init-error", action="store_true", help="--raw: answer initialize with an error"
     )
+    p.add_argument(
+        "--cache-hint",
+        default="86400000:public",
+        metavar="TTL_MS:SCOPE",
+        help="ttlMs and cacheScope of every list (2026-07-28 era; default: a day, public)",
+    )
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 = OS-chosen (see --portfile)")
@@ -123,15 +133,35 @@ def load_json(value: str) -> Any:
     return json.loads(value if value.lstrip()[:1] in "[{" else Path(value).read_text())
 
 
+def cache_hints(value: str) -> dict[CacheableMethod, CacheHint]:
+    """``TTL_MS:SCOPE`` as the hint of every list method."""
+    from mcp.server import CacheHint
+
+    ttl, _, scope = value.partition(":")
+    hint = CacheHint(int(ttl), "public" if scope == "public" else "private")
+    lists: tuple[CacheableMethod, ...] = (
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    )
+    return dict.fromkeys(lists, hint)
+
+
 # --- default server ------------------------------------------------------------------------
 
 
-def build_mcpserver(name: str = "fixture", extra_tools: int = 0) -> MCPServer:
+def build_mcpserver(
+    name: str = "fixture", extra_tools: int = 0, cache_hint: str | None = None
+) -> MCPServer:
     import anyio
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    server = MCPServer(name, version="0.1.0", instructions="Test fixture server.")
+    hints = cache_hints(cache_hint) if cache_hint is not None else None
+    server = MCPServer(
+        name, version="0.1.0", instructions="Test fixture server.", cache_hints=hints
+    )
 
     @server.tool()
     def echo(text: str) -> str:
@@ -224,7 +254,13 @@ def build_lowlevel(args: argparse.Namespace) -> Server[Any]:
         text = f"{params.name} {json.dumps(params.arguments or {}, sort_keys=True)}"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
-    return Server(args.name, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        args.name,
+        version="0.1.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        cache_hints=cache_hints(args.cache_hint),
+    )
 
 
 # --- faults that happen before serving -----------------------------------------------------
@@ -393,7 +429,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     import anyio
 
-    server = build_lowlevel(args) if args.lowlevel else build_mcpserver(args.name, args.tools)
+    if args.lowlevel:
+        server = build_lowlevel(args)
+    else:
+        server = build_mcpserver(args.name, args.tools, args.cache_hint)
     if args.http:
         serve_http(server.streamable_http_app(host=args.host), args)
     else:

@@ -25,7 +25,8 @@ import sys
 
 import anyio
 import mcp_types as types
-from mcp.server import Server, ServerRequestContext
+from mcp.server import CacheHint, Server, ServerRequestContext
+from mcp.server.caching import CacheableMethod
 from mcp.server.stdio import stdio_server
 
 PLANT_HIDDEN = "--no-hidden" not in sys.argv
@@ -121,6 +122,10 @@ async def get_prompt(
     return types.GetPromptResult(messages=[message])
 
 
+CACHED_LISTS: tuple[CacheableMethod, ...] = ("tools/list", "prompts/list", "resources/list")
+"""Their hint (2026-07-28 era): anyone may keep them a day, so a lazy start has a cache."""
+
+
 server = Server(
     "poisoned",
     version="1.0.0",
@@ -128,6 +133,7 @@ server = Server(
     on_call_tool=call_tool,
     on_list_prompts=list_prompts,
     on_get_prompt=get_prompt,
+    cache_hints=dict.fromkeys(CACHED_LISTS, CacheHint(86400000, "public")),
 )
 
 

@@ -31,8 +31,8 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 _COUNTING = 'echo $$ >> "$0"; exec "$@"'
 
 
-def _counted(spawns: Path, **options: Any) -> StdioServer:
-    args = ["-c", _COUNTING, str(spawns), sys.executable, FIXTURE]
+def _counted(spawns: Path, *flags: str, **options: Any) -> StdioServer:
+    args = ["-c", _COUNTING, str(spawns), sys.executable, FIXTURE, *flags]
     return StdioServer(command="/bin/sh", args=args, **options)
 
 
@@ -73,6 +73,33 @@ async def test_a_registry_starts_lazily_from_what_another_one_left_in_redis(
             assert text_of(await second.call("fx__echo", {"text": "hi"})) == "hi"
             assert _spawns(spawns) == 2
     assert not (tmp_path / "unused").exists()  # the file store was never touched
+
+
+async def test_private_lists_stay_out_of_redis_and_in_the_users_own_cache(
+    tmp_path: Path,
+) -> None:
+    """Lists that say ``cacheScope: private`` are not put in a shared Redis (its entry holds
+    no list, so another registry starts the server), while the user's own cache directory
+    keeps them and a lazy server is published from it."""
+    spawns = tmp_path / "spawns"
+    spec = _counted(spawns, "--cache-hint", "86400000:private", start="lazy")
+    async with running_redis() as server:
+        settings = RegistrySettings(cache=server.url, cache_dir=str(tmp_path / "unused"))
+        for _ in range(2):
+            async with Registry(settings) as registry:
+                await registry.mount("fx", spec)
+                (row,) = registry.status()
+                assert (row.state, row.cached) == (ServerState.READY, False)
+        entry = await _entry(server, spec)
+    assert (entry["tools"], entry["ttl"]) == ([], 0)
+    assert _spawns(spawns) == 2
+    own = RegistrySettings(cache_dir=str(tmp_path / "own"))
+    for state in (ServerState.READY, ServerState.LAZY):
+        async with Registry(own) as registry:
+            await registry.mount("fx", spec)
+            (row,) = registry.status()
+            assert row.state is state
+    assert _spawns(spawns) == 3
 
 
 async def test_a_poisoned_redis_entry_under_a_lock_file_is_refused(

@@ -185,7 +185,8 @@ class RegistrySettings(BaseSettings):
     against the lock file; an unreachable Redis is a cache miss."""
 
     manifest_ttl: float = Field(default=7 * 86400.0, gt=0, allow_inf_nan=False)
-    """Seconds a cached manifest is used after it was written; an older one is ignored."""
+    """Seconds a cached manifest is used after it was written (less if its server's lists
+    say so, ``ttlMs``); an older one is ignored."""
 
     idle_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds after its last call a ``background`` or ``lazy`` server is stopped (its

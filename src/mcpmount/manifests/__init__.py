@@ -6,6 +6,8 @@ key (`spec_key`, `encode_entry`, `decode_entry`, ``_cache``), and where entries 
 `ManifestStore`: one file each (`FileStore`) or a shared Redis (`RedisStore`,
 ``_redis_store``, a thin store on `mcpmount.redis`). Entries read back are untrusted:
 bounded before they are parsed, and one that cannot be decoded is skipped with a warning.
+An entry is used no longer than its server's lists allow (``ttlMs``), and a shared store
+(`ManifestStore.shared`) is given only lists they let it share (``cacheScope``).
 """
 
 from mcpmount.manifests._cache import (

@@ -11,7 +11,9 @@ written: it is decoded (`decode_entry`, its size and nesting bounded before it i
 and then checked again like a live list, by the caller, and held against the lock file's
 pins. One that cannot be decoded for any reason (too large or deep, not JSON, written for
 another key, of another format, older than its time to live) is ignored with one
-warning, and the server mounts from its live list.
+warning, and the server mounts from its live list. An entry also holds how long its
+server let it be kept (``ttl``, from the lists' ``ttlMs``: `mcpmount.upstream.Freshness`);
+one past that is ignored too, with an info line only, as it is the server's rule at work.
 
 The store is a small protocol (`ManifestStore`): bytes in and out under a key. `FileStore`
 keeps one file per entry; `RedisStore` (``cache = "redis://..."``) shares them.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import tempfile
 import time
@@ -61,6 +64,12 @@ MAX_ENTRY_BYTES: Final = 64 * 1024 * 1024
 class ManifestStore(Protocol):
     """Where cached manifests live: opaque bytes under a key (`spec_key`)."""
 
+    @property
+    def shared(self) -> bool:
+        """Whether others read what is put here (other users or machines): only lists
+        their server let a shared cache keep (``cacheScope: public``) may go in."""
+        ...
+
     async def get(self, key: str) -> bytes | None:
         """Return the entry under ``key``, or None if there is none (or it is unreadable)."""
         ...
@@ -72,6 +81,8 @@ class ManifestStore(Protocol):
 
 class FileStore:
     """One file per entry in ``directory``, readable by the user only, written whole."""
+
+    shared = False
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         if directory is None:
@@ -154,9 +165,15 @@ class CachedManifest:
 
 
 def encode_entry(
-    key: str, tools: list[mcp_types.Tool], content: ServerContent, *, now: float | None = None
+    key: str,
+    tools: list[mcp_types.Tool],
+    content: ServerContent,
+    *,
+    ttl: float = math.inf,
+    now: float | None = None,
 ) -> bytes:
-    """Return the bytes of a cache entry holding ``tools`` and ``content`` under ``key``."""
+    """Return the bytes of a cache entry holding ``tools`` and ``content`` under ``key``,
+    usable for ``ttl`` seconds at most (what their server allows; ``inf``: it said nothing)."""
 
     def dump(items: Sequence[pydantic.BaseModel]) -> list[object]:
         return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
@@ -165,6 +182,7 @@ def encode_entry(
         "format": FORMAT,
         "key": key,
         "written": time.time() if now is None else now,
+        **({} if math.isinf(ttl) else {"ttl": max(ttl, 0.0)}),
         "tools": dump(tools),
         "prompts": dump(content.prompts),
         "resources": dump(content.resources),
@@ -183,16 +201,24 @@ def decode_entry(
     read back may be (`load_json`), not JSON of this `FORMAT`, written under another key
     (a foreign or moved entry), older than ``ttl`` seconds (or from the future), or a
     definition in it is invalid. Whoever can write the store may have planted it, so any
-    other failure to decode it is such a warning too, never an error.
+    other failure to decode it is such a warning too, never an error. Older than its
+    server let it be kept (the entry's own ``ttl``), it is only stale: an info line.
     """
     try:
         found = _decoded(key, data, ttl, time.time() if now is None else now)
     except Exception as exc:  # a planted entry's last resort: ignored like any bad one
         found = f"it cannot be decoded ({type(exc).__name__})"
     if isinstance(found, str):
-        logger.warning("server %r: its cached manifest (%s) is ignored: %s", server, key, found)
+        level = logging.INFO if isinstance(found, _Stale) else logging.WARNING
+        logger.log(level, "server %r: its cached manifest (%s) is ignored: %s", server, key, found)
         return None
     return found
+
+
+class _Stale(str):
+    """Why an entry is not used, when the reason is only its server's ``ttlMs``."""
+
+    __slots__ = ()
 
 
 def _decoded(key: str, data: bytes, ttl: float, now: float) -> CachedManifest | str:
@@ -207,6 +233,11 @@ def _decoded(key: str, data: bytes, ttl: float, now: float) -> CachedManifest | 
     written = body.get("written")
     if not isinstance(written, int | float) or not 0 <= now - written <= ttl:
         return f"it is older than manifest_ttl ({ttl:g} s)"
+    allowed = body.get("ttl", math.inf)
+    if not isinstance(allowed, int | float):
+        return "its ttl is not a number"
+    if not now - written <= allowed:
+        return _Stale(f"its server let it be kept {allowed:g} s (ttlMs), and that has passed")
     try:
         tools = _TOOLS.validate_python(body.get("tools"))
         content = ServerContent(

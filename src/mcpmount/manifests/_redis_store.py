@@ -33,12 +33,15 @@ class RedisStore:
     """Manifest entries in the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
 
     It holds the process's connection to that Redis from its first request until `aclose`.
+    It is shared: lists their server marked ``private`` are not put in it.
 
     Args:
         url: The Redis to use; it is logged as `mcpmount.config.redacted_url` shows it.
         expire: Seconds an entry lives after its last write (at least a day).
         prefix: Put before each spec key.
     """
+
+    shared = True
 
     def __init__(self, url: str, *, expire: float, prefix: str = "mcpmount:manifest:") -> None:
         # mcpmount.redis loads with the first store: a registry without one never needs it.

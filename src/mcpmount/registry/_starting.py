@@ -13,6 +13,11 @@ closed and dormant again; its tools stay published and the next call starts it.
 A cached list is checked and cleaned like a live one (`check_tools`, `Cleaner`) and held
 against the lock file's pins: an entry the pins refuse is ignored with a warning, and the
 server mounts from its live list, whose own check decides.
+
+A server's lists are cached no longer than they say they may be kept (2026-07-28 era:
+``ttlMs``, the tightest of every page), and never in a shared store (Redis) unless they
+say ``cacheScope: public`` (`mcpmount.upstream.Freshness`); lists that may not be kept
+start the server from its live lists each time.
 """
 
 from __future__ import annotations
@@ -191,13 +196,24 @@ class Starter:
 
     async def remember(self, spec: ServerSpec, connection: Connection) -> None:
         """Cache ``connection``'s checked lists, if ``spec`` starts from a cache (or the
-        cache is being refreshed)."""
+        cache is being refreshed), for as long as their server lets them be kept.
+
+        Lists their server says may not be kept (``ttlMs: 0``), or not in a shared store
+        (``cacheScope: private``, when the store is a shared Redis), are not written: an
+        entry that no list may be served from takes the place of any earlier one, so the
+        server starts from its live lists next time.
+        """
         if start_policy(spec, self.settings) == "eager" and not self.refresh:
             return
-        key = spec_key(spec)
-        data = encode_entry(key, connection.tools, connection.content)
+        server, fresh, key = connection.server, connection.freshness, spec_key(spec)
+        if fresh.ttl <= 0 or (self.store.shared and not fresh.shared):
+            why = "may not be cached (ttlMs 0)" if fresh.ttl <= 0 else "are private (cacheScope)"
+            logger.info("server %r: its lists %s, so they are not cached", server, why)
+            await self.store.put(key, encode_entry(key, [], ServerContent(), ttl=0))
+            return
+        data = encode_entry(key, connection.tools, connection.content, ttl=fresh.ttl)
         if len(data) > MAX_ENTRY_BYTES:  # it would be ignored when read back
-            logger.info("server %r: its lists are too large to cache", connection.server)
+            logger.info("server %r: its lists are too large to cache", server)
             return
         await self.store.put(key, data)
 

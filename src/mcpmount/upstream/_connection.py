@@ -49,6 +49,7 @@ from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._content import ServerContent, list_content
 from mcpmount.upstream._failures import StartFailures, check_size
 from mcpmount.upstream._feed import ChangeFeed
+from mcpmount.upstream._freshness import Freshness
 from mcpmount.upstream._listing import check_tools, list_all_tools, needs_task
 from mcpmount.upstream._vetting import SchemaVetting
 
@@ -105,6 +106,9 @@ class Connection:
 
     content: ServerContent = field(default_factory=ServerContent)
     """Its checked prompts, resources and templates (raw), set with ``tools``."""
+
+    freshness: Freshness = field(default_factory=Freshness)
+    """What its lists said of caching them (2026-07-28 era), set with ``tools``."""
 
     startup_seconds: float | None = None
     feed: ChangeFeed = field(init=False)
@@ -206,11 +210,13 @@ class Connection:
                     self.asking.client = client  # a level set from now on is sent at once
                     await self.asking.log.apply(client)
                     cleaner = Cleaner.of(self.server, self.spec, self.settings)
-                    listed = await list_all_tools(client, self.server, self.settings)
+                    fresh = Freshness(modern)
+                    listed = await list_all_tools(client, self.server, self.settings, fresh)
                     self.tools = self._check(listed, cleaner)
                     self.content = await list_content(
-                        client, self.server, self.spec, self.settings, cleaner
+                        client, self.server, self.spec, self.settings, cleaner, fresh
                     )
+                    self.freshness = fresh
                     self.cleaned(cleaner)
                     startup.deadline = math.inf
                     self._client = client
@@ -263,13 +269,16 @@ class Connection:
         """List every page again and hand it to ``on_tools``; on any error keep the old list."""
         try:
             cleaner = Cleaner.of(self.server, self.spec, self.settings)
+            fresh = Freshness(client.protocol_version in MODERN_PROTOCOL_VERSIONS)
             with anyio.fail_after(self._startup_timeout()):
-                listed = await list_all_tools(client, self.server, self.settings)
-                content = await list_content(client, self.server, self.spec, self.settings, cleaner)
+                listed = await list_all_tools(client, self.server, self.settings, fresh)
+                content = await list_content(
+                    client, self.server, self.spec, self.settings, cleaner, fresh
+                )
             tools = self._check(listed, cleaner)
             if self.on_tools is not None:
                 self.on_tools(self, tools, content)
-            self.tools, self.content = tools, content
+            self.tools, self.content, self.freshness = tools, content, fresh
             self.cleaned(cleaner)
         except (RegistryError, MCPError, TimeoutError) as exc:
             logger.warning("server %r: its changed lists were not applied: %s", self.server, exc)

@@ -24,6 +24,7 @@ from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ToolListError
 from mcpmount.naming import TOOL_NAME_PATTERN
+from mcpmount.upstream._freshness import Freshness
 from mcpmount.upstream._listing import list_pages
 
 __all__ = ["ServerContent", "check_content", "list_content"]
@@ -56,10 +57,12 @@ async def list_content(
     spec: ServerSpec,
     settings: RegistrySettings,
     cleaner: Cleaner | None = None,
+    freshness: Freshness | None = None,
 ) -> ServerContent:
     """List and check every prompt, resource and template the server's capabilities offer.
 
-    Each definition passes ``cleaner`` (see `check_content`).
+    Each definition passes ``cleaner`` (see `check_content`); each page's cache hints go
+    to ``freshness``.
 
     Raises:
         ToolListError: A list is invalid, too long, endless, failed with a JSON-RPC error
@@ -75,6 +78,8 @@ async def list_content(
 
         async def prompt_page(cursor: str | None) -> tuple[list[mcp_types.Prompt], str | None]:
             listed = await client.list_prompts(cursor=cursor)
+            if freshness is not None:
+                freshness.saw(listed)
             return listed.prompts, listed.next_cursor
 
         prompts = await _listed(
@@ -84,12 +89,16 @@ async def list_content(
 
         async def resource_page(cursor: str | None) -> tuple[list[mcp_types.Resource], str | None]:
             listed = await client.list_resources(cursor=cursor)
+            if freshness is not None:
+                freshness.saw(listed)
             return listed.resources, listed.next_cursor
 
         async def template_page(
             cursor: str | None,
         ) -> tuple[list[mcp_types.ResourceTemplate], str | None]:
             listed = await client.list_resource_templates(cursor=cursor)
+            if freshness is not None:
+                freshness.saw(listed)
             return listed.resource_templates, listed.next_cursor
 
         resources = await _listed(resource_page, server, spec, "resources/list", pages, most)

@@ -22,6 +22,7 @@ from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError, describe_invalid
 from mcpmount.naming import TOOL_NAME_PATTERN
+from mcpmount.upstream._freshness import Freshness
 from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = [
@@ -37,9 +38,10 @@ logger = logging.getLogger(__name__)
 
 
 async def list_all_tools(
-    client: Client, server: str, settings: RegistrySettings
+    client: Client, server: str, settings: RegistrySettings, freshness: Freshness | None = None
 ) -> list[mcp_types.Tool]:
-    """Return every tool ``server`` lists, following ``nextCursor`` to the last page.
+    """Return every tool ``server`` lists, following ``nextCursor`` to the last page; each
+    page's cache hints go to ``freshness``.
 
     Raises:
         ToolListError: If the list is invalid, too long, has too many pages, or its
@@ -48,6 +50,8 @@ async def list_all_tools(
 
     async def page(cursor: str | None) -> tuple[list[mcp_types.Tool], str | None]:
         listed = await client.list_tools(cursor=cursor)
+        if freshness is not None:
+            freshness.saw(listed)
         return listed.tools, listed.next_cursor
 
     return await list_pages(page, server, "tools/list", settings.max_pages, settings.max_tools)
