@@ -224,9 +224,9 @@ class Catalog:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def get(self, name: str) -> MountedTool:
+    def get(self, name: str, *, servers: Container[str] | None = None) -> MountedTool:
         """Return the tool called ``name``: by its public name, else by the raw name an app
-        calls it by (`mcpmount.catalog._apps`).
+        calls it by (`mcpmount.catalog._apps`), among the apps of ``servers`` (None: all).
 
         Raises:
             UnknownToolError: No tool has that name (with close matches as suggestions; for
@@ -234,11 +234,15 @@ class Catalog:
         """
         if (tool := self._tools.get(name)) is not None:
             return tool
-        owners = [server for server, names in self._app_names.items() if name in names]
-        if len(owners) == 1:
-            return self._servers[owners[0]][name]
-        if owners:
-            raise UnknownToolError(name, sorted(self._servers[s][name].name for s in owners))
+        called = [
+            self._servers[server][name]
+            for server, names in sorted(self._app_names.items())
+            if name in names and (servers is None or server in servers)
+        ]
+        if len(called) == 1:
+            return called[0]
+        if called:
+            raise UnknownToolError(name, [tool.name for tool in called])
         raise UnknownToolError(name, difflib.get_close_matches(name, self._tools, n=3))
 
     def of(self, server: str) -> list[MountedTool]:

@@ -379,13 +379,14 @@ class Registry:
         """Return every mounted tool, deferred ones included, sorted by name."""
         return self._catalog.all()
 
-    def get(self, name: str) -> MountedTool:
-        """Return the mounted tool called ``name``.
+    def get(self, name: str, *, servers: Container[str] | None = None) -> MountedTool:
+        """Return the mounted tool called ``name``: its public name, or the name an app of
+        one of ``servers`` (None: of any) calls it by (docs: MCP Apps).
 
         Raises:
             UnknownToolError: No tool has that name.
         """
-        return self._catalog.get(name)
+        return self._catalog.get(name, servers=servers)
 
     def definition(self, name: str) -> mcp_types.Tool:
         """Return the definition of the tool called ``name`` as a model is shown it,

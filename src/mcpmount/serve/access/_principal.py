@@ -135,6 +135,15 @@ class Door:
         """The namespace ``name`` belongs to; None when it names nothing mounted."""
         return self._registry.owner(kind, name)
 
+    def called(self, principal: Principal, name: str) -> str | None:
+        """The public name of the tool a call of ``name`` reaches for ``principal``: ``name``
+        itself, or the tool an app of a server it sees calls by that raw name (an app of a
+        hidden server neither takes the name nor shares it); None if none."""
+        try:
+            return self._registry.get(name, servers=principal.namespaces).name
+        except UnknownToolError:
+            return None
+
     def sees(self, principal: Principal, kind: NameKind, name: str) -> bool:
         """Whether ``principal`` may see ``name`` (also True for a name of no server, to a
         principal that sees all: the registry then says it is unknown)."""

@@ -65,6 +65,9 @@ class Gate:
         method = ctx.method
         if method == "subscriptions/listen":
             return await call_next(self._listen_to_visible(ctx, principal))
+        if method == "tools/call":
+            ctx = self._by_public_name(ctx, principal)
+            params = ctx.params or {}
         self._refuse_hidden(principal, method, params, ctx.protocol_version)
         result = await call_next(ctx)
         if method not in _LISTS:
@@ -79,6 +82,20 @@ class Gate:
             or principal.sees(self._door.owner(kind, str(item.get(field))))
         ]
         return answer
+
+    def _by_public_name(
+        self, ctx: ServerRequestContext[Any, Any], principal: Principal
+    ) -> ServerRequestContext[Any, Any]:
+        """A ``tools/call`` of the raw name an app calls its tool by, as that tool's public
+        name, resolved among the apps of the servers ``principal`` sees (docs: MCP Apps)."""
+        params = ctx.params or {}
+        name = params.get("name")
+        if not isinstance(name, str) or name in _META_TOOLS:
+            return ctx
+        public = self._door.called(principal, name)
+        if public is None or public == name:
+            return ctx
+        return replace(ctx, params={**params, "name": public})
 
     def _refuse_hidden(
         self, principal: Principal, method: str, params: Any, protocol_version: str | None
