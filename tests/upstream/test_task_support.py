@@ -1,6 +1,6 @@
-"""Task-required tools: mcpmount never drives task-augmented calls, so a tool whose
-``execution.taskSupport`` is ``"required"`` is not mounted (it could be listed, never
-called); ``"optional"`` and ``"forbidden"`` tools are plain calls.
+"""Task-required tools are mounted like any other and keep their ``execution``; a call of
+one is sent as a task (tests/tasks runs real ones); ``"optional"`` and ``"forbidden"``
+tools are plain calls.
 
 ``execution`` exists on the 2025-11-25 wire only (tasks left the core protocol in
 2026-07-28), so only that era can declare it.
@@ -16,7 +16,6 @@ import logging
 
 import pytest
 
-from mcpmount.errors import UnknownToolError
 from mcpmount.registry import Registry
 from support import fixture, record_pids, text_of
 
@@ -38,24 +37,26 @@ TOOLS = json.dumps(
 )
 
 
-async def test_a_task_required_tool_is_not_mounted_and_an_optional_one_is_called(
+async def test_task_tools_are_mounted_and_one_that_needs_a_task_answers_even_without_tasks(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """2025-11-25: the required tool is not listed, searchable or callable, with a warning
-    naming it; the optional one is listed and called normally."""
+    """2025-11-25: every tool is listed, searchable and callable, with its ``execution``
+    kept and no warning; the required one is sent as a task, which this server (it does
+    no tasks) ignores and answers at once, as the protocol asks of it."""
     caplog.set_level(logging.WARNING, logger="mcpmount")
     async with Registry() as registry:
         await registry.mount("t", fixture("--raw-tools", TOOLS, protocol="legacy"))
         record_pids(registry)
-        assert [tool.name for tool in registry.tools()] == ["t__may_task", "t__no_task", "t__plain"]
+        names = ["t__may_task", "t__needs_task", "t__no_task", "t__plain"]
+        assert [tool.name for tool in registry.tools()] == names
         found = registry.search("select:t__needs_task,t__may_task")
-        assert [hit.tool.name for hit in found.hits] == ["t__may_task"]
-        with pytest.raises(UnknownToolError):
-            await registry.call("t__needs_task", {})
+        assert sorted(hit.tool.name for hit in found.hits) == ["t__may_task", "t__needs_task"]
+        assert text_of(await registry.call("t__needs_task", {})) == "needs_task {}"
         assert text_of(await registry.call("t__may_task", {"x": 1})) == 'may_task {"x": 1}'
-        assert registry.get("t__may_task").definition.execution is not None
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert any("'t'" in w and "'needs_task'" in w and "task" in w for w in warnings), warnings
+        execution = registry.get("t__needs_task").definition.execution
+        assert execution is not None
+        assert execution.task_support == "required"
+    assert not [r for r in caplog.records if "task" in r.getMessage()]
 
 
 async def test_in_the_2026_era_no_tool_can_require_a_task_so_every_tool_is_a_plain_call() -> None:

@@ -43,7 +43,7 @@ async def run_check(
     pins = read_pins(config)
     registry = Registry(config.settings, pins=pins, refresh_cache=refresh, handlers=COMMAND_LINE)
     async with registry:
-        rows = await mount_showing(registry, config.servers, err, fail_fast=False, task_notes=False)
+        rows = await mount_showing(registry, config.servers, err, fail_fast=False)
         mounted_in = time.perf_counter() - began
     failed = [row for row in rows if row.error is not None]
     if as_json:

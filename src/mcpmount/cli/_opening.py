@@ -36,7 +36,6 @@ from mcpmount.naming import SEPARATOR
 from mcpmount.registry import MountOutcome, Registry, read_pins, required_as_written
 
 __all__ = [
-    "TASK_ONLY",
     "Pending",
     "from_cache",
     "listing",
@@ -49,9 +48,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("mcpmount.cli")
-
-TASK_ONLY = "not mounted: callable only as a task"
-"""What a mount's note of its task-only tools says (`mcpmount.registry`'s ``notes_of``)."""
 
 _NAMED = 4
 """Pending servers named on the status line; more are counted."""
@@ -149,15 +145,11 @@ async def mount_showing(
     *,
     fail_fast: bool,
     on_outcome: Callable[[MountOutcome], None] | None = None,
-    task_notes: bool = True,
 ) -> list[MountOutcome]:
     """Mount ``servers`` concurrently, whatever fails, with `Pending` on ``err``.
 
     With ``fail_fast`` the first required server that fails cancels the other mounts
-    (which then have no outcome). With ``task_notes`` each server's tools that can only
-    be called as tasks are named on ``err``, in one line (the log's warning of each is
-    dropped: `TASK_ONLY`); ``check`` prints every note itself. Returns the outcomes in
-    the order of ``servers``.
+    (which then have no outcome). Returns the outcomes in the order of ``servers``.
     """
     outcomes: list[MountOutcome] = []
     with Pending(err, servers) as pending, anyio.CancelScope() as scope:
@@ -171,10 +163,6 @@ async def mount_showing(
                 scope.cancel()
 
         await registry.mount_each(servers, on_outcome=ended)
-    for outcome in outcomes if task_notes else ():
-        for note in outcome.notes:
-            if TASK_ONLY in note:
-                err.print(shown(f"{outcome.server}: {note}", "yellow", lines=True))
     by_server = {outcome.server: outcome for outcome in outcomes}
     return [by_server[server] for server in servers if server in by_server]
 

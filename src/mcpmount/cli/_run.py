@@ -111,7 +111,6 @@ def _configure_logging(verbosity: int, *, json_lines: bool = False) -> None:
     handler: logging.Handler = JsonLogHandler()
     if not json_lines:
         handler = ShownLogHandler(console=Console(stderr=True), show_path=False, markup=False)
-    handler.addFilter(_not_task_only)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     if verbosity < 2:
         # The SDK logs every unparseable server line with a traceback; we report it ourselves.
@@ -125,10 +124,3 @@ def _configure_logging(verbosity: int, *, json_lines: bool = False) -> None:
     if verbosity < 2:
         # The SDK's OAuth logs its failures with tracebacks; ours say what to do.
         logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)
-
-
-def _not_task_only(record: logging.LogRecord) -> bool:
-    """Drop the listing's warning of each tool callable only as a task: the mount names
-    them all in one line per server (`mount_showing`)."""
-    upstream = record.name.startswith("mcpmount.upstream")
-    return not (upstream and "must be called as a task" in str(record.msg))

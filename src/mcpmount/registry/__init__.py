@@ -9,6 +9,7 @@ from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
 from mcpmount.registry._reload import ReloadResult
 from mcpmount.registry._status import MountOutcome, ServerStatus, status_json
+from mcpmount.registry._tasks import TaskHandle, Tasks, TaskStatusListener
 from mcpmount.registry._view import View
 
 __all__ = [
@@ -21,6 +22,9 @@ __all__ = [
     "ReloadResult",
     "SearchEvent",
     "ServerStatus",
+    "TaskHandle",
+    "TaskStatusListener",
+    "Tasks",
     "View",
     "needs_approval",
     "open_registry",

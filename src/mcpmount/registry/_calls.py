@@ -12,8 +12,9 @@ reading its stdin holds no write) and no question's handler runs off the request
 clock (the handshake era, or a server that cannot ask), the SDK's own request clock,
 which starts once the request is written, is the deadline: no second timer on every call.
 Where a write may wait (HTTP, behind a POST), or a question's handler may run between the
-requests of one call (the 2026-07-28 era), the call runs in a cancel scope with the
-deadline. A call that arrives while its server (re)starts waits for it
+requests of one call (the 2026-07-28 era), or the call is a task (a tool that can only
+run as one: created by one request, its result waited for by another), the call runs in
+a cancel scope with the deadline. A call that arrives while its server (re)starts waits for it
 within the same deadline.
 """
 
@@ -40,7 +41,7 @@ from mcpmount.gates import Interception
 from mcpmount.observers import Observers
 from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
-from mcpmount.upstream import Connection, ServerState, Supervisor
+from mcpmount.upstream import Connection, ServerState, Supervisor, needs_task
 
 __all__ = ["Calling", "Starts", "call_tool", "call_within", "check_arguments", "redacted_error"]
 
@@ -251,7 +252,8 @@ async def call_within(
             left = await _until_up(supervisor, entry, began + timeout, timeout, starts)
         connection = supervisor.connection
         name, raw_name = entry.name, entry.raw_name
-        if connection.clocked_by_sdk:  # its request clock bounds the call: no second timer
+        as_task = needs_task(entry.definition)  # its wait spans requests: the scope's clock
+        if connection.clocked_by_sdk and not as_task:  # the SDK's request clock bounds it
             try:
                 result = await connection.call(name, raw_name, arguments, progress, context, left)
             except CallTimeoutError:  # named with the whole timeout, not what was left of it
@@ -259,7 +261,9 @@ async def call_within(
         else:  # a write may wait (HTTP), or a question: all of it in a scope
             result = None
             with anyio.CancelScope(deadline=began + timeout):
-                result = await connection.call(name, raw_name, arguments, progress, context)
+                result = await connection.call(
+                    name, raw_name, arguments, progress, context, as_task=as_task
+                )
             if result is None:
                 raise CallTimeoutError(entry.server, name, timeout)
         observed.result = result

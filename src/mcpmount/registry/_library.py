@@ -40,7 +40,14 @@ from mcpmount.handlers import ToolCall
 from mcpmount.registry._calls import redacted_error
 from mcpmount.upstream import Supervisor, request, set_subscription
 
-__all__ = ["LibraryRequests", "Routing", "UpdateListener", "subscribe_all", "subscription"]
+__all__ = [
+    "LibraryRequests",
+    "Routing",
+    "UpdateListener",
+    "send_to",
+    "subscribe_all",
+    "subscription",
+]
 
 _Result = TypeVar("_Result", bound=pydantic.BaseModel)
 
@@ -149,8 +156,9 @@ class LibraryRequests:
         async def send(client: Client) -> mcp_types.GetPromptResult:
             return await client.get_prompt(entry.raw_name, args)
 
-        result = await self._send(
-            entry.server, "prompt", name, timeout, send, asks=True, context=context
+        servers, interception = self._servers, self._interception
+        result = await send_to(
+            servers, interception, entry.server, "prompt", name, timeout, send, True, context
         )
         prefix = self._servers.supervisors[entry.server].spec.prefix
         return self._redacted(rewrite_prompt(entry.server, result, prefix=prefix))
@@ -174,8 +182,9 @@ class LibraryRequests:
         async def send(client: Client) -> mcp_types.ReadResourceResult:
             return await client.read_resource(raw)
 
-        result = await self._send(
-            server, "resource", uri, timeout, send, asks=True, context=context
+        servers, interception = self._servers, self._interception
+        result = await send_to(
+            servers, interception, server, "resource", uri, timeout, send, True, context
         )
         prefix = self._servers.supervisors[server].spec.prefix
         return self._redacted(rewrite_read(server, result, prefix=prefix))
@@ -210,42 +219,52 @@ class LibraryRequests:
         async def send(client: Client) -> mcp_types.CompleteResult:
             return await client.complete(raw_ref, dict(argument), context)
 
-        return self._redacted(await self._send(server, kind, name, timeout, send))
+        servers, interception = self._servers, self._interception
+        return self._redacted(
+            await send_to(servers, interception, server, kind, name, timeout, send)
+        )
 
     async def subscription(self, uri: str, on: bool, timeout: float | None) -> None:
         """See `Registry.subscribe_resource` and `subscription`."""
         await subscription(self._servers, self._library, uri, on, timeout)
 
-    async def _send(
-        self,
-        server: str,
-        kind: str,
-        name: str,
-        timeout: float | None,
-        send: Callable[[Client], Awaitable[_Result]],
-        *,
-        asks: bool = False,
-        context: object | None = None,
-    ) -> _Result:
-        """Send a request to ``server`` within the timeout, waiting out a restart in it."""
-        supervisor = self._servers.supervisors[server]
-        seconds = self._servers.timeout(supervisor, timeout)
-        began = anyio.current_time()
-        if supervisor.dormant:
-            self._servers.wake(supervisor)
-        with supervisor.in_use():
-            with anyio.move_on_after(seconds):
-                await supervisor.ready.wait()
-            remaining = seconds - (anyio.current_time() - began)
-            if supervisor.dormant:  # its start failed
-                reason = supervisor.error or "it did not start"
-                raise ServerNotRunningError(server, name, reason, kind=kind)
-            if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
-                reason = f"it is restarting and was not back within {seconds:g} s"
-                raise ServerNotRunningError(server, name, reason, kind=kind)
-            try:
-                return await request(
-                    supervisor.connection, kind, name, remaining, send, asks=asks, context=context
-                )
-            except UpstreamError as exc:
-                raise redacted_error(exc, self._interception.secrets.redact) from None
+
+async def send_to(
+    servers: Routing,
+    interception: Interception,
+    server: str,
+    kind: str,
+    name: str,
+    timeout: float | None,
+    send: Callable[[Client], Awaitable[_Result]],
+    asks: bool = False,
+    context: object | None = None,
+) -> _Result:
+    """Send a request to ``server`` within the timeout, waiting out a restart in it; a
+    server's error comes back with every known secret redacted from it.
+
+    Raises:
+        ServerNotRunningError: It did not start, or was not back in time.
+        CallError: What `mcpmount.upstream.request` raises.
+    """
+    supervisor = servers.supervisors[server]
+    seconds = servers.timeout(supervisor, timeout)
+    began = anyio.current_time()
+    if supervisor.dormant:
+        servers.wake(supervisor)
+    with supervisor.in_use():
+        with anyio.move_on_after(seconds):
+            await supervisor.ready.wait()
+        remaining = seconds - (anyio.current_time() - began)
+        if supervisor.dormant:  # its start failed
+            reason = supervisor.error or "it did not start"
+            raise ServerNotRunningError(server, name, reason, kind=kind)
+        if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
+            reason = f"it is restarting and was not back within {seconds:g} s"
+            raise ServerNotRunningError(server, name, reason, kind=kind)
+        try:
+            return await request(
+                supervisor.connection, kind, name, remaining, send, asks=asks, context=context
+            )
+        except UpstreamError as exc:
+            raise redacted_error(exc, interception.secrets.redact) from None

@@ -29,6 +29,7 @@ from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
 from mcpmount.registry._servers import Servers
 from mcpmount.registry._status import MountOutcome, ServerStatus, listing_of, status_rows
+from mcpmount.registry._tasks import Tasks
 from mcpmount.registry._view import View
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
@@ -79,6 +80,8 @@ class Registry:
         )
         self._requests = LibraryRequests(self._servers, self._library, self._interception)
         self._reloader = Reloader(self._servers)
+        self._tasks = Tasks(self._servers, self._catalog, self._interception)
+        self._servers.on_task_status = self._tasks.notify
 
     @property
     def settings(self) -> RegistrySettings:
@@ -89,6 +92,12 @@ class Registry:
     def pins(self) -> Pins | None:
         """The lock file's pins the servers are held to (`reload` may replace them)."""
         return self._servers.pins
+
+    @property
+    def tasks(self) -> Tasks:
+        """Tools run as tasks: start one and come back for it, or relay ``tasks/*``
+        (`Tasks`). `call` needs none of it: it waits for a task-only tool's result."""
+        return self._tasks
 
     @property
     def handlers(self) -> ClientHandlers | None:

@@ -86,6 +86,8 @@ class Servers:
         """Counts publishes and forgets (what is built from every server is stale if it grew)."""
         self.schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
+        self.on_task_status: Callable[[str, mcp_types.Task], None] | None = None
+        """Told of each task status a server reports (`Tasks.notify`)."""
         self._pins = pins
         self._log_level: mcp_types.LoggingLevel | None = None
         self._log_levels: dict[str, mcp_types.LoggingLevel] = {}
@@ -213,6 +215,7 @@ class Servers:
             on_tools=self._relisted,
             handlers=self.handlers,
             on_updated=self._updated,
+            on_task_status=self._task_status,
             log_level=self._log_levels.get(server) or self._log_level,
             reaper=self._reaper,
             schemas=self.schemas,
@@ -341,6 +344,10 @@ class Servers:
             self.library.updated(
                 registry_uri(connection.server, uri, prefix=supervisor.spec.prefix)
             )
+
+    def _task_status(self, connection: Connection, task: mcp_types.Task) -> None:
+        if self.on_task_status is not None:
+            self.on_task_status(connection.server, task)
 
     def lost(self, connection: Connection) -> None:
         """A ready server died by itself. Its names stay: calls get "not running (why)"."""

@@ -107,20 +107,14 @@ class CallStats:
 def notes_of(supervisor: Supervisor, tools: Sequence[MountedTool]) -> tuple[str, ...]:
     """Return what a mounted server's config or list asks for that is not mounted as asked.
 
-    A tool that can only be called as a task is left out, an override may name a tool
-    that is not mounted (the server does not list it, or a filter drops it), and hidden
-    characters are stripped from what it lists; none stops the server, so each is a note
-    rather than an error.
+    An override may name a tool that is not mounted (the server does not list it, or a
+    filter drops it), and hidden characters are stripped from what it lists; neither stops
+    the server, so each is a note rather than an error.
     """
-    notes: list[str] = []
-    if tasks := supervisor.connection.needs_tasks:
-        named = ("tool " if len(tasks) == 1 else "tools ") + ", ".join(map(repr, tasks))
-        how = "callable only as a task (taskSupport required), and mcpmount calls tools directly"
-        notes.append(f"{named} not mounted: {how}")
-    notes += (
+    notes: list[str] = [
         f"hidden characters stripped from {found.kind} {found.name!r}: {found.summary()}"
         for found in supervisor.connection.hidden
-    )
+    ]
     if unknown := sorted(supervisor.spec.overrides.keys() - {tool.raw_name for tool in tools}):
         notes.append(f"overrides name tools that are not mounted: {', '.join(map(repr, unknown))}")
     return tuple(notes)

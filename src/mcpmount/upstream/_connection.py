@@ -50,7 +50,8 @@ from mcpmount.upstream._content import ServerContent, list_content
 from mcpmount.upstream._failures import StartFailures, check_size
 from mcpmount.upstream._feed import ChangeFeed
 from mcpmount.upstream._freshness import Freshness
-from mcpmount.upstream._listing import check_tools, list_all_tools, needs_task
+from mcpmount.upstream._listing import check_tools, list_all_tools
+from mcpmount.upstream._tasks import TaskStatusWatch, run_task
 from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = ["Connection", "ServerState"]
@@ -97,6 +98,9 @@ class Connection:
     on_updated: Callable[[Connection, str], None] | None = None
     """Called with the raw URI of each resource update the server announces."""
 
+    on_task_status: Callable[[Connection, mcp_types.Task], None] | None = None
+    """Called with each task status the server reports (``notifications/tasks/status``)."""
+
     state: ServerState = ServerState.STARTING
     error: str | None = None
     """Why the server failed, for status and for calls that arrive afterwards."""
@@ -120,9 +124,6 @@ class Connection:
     relist_error: str | None = None
     """Why the last re-list on a list change was not applied, if it was not."""
 
-    needs_tasks: tuple[str, ...] = ()
-    """Raw names of listed tools left out because they can only be called as tasks."""
-
     hidden: tuple[HiddenText, ...] = ()
     """Hidden characters stripped from its last applied lists (``hidden_text = "strip"``)."""
 
@@ -135,6 +136,8 @@ class Connection:
     """The level of log messages the host asked for; None asks for nothing."""
     asking: Asking = field(init=False)
     answers: ResultCleaner = field(init=False)
+    tasks: TaskStatusWatch = field(init=False)
+    """Its tasks' status notices, to their waiters and to ``on_task_status``."""
     """Strips hidden characters from its results, prompts and reads (``hidden_text``)."""
     clocked_by_sdk: bool = field(default=False, init=False)
     """Whether the SDK's request clock (``timeout`` of `call`) bounds a whole call (set
@@ -173,6 +176,7 @@ class Connection:
         self.failures = StartFailures(self.server, self.spec, use_transport)
         self.answers = ResultCleaner.of(self.server, self.spec, self.settings)
         self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
+        self.tasks = TaskStatusWatch(self._task_status)
 
     def hold(self, tools: list[mcp_types.Tool], content: ServerContent) -> None:
         """Stand for a server not started: hold its cached lists, never run (closes at once)."""
@@ -289,9 +293,6 @@ class Connection:
     def _check(self, listed: list[mcp_types.Tool], cleaner: Cleaner) -> list[mcp_types.Tool]:
         """The tools of ``listed`` that may be registered (see `check_tools`)."""
         spec = self.spec
-        self.needs_tasks = tuple(
-            tool.name for tool in listed if needs_task(tool) and not spec.filters_out(tool.name)
-        )
         filters_out, schemas = spec.filters_out, self.schemas
         return check_tools(
             self.server, listed, self.settings, spec.invalid_names, filters_out, schemas, cleaner
@@ -313,6 +314,10 @@ class Connection:
     def _updated(self, uri: str) -> None:
         if self.on_updated is not None:
             self.on_updated(self, uri)
+
+    def _task_status(self, task: mcp_types.Task) -> None:
+        if self.on_task_status is not None:
+            self.on_task_status(self, task)
 
     def _notice_list_changed(self) -> None:
         self._wake.set()
@@ -361,8 +366,13 @@ class Connection:
         progress: ProgressFnT | None = None,
         context: object | None = None,
         timeout: float | None = None,
+        as_task: bool = False,
     ) -> mcp_types.CallToolResult:
         """Call ``raw_name``; ``tool`` is its public name (for errors, and for `Asker`).
+
+        ``as_task`` runs it as a task and waits for its result (`run_task`): the caller's
+        cancel scope is then its only clock (``timeout`` is not used), and progress
+        reports the task's status.
 
         ``timeout`` is the SDK's own request clock: it starts once the request is written,
         stops while the SDK waits on a person (an OAuth login), and when it runs out the
@@ -383,14 +393,18 @@ class Connection:
             reason = self.error or self._lost or f"it is {self.state}"
             raise ServerNotRunningError(self.server, tool, reason)
         try:
+            meta = self.asking.log.call_meta(client)
             with self.asking.calling(tool, context):
-                result = await client.call_tool(
-                    raw_name,
-                    dict(arguments) if arguments is not None else None,
-                    read_timeout_seconds=timeout,
-                    progress_callback=progress,
-                    meta=self.asking.log.call_meta(client),
-                )
+                if as_task:
+                    result = await run_task(client, self.tasks, raw_name, arguments, progress, meta)
+                else:
+                    result = await client.call_tool(
+                        raw_name,
+                        dict(arguments) if arguments is not None else None,
+                        read_timeout_seconds=timeout,
+                        progress_callback=progress,
+                        meta=meta,
+                    )
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise ServerCrashedError(self.server, tool, await self._loss_reason()) from None
@@ -421,6 +435,7 @@ class Connection:
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
+            extensions=[self.tasks.extension()],
             **self.asking.callbacks(),
         )
 

@@ -4,8 +4,7 @@ Everything a server lists is data from a third-party program. A server whose lis
 a rule is refused whole (all-or-nothing), with an error naming the server and the tool;
 hidden characters in what the model reads are stripped, or refuse it (`Cleaner`);
 only names that break SEP-986 may instead be skipped or sanitized, when the server's
-policy says so. A tool that can only run as a task is not mounted: this client never
-drives task-augmented calls, so it could be listed but never called.
+policy says so.
 """
 
 from __future__ import annotations
@@ -114,11 +113,10 @@ def check_tools(
     """Return the tools that may be registered, or refuse the whole server.
 
     A tool for which ``filtered_out(raw_name)`` holds is dropped first, unchecked: the
-    user turned it off, so nothing about it may keep the server from mounting. So is a
-    tool whose ``execution.taskSupport`` is ``"required"`` (see `needs_task`), with a
-    warning. A name that breaks SEP-986 (checked after trimming surrounding whitespace)
-    refuses the server, or with ``invalid_names`` drops the tool (``"skip"``) or keeps it
-    (``"sanitize"``: its public name is sanitized and suffixed, calls use the raw name).
+    user turned it off, so nothing about it may keep the server from mounting. A name that
+    breaks SEP-986 (checked after trimming surrounding whitespace) refuses the server, or
+    with ``invalid_names`` drops the tool (``"skip"``) or keeps it (``"sanitize"``: its
+    public name is sanitized and suffixed, calls use the raw name).
     Each distinct schema is checked once per ``schemas`` (the registry's verdicts; without
     it, once per call). Each tool passes ``cleaner`` (the caller warns of what it found);
     without one, hidden characters are stripped with a warning.
@@ -139,14 +137,6 @@ def check_tools(
     for tool in tools:
         name = tool.name
         if filtered_out(name):
-            continue
-        if needs_task(tool):
-            logger.warning(
-                "server %r: tool %r is not mounted: it must be called as a task "
-                '(execution.taskSupport = "required"), and mcpmount does not drive tasks',
-                server,
-                name,
-            )
             continue
         if not TOOL_NAME_PATTERN.match(name.strip()):
             reason = "its name is not 1-128 characters of A-Z a-z 0-9 . _ - (SEP-986)"
@@ -192,7 +182,8 @@ def check_tools(
 def needs_task(tool: mcp_types.Tool) -> bool:
     """Return whether ``tool`` can only be called as a task (``taskSupport: "required"``).
 
-    ``"optional"`` and ``"forbidden"`` (or no ``execution`` at all) are plain calls.
+    ``"optional"`` and ``"forbidden"`` (or no ``execution`` at all) are plain calls;
+    `Connection.call` runs such a tool as a task (``as_task``).
     """
     return tool.execution is not None and tool.execution.task_support == "required"
 
