@@ -66,6 +66,14 @@ from mcpmount.serve.front._spans import Spans
 from mcpmount.serve.front._startup import Startup
 from mcpmount.serve.relay import Downstream, Relay
 from mcpmount.serve.sessions import Changes, Kind, Logs, Sessions, Subscriptions
+from mcpmount.serve.tasks import (
+    TASKS_EXTENSION,
+    DirectTasks,
+    InMemoryTaskIds,
+    TaskFront,
+    TaskIds,
+    server_capability,
+)
 
 __all__ = ["RegistryServer", "open_front"]
 
@@ -89,6 +97,8 @@ class RegistryServer:
             between replicas); by default, this process's own.
         call_tool: Who sees ``call_tool`` beside ``tool_search``: every caller, or only
             those without a session (`ServeSettings.call_tool`).
+        task_ids: Where the downstream ids of relayed tasks are kept; default: this
+            process's memory (`InMemoryTaskIds`).
     """
 
     def __init__(
@@ -102,6 +112,7 @@ class RegistryServer:
         activations: ActivationStore | None = None,
         bus: SubscriptionBus | None = None,
         call_tool: CallToolOffer = "every",
+        task_ids: TaskIds | None = None,
     ) -> None:
         self.registry = registry
         self.relay = relay
@@ -137,6 +148,16 @@ class RegistryServer:
                 middleware[at] = Spans(each)  # the SDK's span, when it can matter
         middleware.append(self._track_session)
         middleware.append(Gate(self.door))  # what a token may see
+        self.tasks = TaskFront(
+            registry,
+            DirectTasks(registry),
+            task_ids if task_ids is not None else InMemoryTaskIds(),
+            round_timeout=relay.rounds.round_timeout if relay is not None else 120.0,
+            wait_mounted=self._wait_mounted,
+        )
+        """The task requests (past the gate: a hidden tool is refused before)."""
+        self.tasks.install(self.server)
+        self.server.extensions[TASKS_EXTENSION] = {}
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
         # (deprecated in 2026-07-28).
@@ -308,11 +329,13 @@ async def open_front(
     activations: ActivationStore | None = None,
     bus: SubscriptionBus | None = None,
     call_tool: CallToolOffer = "every",
+    task_ids: TaskIds | None = None,
 ) -> AsyncGenerator[RegistryServer]:
     """Open an empty registry whose handlers relay to downstream clients, and its front.
 
-    Mount servers into ``front.registry``; leaving closes the relayed calls, then every
-    server. ``startup``, ``activations``, ``bus`` and ``call_tool`` go to `RegistryServer`.
+    Mount servers into ``front.registry``; leaving closes the relayed calls and tasks, then
+    every server. ``startup``, ``activations``, ``bus``, ``call_tool`` and ``task_ids`` go
+    to `RegistryServer`.
     """
     logs = Logs(Sessions())
     relay = Relay(round_timeout=settings.call_timeout)
@@ -321,7 +344,7 @@ async def open_front(
         Registry(settings, pins=pins, handlers=handlers, approver=relay.approve) as registry,
         relay.rounds.running(),
     ):
-        yield RegistryServer(
+        front = RegistryServer(
             registry,
             name=name,
             startup=startup,
@@ -330,7 +353,10 @@ async def open_front(
             activations=activations,
             bus=bus,
             call_tool=call_tool,
+            task_ids=task_ids,
         )
+        async with front.tasks.running():
+            yield front
 
 
 class _FrontServer(Server[Any]):
@@ -357,6 +383,24 @@ class _FrontServer(Server[Any]):
         return super().create_initialization_options(
             notification_options, experimental_capabilities, extensions
         )
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> mcp_types.ServerCapabilities:
+        """The SDK's capabilities, with tasks: the 2025-11-25 ``tasks`` capability (each
+        era's answer keeps only its own: the 2026 era has the extension instead)."""
+        capabilities = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        return capabilities.model_copy(update={"tasks": server_capability()})
 
 
 class _Unreadable(mcp_types.RequestParams):

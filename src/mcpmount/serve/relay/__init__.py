@@ -9,6 +9,22 @@ bound to the principal, method and name that started the call (`mcpmount.serve.a
 """
 
 from mcpmount.serve.relay._relay import MAX_URL_ELICITATIONS, Relay
-from mcpmount.serve.relay._rounds import MAX_WAITING, Downstream, Rounds
+from mcpmount.serve.relay._rounds import (
+    MAX_WAITING,
+    Answer,
+    Downstream,
+    Rounds,
+    error,
+    may_be_asked,
+)
 
-__all__ = ["MAX_URL_ELICITATIONS", "MAX_WAITING", "Downstream", "Relay", "Rounds"]
+__all__ = [
+    "MAX_URL_ELICITATIONS",
+    "MAX_WAITING",
+    "Answer",
+    "Downstream",
+    "Relay",
+    "Rounds",
+    "error",
+    "may_be_asked",
+]
