@@ -10,6 +10,7 @@ reaches the client of that wait (`mcpmount.upstream` `Asking`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
@@ -20,9 +21,20 @@ from mcp import Client, MCPError
 from mcpmount.errors import ServerNotRunningError, UpstreamError
 from mcpmount.registry import Registry
 
-__all__ = ["DirectTasks", "Started", "TaskBackend", "TaskSupport", "task_support"]
+__all__ = [
+    "DirectTasks",
+    "Started",
+    "StatusListener",
+    "TaskBackend",
+    "TaskSupport",
+    "task_support",
+]
 
 TaskSupport = Literal["forbidden", "optional", "required"]
+
+StatusListener = Callable[[str, mcp_types.Task], None]
+"""Told (synchronously) each status a server says one of its tasks has: its namespace,
+and the task under the server's own id."""
 
 
 def task_support(tool: mcp_types.Tool) -> TaskSupport:
@@ -66,6 +78,10 @@ class TaskBackend(Protocol):
 
     async def cancel(self, server: str, task_id: str) -> mcp_types.Task:
         """Ask the server to cancel the task; its state after."""
+        ...
+
+    def subscribe_status(self, listener: StatusListener) -> Callable[[], None]:
+        """Tell ``listener`` each task status a server sends; returns the unsubscriber."""
         ...
 
 
@@ -124,6 +140,9 @@ class DirectTasks:
         except pydantic.ValidationError:
             message = "its task result is not a tool result"
             raise UpstreamError(server, tool, mcp_types.INTERNAL_ERROR, message) from None
+
+    def subscribe_status(self, listener: StatusListener) -> Callable[[], None]:
+        return lambda: None  # the connection's notices are not at hand here
 
     async def cancel(self, server: str, task_id: str) -> mcp_types.Task:
         raw = await self._send(server, "tasks/cancel", "tasks/cancel", {"taskId": task_id})

@@ -30,6 +30,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Final, TypeVar, cast
 
 import anyio
+import anyio.abc
 import mcp_types
 import pydantic
 from anyio.abc import TaskGroup
@@ -67,6 +68,9 @@ MAX_DRIVEN: Final = 1000
 
 _MAX_TOLD: Final = 10_000
 """The most handshake-era tasks whose status changes are told to their session."""
+
+_MAX_QUEUED: Final = 1000
+"""Status changes heard and not yet told; more are dropped (the client can poll)."""
 
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 
@@ -125,14 +129,28 @@ class TaskFront:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncGenerator[TaskFront]:
         """Own the waits on 2026-era tasks' results; leaving cancels them."""
-        async with anyio.create_task_group() as tg:
+        send, receive = anyio.create_memory_object_stream[tuple[str, mcp_types.Task]](_MAX_QUEUED)
+
+        def heard(server: str, task: mcp_types.Task) -> None:
+            if (server, task.task_id) in self._told:  # only what a session waits to hear
+                with contextlib.suppress(anyio.WouldBlock):
+                    send.send_nowait((server, task))
+
+        unsubscribe = self._backend.subscribe_status(heard)
+        async with anyio.create_task_group() as tg, send, receive:
             self._tg = tg
+            tg.start_soon(self._tell, receive)
             try:
                 yield self
             finally:
+                unsubscribe()
                 self._tg = None
                 self._drivers.clear()
                 tg.cancel_scope.cancel()
+
+    async def _tell(self, heard: anyio.abc.ObjectReceiveStream[tuple[str, mcp_types.Task]]) -> None:
+        async for server, task in heard:
+            await self.status_changed(server, task)
 
     # -- tools/call ------------------------------------------------------------------------
 
