@@ -9,14 +9,7 @@ bound to the principal, method and name that started the call (`mcpmount.serve.a
 """
 
 from mcpmount.serve.relay._relay import MAX_URL_ELICITATIONS, Relay
-from mcpmount.serve.relay._rounds import (
-    MAX_WAITING,
-    Answer,
-    Downstream,
-    Rounds,
-    error,
-    may_be_asked,
-)
+from mcpmount.serve.relay._rounds import MAX_WAITING, Answer, Downstream, Rounds, error
 
 __all__ = [
     "MAX_URL_ELICITATIONS",
@@ -26,5 +19,4 @@ __all__ = [
     "Relay",
     "Rounds",
     "error",
-    "may_be_asked",
 ]

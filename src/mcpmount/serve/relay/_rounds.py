@@ -43,7 +43,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.serve.access import Principal, principal_of
 
-__all__ = ["MAX_WAITING", "Answer", "Downstream", "Rounds", "error", "may_be_asked", "result_type"]
+__all__ = ["MAX_WAITING", "Answer", "Downstream", "Rounds", "error", "result_type"]
 
 MAX_WAITING: Final = 1000
 """How many 2026-era calls may wait for their client's answers at once."""
@@ -211,7 +211,7 @@ class Rounds:
         """
         waiting = params.request_state
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not (
-            waiting or may_be_asked(ctx)
+            waiting or _may_be_asked(ctx)
         ):
             # No rounds to run: the handshake era asks on the call's own stream, and a
             # client that offers no sampling, elicitation or roots is never asked (the
@@ -281,7 +281,7 @@ class Rounds:
                 del self._waiting[key]
 
 
-def may_be_asked(ctx: ServerRequestContext[Any, Any]) -> bool:
+def _may_be_asked(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether the request's client offers anything the relay may ask it."""
     offered = ctx.session.client_capabilities
     return offered is not None and (

@@ -3,25 +3,26 @@
 A 2026-07-28 client never waits on a task: it polls ``tasks/get``, and answers what the
 task asks with ``tasks/update``. A server that speaks 2025-11-25 asks its questions (an
 elicitation) only while someone waits on the task's ``tasks/result``. So for each task a
-2026-era client started, and that client may be asked something, serve waits on the
-result itself (`Driver.run`), as that client: what the server asks is held as the task's
-``inputRequests`` (keys ``q1``, ``q2``, ... never reused), shown by ``tasks/get`` with the
-status ``input_required``, and answered by ``tasks/update``. A question waits for its
-answer at most the relay's round timeout, then is answered with an error.
+2026-era client started, serve waits on the result itself (`Driver.run`), as that client:
+what the server asks is held as the task's ``inputRequests`` (keys ``q1``, ``q2``, ...
+never reused), shown by ``tasks/get`` with the status ``input_required``, and answered by
+``tasks/update``; a question the client cannot answer (it declared no elicitation) gets
+the relay's safe answer at once. A question waits for its answer at most the relay's round
+timeout, then is answered with an error.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import time
 from typing import Any
 
 import anyio
 import mcp_types
-from mcp import MCPError
 from mcp.server import ServerRequestContext
 
-from mcpmount.errors import RegistryError, UpstreamError
+from mcpmount.errors import RegistryError
 from mcpmount.serve.relay import Answer, Downstream, error
 from mcpmount.serve.tasks._backend import TaskBackend
 from mcpmount.serve.tasks._records import TaskRecord
@@ -72,10 +73,7 @@ class Driver(TaskAsking):
     def __init__(self, ctx: ServerRequestContext[Any, Any], timeout: float, record: TaskRecord):
         super().__init__(ctx, timeout, record)
         self.scope = anyio.CancelScope()
-        self.finished = False
-        self.outcome: mcp_types.CallToolResult | MCPError | None = None
-        """The result, or the JSON-RPC error the task failed with; None if it could not be
-        had (the server went away: ``tasks/get`` asks the server again)."""
+        """Around the wait: `tasks/cancel` cancels it."""
         self._keys = itertools.count(1)
         self._pending: dict[str, tuple[mcp_types.InputRequest, anyio.Event]] = {}
         self._answers: dict[str, mcp_types.InputResponse] = {}
@@ -111,18 +109,13 @@ class Driver(TaskAsking):
                 pending[1].set()
 
     async def run(self, backend: TaskBackend) -> None:
-        """Wait for the result (until cancelled); keep it as `outcome`."""
+        """Wait for the result (until cancelled, or the id expires): what the server asks
+        meanwhile comes here. The result itself stays the server's: ``tasks/get`` asks
+        it for a task that is done."""
         record = self.record
+        self.scope.deadline = anyio.current_time() + max(0.0, record.expires - time.time())
         try:
             with self.scope:
-                self.outcome = await backend.result(
-                    record.server, record.tool, record.upstream_id, self
-                )
-        except UpstreamError as exc:
-            self.outcome = MCPError(exc.code, exc.upstream_message)
-        except RegistryError as exc:
-            logger.info("task of %r: its result could not be had: %s", record.tool, exc)
-        finally:
-            self.finished = True
-            for _, answered in self._pending.values():
-                answered.set()
+                await backend.result(record.server, record.tool, record.upstream_id, self)
+        except RegistryError as exc:  # a failed task (UpstreamError) too: tasks/get tells it
+            logger.debug("task of %r ended without a result: %s", record.tool, exc)

@@ -42,7 +42,7 @@ from mcp.server.session import ServerSession
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.serve.access import principal_of
-from mcpmount.serve.relay import Downstream, may_be_asked
+from mcpmount.serve.relay import Downstream
 from mcpmount.serve.tasks._backend import TaskBackend, task_support
 from mcpmount.serve.tasks._drivers import Driver, TaskAsking
 from mcpmount.serve.tasks._records import TaskIds, TaskRecord, expiry, new_task_id
@@ -213,8 +213,7 @@ class TaskFront:
         )
         await self.ids.put(record)
         if modern(ctx):
-            if may_be_asked(ctx):
-                self._drive(Driver(ctx, self._round_timeout, record))
+            self._drive(Driver(ctx, self._round_timeout, record))
             return {"resultType": "task", **modern_task(task, record.task_id)}
         self._told[(record.server, record.upstream_id)] = (record.task_id, ctx.session)
         while len(self._told) > _MAX_TOLD:
@@ -222,10 +221,20 @@ class TaskFront:
         return {"task": legacy_task(task, record.task_id)}
 
     def _drive(self, driver: Driver) -> None:
+        """Wait on a 2026-era task's result (its server asks only while someone does)."""
         if self._tg is None or len(self._drivers) >= MAX_DRIVEN:
-            return  # tasks/get asks the server; what it asks meanwhile is answered for the client
-        self._drivers[driver.record.task_id] = driver
-        self._tg.start_soon(driver.run, self._backend)
+            return  # tasks/get asks the server; a question of the task then waits unseen
+        task_id = driver.record.task_id
+        self._drivers[task_id] = driver
+
+        async def run() -> None:
+            try:
+                await driver.run(self._backend)
+            finally:
+                if self._drivers.get(task_id) is driver:
+                    del self._drivers[task_id]  # tasks/get asks the server for the result
+
+        self._tg.start_soon(run)
 
     # -- tasks/* ---------------------------------------------------------------------------
 
@@ -264,9 +273,7 @@ class TaskFront:
             wire["status"] = "input_required"
             wire["inputRequests"] = {key: _wire(question) for key, question in questions.items()}
         elif task.status in ("completed", "failed"):
-            outcome = driver.outcome if driver is not None and driver.finished else None
-            if outcome is None:
-                outcome = await self._outcome(record)
+            outcome = await self._outcome(record)
             if isinstance(outcome, MCPError):
                 wire["status"] = "failed"
                 wire["error"] = _wire(outcome.error)
