@@ -66,14 +66,7 @@ from mcpmount.serve.front._spans import Spans
 from mcpmount.serve.front._startup import Startup
 from mcpmount.serve.relay import Downstream, Relay
 from mcpmount.serve.sessions import Changes, Kind, Logs, Sessions, Subscriptions
-from mcpmount.serve.tasks import (
-    TASKS_EXTENSION,
-    DirectTasks,
-    InMemoryTaskIds,
-    TaskFront,
-    TaskIds,
-    server_capability,
-)
+from mcpmount.serve.tasks import TaskFront, TaskIds, server_capability
 
 __all__ = ["RegistryServer", "open_front"]
 
@@ -148,16 +141,10 @@ class RegistryServer:
                 middleware[at] = Spans(each)  # the SDK's span, when it can matter
         middleware.append(self._track_session)
         middleware.append(Gate(self.door))  # what a token may see
-        self.tasks = TaskFront(
-            registry,
-            DirectTasks(registry),
-            task_ids if task_ids is not None else InMemoryTaskIds(),
-            round_timeout=relay.rounds.round_timeout if relay is not None else 120.0,
-            wait_mounted=self._wait_mounted,
-        )
+        timeout = relay.rounds.round_timeout if relay is not None else 120.0
+        self.tasks = TaskFront(registry, task_ids, timeout, self._wait_mounted)
         """The task requests (past the gate: a hidden tool is refused before)."""
         self.tasks.install(self.server)
-        self.server.extensions[TASKS_EXTENSION] = {}
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
         # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
         # (deprecated in 2026-07-28).
@@ -392,15 +379,14 @@ class _FrontServer(Server[Any]):
         *,
         protocol_version: str | None = None,
     ) -> mcp_types.ServerCapabilities:
-        """The SDK's capabilities, with tasks: the 2025-11-25 ``tasks`` capability (each
-        era's answer keeps only its own: the 2026 era has the extension instead)."""
-        capabilities = super().get_capabilities(
+        """The SDK's, with the 2025-11-25 ``tasks`` capability (a 2026 answer drops it)."""
+        got = super().get_capabilities(
             notification_options,
             experimental_capabilities,
             extensions,
             protocol_version=protocol_version,
         )
-        return capabilities.model_copy(update={"tasks": server_capability()})
+        return got.model_copy(update={"tasks": server_capability()})
 
 
 class _Unreadable(mcp_types.RequestParams):

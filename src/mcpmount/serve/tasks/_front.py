@@ -43,11 +43,18 @@ from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.serve.access import principal_of
 from mcpmount.serve.relay import Downstream
-from mcpmount.serve.tasks._backend import TaskBackend, task_support
+from mcpmount.serve.tasks._backend import DirectTasks, TaskBackend, task_support
 from mcpmount.serve.tasks._drivers import Driver, TaskAsking
-from mcpmount.serve.tasks._records import TaskIds, TaskRecord, expiry, new_task_id
+from mcpmount.serve.tasks._records import (
+    InMemoryTaskIds,
+    TaskIds,
+    TaskRecord,
+    expiry,
+    new_task_id,
+)
 from mcpmount.serve.tasks._wire import (
     RELATED_TASK,
+    TASKS_EXTENSION,
     declares_tasks,
     legacy_task,
     missing_capability,
@@ -91,24 +98,23 @@ class TaskFront:
 
     Args:
         registry: The served registry (which tool is whose, and how it runs).
-        backend: The servers' tasks.
-        ids: The downstream ids (in memory, or shared by replicas).
+        ids: The downstream ids; default: this process's memory (`InMemoryTaskIds`).
         round_timeout: Seconds a question of a task waits for its client.
         wait_mounted: Awaited before a call: the first answers wait for the mounts.
+        backend: The servers' tasks; default: the registry's connections (`DirectTasks`).
     """
 
     def __init__(
         self,
         registry: Registry,
-        backend: TaskBackend,
-        ids: TaskIds,
-        *,
+        ids: TaskIds | None,
         round_timeout: float,
         wait_mounted: Callable[[], Awaitable[None]],
+        backend: TaskBackend | None = None,
     ) -> None:
         self._registry = registry
-        self._backend = backend
-        self.ids = ids
+        self._backend = backend if backend is not None else DirectTasks(registry)
+        self.ids = ids if ids is not None else InMemoryTaskIds()
         self._round_timeout = round_timeout
         self._wait_mounted = wait_mounted
         self._drivers: dict[str, Driver] = {}
@@ -117,7 +123,9 @@ class TaskFront:
         self._tg: TaskGroup | None = None
 
     def install(self, server: Server[Any]) -> None:
-        """Serve the task methods on ``server`` and start tasks in its ``tools/call``."""
+        """Serve the task methods on ``server``, start tasks in its ``tools/call`` and
+        advertise the 2026 extension (the handshake's ``tasks`` is `server_capability`)."""
+        server.extensions[TASKS_EXTENSION] = {}
         server.middleware.append(self.intercept)
         add = server.add_request_handler
         add("tasks/get", mcp_types.GetTaskRequestParams, self.get)
@@ -159,13 +167,15 @@ class TaskFront:
     ) -> HandlerResult:
         """A server middleware: a ``tools/call`` to run as a task starts one; any other
         request goes on."""
-        if ctx.method != "tools/call":
-            return await call_next(ctx)
+        if ctx.method != "tools/call" or not (
+            declares_tasks(ctx) if modern(ctx) else "task" in (ctx.params or {})
+        ):
+            return await call_next(ctx)  # the hot path: no validation here
         try:
             params = mcp_types.CallToolRequestParams.model_validate(ctx.params or {}, by_name=False)
         except pydantic.ValidationError:
             return await call_next(ctx)  # the SDK refuses it
-        if not (declares_tasks(ctx) if modern(ctx) else params.task is not None):
+        if not modern(ctx) and params.task is None:  # "task": null
             return await call_next(ctx)
         await self._wait_mounted()
         try:
