@@ -19,7 +19,7 @@ import anyio
 import mcp_types
 import pytest
 from mcp import MCPError
-from tasks_support import BEHAVIOUR, PREFIX, RESEARCH, Tasker, serving_http, tasker
+from tasks_support import BEHAVIOUR, PREFIX, RESEARCH, TASKS, Tasker, serving_http, tasker
 
 pytestmark = [
     pytest.mark.anyio,
@@ -55,6 +55,14 @@ async def test_the_task_only_tool_runs_to_completion_as_a_task(
 ) -> None:
     async with _connected(tmp_path, via, mode) as client:
         assert client.modern == (mode == "auto")
+        capabilities = client.client.server_capabilities
+        assert capabilities is not None
+        if client.modern:  # the extension, in server/discover
+            assert capabilities.extensions == {TASKS: {}}
+        else:  # the handshake's tasks capability
+            assert capabilities.tasks is not None
+            assert capabilities.tasks.requests is not None
+            assert capabilities.tasks.requests.tools is not None
         listed = {tool.name: tool for tool in (await client.client.list_tools()).tools}
         if not client.modern:  # the 2026 era's tools have no execution: the server decides
             execution = listed[RESEARCH].execution

@@ -20,6 +20,7 @@ from mcp import Client, MCPError
 
 from mcpmount.errors import ServerNotRunningError, UpstreamError
 from mcpmount.registry import Registry
+from mcpmount.serve.tasks._records import TaskRecord
 
 __all__ = [
     "DirectTasks",
@@ -66,10 +67,9 @@ class TaskBackend(Protocol):
         """The task's state now."""
         ...
 
-    async def result(
-        self, server: str, tool: str, task_id: str, context: object
-    ) -> mcp_types.CallToolResult:
-        """Wait for the task's result (what the server asks meanwhile comes with ``context``).
+    async def result(self, record: TaskRecord, context: object) -> mcp_types.CallToolResult:
+        """Wait for the task's result, at most until its id expires (what the server asks
+        meanwhile comes with ``context``).
 
         Raises:
             UpstreamError: The task failed with that JSON-RPC error, or the id is unknown.
@@ -131,10 +131,10 @@ class DirectTasks:
         raw = await self._send(server, "tasks/get", "tasks/get", {"taskId": task_id})
         return _task(raw, server, "tasks/get")
 
-    async def result(
-        self, server: str, tool: str, task_id: str, context: object
-    ) -> mcp_types.CallToolResult:
-        raw = await self._send(server, tool, "tasks/result", {"taskId": task_id}, context)
+    async def result(self, record: TaskRecord, context: object) -> mcp_types.CallToolResult:
+        server, tool = record.server, record.tool
+        params = {"taskId": record.upstream_id}
+        raw = await self._send(server, tool, "tasks/result", params, context)
         try:
             return mcp_types.CallToolResult.model_validate(raw, by_name=False)
         except pydantic.ValidationError:

@@ -116,6 +116,6 @@ class Driver(TaskAsking):
         self.scope.deadline = anyio.current_time() + max(0.0, record.expires - time.time())
         try:
             with self.scope:
-                await backend.result(record.server, record.tool, record.upstream_id, self)
+                await backend.result(record, self)
         except RegistryError as exc:  # a failed task (UpstreamError) too: tasks/get tells it
             logger.debug("task of %r ended without a result: %s", record.tool, exc)

@@ -296,7 +296,7 @@ class TaskFront:
     async def _outcome(self, record: TaskRecord) -> mcp_types.CallToolResult | MCPError:
         """A finished task's result, or the JSON-RPC error it failed with."""
         try:
-            return await self._backend.result(record.server, record.tool, record.upstream_id, None)
+            return await self._backend.result(record, None)
         except UpstreamError as exc:
             return MCPError(exc.code, exc.upstream_message)
         except RegistryError as exc:
@@ -311,7 +311,7 @@ class TaskFront:
         downstream = TaskAsking(ctx, self._round_timeout, record)
         outcome = await self._ask(
             ctx,
-            self._backend.result(record.server, record.tool, record.upstream_id, downstream),
+            self._backend.result(record, downstream),
         )
         return _relabeled(outcome, record.task_id)
 
