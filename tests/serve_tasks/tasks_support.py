@@ -126,6 +126,7 @@ class Tasker:
         if self.modern:
             assert answer.get("resultType") == "task", answer
             return answer
+        assert "task" in answer, answer
         return answer["task"]
 
     async def get(self, task_id: str) -> dict[str, Any]:

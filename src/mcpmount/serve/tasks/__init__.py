@@ -9,7 +9,7 @@ forms and errors are ``_wire``'s; the 2026-era wait on a result, and the questio
 asks meanwhile, ``_drivers``'.
 """
 
-from mcpmount.serve.tasks._backend import DirectTasks, Started, TaskBackend, task_support
+from mcpmount.serve.tasks._backend import RegistryTasks, Started, TaskBackend, task_support
 from mcpmount.serve.tasks._front import MAX_DRIVEN, MAX_LISTED, TaskFront
 from mcpmount.serve.tasks._records import (
     MAX_TASKS,
@@ -26,8 +26,8 @@ __all__ = [
     "MAX_LISTED",
     "MAX_TASKS",
     "TASKS_EXTENSION",
-    "DirectTasks",
     "InMemoryTaskIds",
+    "RegistryTasks",
     "Started",
     "TaskBackend",
     "TaskFront",

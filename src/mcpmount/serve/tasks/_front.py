@@ -43,7 +43,7 @@ from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.serve.access import principal_of
 from mcpmount.serve.relay import Downstream
-from mcpmount.serve.tasks._backend import DirectTasks, TaskBackend, task_support
+from mcpmount.serve.tasks._backend import RegistryTasks, TaskBackend, task_support
 from mcpmount.serve.tasks._drivers import Driver, TaskAsking
 from mcpmount.serve.tasks._records import (
     InMemoryTaskIds,
@@ -101,7 +101,7 @@ class TaskFront:
         ids: The downstream ids; default: this process's memory (`InMemoryTaskIds`).
         round_timeout: Seconds a question of a task waits for its client.
         wait_mounted: Awaited before a call: the first answers wait for the mounts.
-        backend: The servers' tasks; default: the registry's connections (`DirectTasks`).
+        backend: The servers' tasks; default: the registry's connections (`RegistryTasks`).
     """
 
     def __init__(
@@ -113,7 +113,7 @@ class TaskFront:
         backend: TaskBackend | None = None,
     ) -> None:
         self._registry = registry
-        self._backend = backend if backend is not None else DirectTasks(registry)
+        self._backend = backend if backend is not None else RegistryTasks(registry)
         self.ids = ids if ids is not None else InMemoryTaskIds()
         self._round_timeout = round_timeout
         self._wait_mounted = wait_mounted
