@@ -144,10 +144,17 @@ class Tasker:
 
 @asynccontextmanager
 async def tasker(
-    tmp_path: Path, via: str, mode: str, *, token: str | None = None, url: str | None = None
+    tmp_path: Path,
+    via: str,
+    mode: str,
+    *,
+    token: str | None = None,
+    url: str | None = None,
+    declare: bool = True,
 ) -> AsyncGenerator[Tasker]:
     """A `Tasker` connected to serve: over stdio (a serve of its own), or to ``url`` (an
-    HTTP serve), with ``token``; it answers every elicitation "historical"."""
+    HTTP serve), with ``token``; it answers every elicitation "historical". Unless
+    ``declare`` is false, it declares the tasks extension."""
     asked: list[mcp_types.ElicitRequestParams] = []
     notices = TaskNotices()
 
@@ -161,7 +168,7 @@ async def tasker(
         "mode": mode,
         "cache": None,
         "elicitation_callback": elicit,
-        "extensions": [notices],
+        "extensions": [notices] if declare else None,
     }
     if via == "stdio":
         command, *args = serve_command(write_config(tmp_path))

@@ -141,3 +141,16 @@ async def test_a_servers_task_status_notices_reach_the_session_that_started_it(
         assert {notice.task_id for notice in told} == {task_id}  # under serve's id only
         messages = [notice.status_message for notice in told]
         assert "Analyzing content..." in messages  # one per stage, as the server sent them
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_client_that_does_not_do_tasks_gets_the_task_only_tools_result(
+    tmp_path: Path, mode: str
+) -> None:
+    async with tasker(tmp_path, "stdio", mode, declare=False) as client:
+        # A plain tools/call: serve runs the task and waits for it.
+        result = await client.client.call_tool(RESEARCH, {"topic": "tides"})
+        assert not result.is_error, result
+        [block] = result.content
+        assert isinstance(block, mcp_types.TextContent)
+        assert "# Research Report: tides" in block.text
