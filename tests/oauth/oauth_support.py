@@ -316,3 +316,9 @@ def credentials_provider(url: str, auth: AuthorizationServer) -> ClientCredentia
     return ClientCredentialsOAuthProvider(
         url, MemoryStorage(), auth.client_id, auth.client_secret, scope="mcp", issuer=auth.issuer
     )
+
+
+def login_file(tokens: Path) -> Path:
+    """The one file under ``tokens`` that holds a login's tokens (the others name issuers)."""
+    [path] = [found for found in tokens.glob("*.json") if "tokens" in json.loads(found.read_text())]
+    return path

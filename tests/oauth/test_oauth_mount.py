@@ -23,6 +23,7 @@ from oauth_support import (
     AuthorizationServer,
     authorization_server,
     browse,
+    login_file,
     resource_server,
     revoke_refresh_token,
 )
@@ -51,8 +52,7 @@ class Setup:
         return {**os.environ, "MCPMOUNT_TOKEN_DIR": str(self.tokens), **self.extra_env}
 
     def login_file(self) -> Path:
-        [path] = self.tokens.glob("*.json")
-        return path
+        return login_file(self.tokens)
 
     def stored(self) -> dict[str, object]:
         return json.loads(self.login_file().read_text())
@@ -228,8 +228,8 @@ async def test_client_credentials_need_no_login(tmp_path: Path) -> None:
         async with open_registry(load_config(config, environ=environ)) as registry:
             result = await registry.call("crm__whoami", {})
         assert server.client_id in str(result.content)
-        [kept] = tokens.glob("*.json")
-        assert server.client_secret not in kept.read_text()
+        for kept in tokens.glob("*.json"):
+            assert server.client_secret not in kept.read_text()
 
 
 async def test_the_tokens_a_server_sends_are_secrets_no_other_server_gets(
@@ -250,8 +250,7 @@ async def test_the_tokens_a_server_sends_are_secrets_no_other_server_gets(
         )
         async with open_registry(load_config(config)) as registry:
             await registry.call("crm__whoami", {})
-            [kept] = tokens.glob("*.json")
-            access = str(json.loads(kept.read_text())["tokens"]["access_token"])
+            access = str(json.loads(login_file(tokens).read_text())["tokens"]["access_token"])
             with pytest.raises(SecretRefusedError) as caught:
                 await registry.call("other__echo", {"text": access})
     assert caught.value.owner == "crm"

@@ -70,7 +70,7 @@ async def login(
     where = f"server {namespace!r} ({spec.display_url()})"
     if oauth is None:
         raise LoginFailed(f"{where} has no `oauth` key: add `oauth = true` to its table")
-    kept = store.login(spec.url, oauth.client_id)
+    kept = store.login(spec.url, oauth.client(), issuer=oauth.issuer)
     before = kept.tokens_kept()
     kept.forget_tokens()  # so the server asks: a login starts afresh
     try:
@@ -124,8 +124,8 @@ def _reason(exc: BaseException, spec: HttpServer) -> str | None:
 
 def logout(spec: HttpServer, store: TokenStore) -> bool:
     """Forget the login kept for ``spec``; return whether there was one."""
-    client_id = spec.oauth.client_id if spec.oauth else None
-    return store.login(spec.url, client_id).forget()
+    oauth = spec.oauth
+    return store.login(spec.url, oauth.client() if oauth else None).forget()
 
 
 @contextlib.asynccontextmanager

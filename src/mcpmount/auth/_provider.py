@@ -12,7 +12,13 @@ module adds:
 - outside ``mcpmount login`` nobody is waiting at a browser, so a server that wants a login
   fails at once with `LoginRequired`, naming the command that fixes it;
 - with a valid token a request goes out without the SDK's lock, which the SDK holds until
-  the answer comes (calls to a server that answers with JSON would run one at a time).
+  the answer comes (calls to a server that answers with JSON would run one at a time);
+- the login is kept under the issuer discovery found (`Login.use`), and an ``issuer`` the
+  config names is the only one a login or token request goes to;
+- a server that asks for more scope mid-session (403 ``insufficient_scope``) gets it: the
+  client credentials grant asks for the union at once (the SDK's step-up); a person's login
+  keeps what was asked, says which ``mcpmount login`` grants it, and that login asks for the
+  union of what was granted and what was asked.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.auth.utils import extract_field_from_www_auth, issuers_match, union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyUrl
@@ -47,6 +54,7 @@ class Persisted(OAuthClientProvider):
     _namespace: str
     _interactive: bool
     _configured_client: OAuthClientInformationFull | None
+    _issuer: str | None = None
     _refused: bool = False
     _spec: HttpServer | None = None
     _kept: str | None = None
@@ -58,11 +66,13 @@ class Persisted(OAuthClientProvider):
         *,
         interactive: bool,
         configured_client: OAuthClientInformationFull | None,
+        issuer: str | None,
     ) -> None:
         self._login = login
         self._namespace = namespace
         self._interactive = interactive
         self._configured_client = configured_client
+        self._issuer = issuer
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -74,6 +84,31 @@ class Persisted(OAuthClientProvider):
         context.protected_resource_metadata = context.protected_resource_metadata or kept.resource
         context.auth_server_url = context.auth_server_url or kept.authorization_server
         context.oauth_metadata = context.oauth_metadata or kept.server
+
+    def _expected_issuer(self) -> str:
+        # The SDK asks once discovery has named the authorization server, before it checks
+        # the stored credentials against it: the moment to bring out the login kept there.
+        issuer = super()._expected_issuer()
+        if self._issuer is not None and not issuers_match(issuer, self._issuer):
+            raise OAuthFlowError(
+                f"the server names the authorization server {issuer}, not the configured "
+                f"issuer {self._issuer}; if the server moved, change `issuer` in its oauth table"
+            )
+        if self._login.use(issuer):
+            context = self.context
+            context.current_tokens = self._login.tokens()
+            if not isinstance(self, ClientCredentialsOAuthProvider):
+                context.client_info = self._configured_client or self._login.client()
+            context.oauth_metadata = None  # the old server's; discovery follows
+            self._reload_expiry()
+        return issuer
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        # A login also asks for the scope the server asked for mid-session (see _why).
+        wanted = self._login.wanted_scope()
+        metadata = self.context.client_metadata
+        metadata.scope = union_scopes(metadata.scope, wanted)
+        return await super()._perform_authorization()
 
     def _reload_expiry(self) -> None:
         expires_at = self._login.expires_at()
@@ -149,7 +184,7 @@ class Persisted(OAuthClientProvider):
                 if not _challenged(response):
                     return
                 if self._wants_person(response):
-                    raise LoginRequired(self._why())
+                    raise LoginRequired(self._why(response))
             flow = super()._auth_flow(request)
             try:
                 outgoing = await flow.__anext__()
@@ -158,7 +193,7 @@ class Persisted(OAuthClientProvider):
                         await held.aclose()  # any refresh is done and kept
                     response = yield outgoing
                     if outgoing is request and self._wants_person(response):
-                        raise LoginRequired(self._why())
+                        raise LoginRequired(self._why(response))
                     outgoing = await flow.asend(response)
             except StopAsyncIteration:
                 return
@@ -171,8 +206,13 @@ class Persisted(OAuthClientProvider):
             return False
         return _challenged(response)
 
-    def _why(self) -> str:
+    def _why(self, response: httpx2.Response) -> str:
         fix = f"run `mcpmount login {self._namespace}`"
+        asked = extract_field_from_www_auth(response, "scope")
+        if response.status_code == 403 and asked:
+            tokens = self.context.current_tokens
+            self._login.want_scope(union_scopes(tokens.scope if tokens else None, asked))
+            return f"the server asks for scope {asked!r}, more than the stored login grants; {fix}"
         if self._refused:
             return f"the authorization server refused the stored refresh token; {fix}"
         if self.context.current_tokens is None:
@@ -225,7 +265,9 @@ def provider(
             scope=oauth.scope(),
             issuer=oauth.issuer,
         )
-        machine.keep(login, namespace, interactive=interactive, configured_client=None)
+        machine.keep(
+            login, namespace, interactive=interactive, configured_client=None, issuer=oauth.issuer
+        )
         return machine
     redirect = AnyUrl(redirect_uri or NOT_INTERACTIVE)
     secret = oauth.secret()
@@ -254,8 +296,11 @@ def provider(
         login,
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
+        client_metadata_url=oauth.client_metadata_url,
     )
-    person.keep(login, namespace, interactive=interactive, configured_client=configured)
+    person.keep(
+        login, namespace, interactive=interactive, configured_client=configured, issuer=oauth.issuer
+    )
     return person
 
 
@@ -267,5 +312,5 @@ def oauth_for(spec: HttpServer, namespace: str, store: TokenStore) -> Persisted 
     """
     if spec.oauth is None:
         return None
-    login = store.login(spec.url, spec.oauth.client_id)
+    login = store.login(spec.url, spec.oauth.client(), issuer=spec.oauth.issuer)
     return provider(spec.url, spec.oauth, login, namespace).keep_secret(spec)

@@ -3,13 +3,15 @@
 ``oauth = true`` is the usual case: the server's 401 names its authorization server, the
 client registers itself there (dynamic registration) and ``mcpmount login NS`` runs the
 authorization code flow with PKCE in a browser once; the tokens are kept and refreshed.
-A table says more: a ``client_id`` registered by hand, ``scopes``, or the
-``client_credentials`` grant of a machine-to-machine server.
+A table says more: a ``client_id`` registered by hand, a ``client_metadata_url`` (a Client
+ID Metadata Document the user hosts, used where the authorization server supports it),
+``scopes``, or the ``client_credentials`` grant of a machine-to-machine server.
 """
 
 from __future__ import annotations
 
 from typing import Literal, Self
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -30,6 +32,11 @@ class OAuthSpec(BaseModel):
 
     client_id: Text | None = None
     """A client registered by hand; without it, the client registers itself dynamically."""
+
+    client_metadata_url: Text | None = None
+    """An https URL whose document describes this client (a Client ID Metadata Document):
+    the URL is then the client id wherever the authorization server says it supports such
+    documents, and the client registers itself only where it does not."""
 
     client_secret: EnvValue | None = None
     """The registered client's secret (usually ``"${VAR}"``); a secret."""
@@ -56,6 +63,20 @@ class OAuthSpec(BaseModel):
                 "the client_credentials grant needs client_id, client_secret and the issuer "
                 "of the authorization server that issued them",
             )
+        if self.client_metadata_url is not None:
+            url = urlsplit(self.client_metadata_url)
+            if url.scheme != "https" or url.path in ("", "/") or self.client_id is not None:
+                raise PydanticCustomError(
+                    "mcpmount_oauth",
+                    "client_metadata_url must be an https URL with a path, the document's own "
+                    "address, and takes no client_id (the URL is the client id)",
+                )
+            if self.grant == "client_credentials":
+                raise PydanticCustomError(
+                    "mcpmount_oauth",
+                    "client_metadata_url is for a person's login; client_credentials uses a "
+                    "client_id and client_secret",
+                )
         if self.client_secret is not None and self.client_id is None:
             raise PydanticCustomError(
                 "mcpmount_oauth", "client_secret needs the client_id it belongs to"
@@ -65,6 +86,11 @@ class OAuthSpec(BaseModel):
     def scope(self) -> str | None:
         """Return the scopes as OAuth writes them (space-separated), or None for none."""
         return " ".join(self.scopes) or None
+
+    def client(self) -> str | None:
+        """Return what names the client: its ``client_id`` or ``client_metadata_url`` (None:
+        a client that registers itself)."""
+        return self.client_id or self.client_metadata_url
 
     def secret(self) -> str | None:
         """Return the plain client secret, for the token request and nothing else."""
