@@ -3,6 +3,7 @@
 //
 //   node authorization_server.mjs [--access-ttl S] [--refresh-ttl S]
 //        [--client-id ID --client-secret SECRET] [--scope SCOPE ...]
+//        [--cimd] [--response-iss ISSUER]
 //
 // Once listening it prints one JSON line on stdout: {"issuer", "port", "client_id",
 // "client_secret", "scopes", "access_ttl"}; it exits 0 on SIGTERM or SIGINT.
@@ -15,6 +16,11 @@
 //   rotated on every use: the used one is consumed, and presenting it again is invalid_grant
 //   AND revokes the whole grant (reuse detection), so the token that replaced it dies too;
 // - the authorization response always carries `iss` (RFC 9207, advertised in the metadata);
+//   with --response-iss it carries that one instead of its own (a mix-up, for tests);
+// - with --cimd, Client ID Metadata Documents (oidc-provider's experimental feature, draft 02,
+//   advertised as client_id_metadata_document_supported): an https client_id is fetched as the
+//   client's metadata. Its fetch is let reach 127.0.0.1 (oidc-provider refuses special-use
+//   addresses), and trusts the test's own CA given in NODE_EXTRA_CA_CERTS;
 // - client_credentials for the pre-registered confidential client (--client-id/--client-secret);
 // - revocation (RFC 7009) and introspection (RFC 7662), authenticated as the token's client;
 // - resource indicators (RFC 8707): any http(s) resource gets a JWT access token (RS256) whose
@@ -37,6 +43,8 @@ const { values } = parseArgs({
       default: process.env.OAUTH_AS_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
     },
     scope: { type: 'string', multiple: true, default: ['mcp'] },
+    cimd: { type: 'boolean', default: false },
+    'response-iss': { type: 'string' },
   },
 });
 
@@ -86,6 +94,7 @@ const provider = new Provider(issuer, {
   scopes: ['openid', 'offline_access', ...scopes],
   features: {
     devInteractions: { enabled: true },
+    clientIdMetadataDocument: { enabled: values.cimd, ack: 'draft-02' },
     registration: { enabled: true },
     revocation: { enabled: true },
     introspection: { enabled: true },
@@ -108,6 +117,8 @@ const provider = new Provider(issuer, {
       },
     },
   },
+  // Only a client id metadata document is fetched; the test's document is on 127.0.0.1.
+  fetch: (url, options) => globalThis.fetch(url, { ...options, dispatcher: undefined }),
   pkce: { required: () => true },
   issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   rotateRefreshToken: true,
@@ -135,7 +146,28 @@ for (const event of ['server_error', 'grant.error', 'authorization.error', 'regi
   });
 }
 
-server.on('request', provider.callback());
+// Each dynamic registration, so a test can tell whether the client registered itself.
+provider.on('registration_create.success', (_ctx, client) => {
+  process.stderr.write(`authorization_server: registered ${client.clientId}\n`);
+});
+
+const callback = provider.callback();
+const responseIss = values['response-iss'];
+server.on('request', (req, res) => {
+  if (responseIss !== undefined) {
+    // The redirect back to the client: swap the `iss` it carries for --response-iss.
+    const setHeader = res.setHeader.bind(res);
+    res.setHeader = (name, value) => {
+      if (name.toLowerCase() === 'location' && typeof value === 'string' && value.includes('iss=')) {
+        const url = new URL(value);
+        url.searchParams.set('iss', responseIss);
+        return setHeader(name, url.href);
+      }
+      return setHeader(name, value);
+    };
+  }
+  callback(req, res);
+});
 
 function stop() {
   server.close(() => process.exit(0));

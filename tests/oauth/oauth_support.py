@@ -16,13 +16,15 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from subprocess import CompletedProcess
 from typing import IO, Any, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -30,6 +32,7 @@ import anyio
 import anyio.abc
 import httpx2
 import pytest
+from anyio.streams.text import TextReceiveStream
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
@@ -79,11 +82,11 @@ def _require_node_tools() -> None:
 
 @asynccontextmanager
 async def _ready_process(
-    command: list[str], name: str, log: IO[str]
+    command: list[str], name: str, log: IO[str], env: dict[str, str] | None = None
 ) -> AsyncGenerator[dict[str, Any]]:
     """Start `command` in its own process group; yield the JSON line it prints when ready."""
     process = await anyio.open_process(
-        command, stdout=subprocess.PIPE, stderr=log, start_new_session=True
+        command, stdout=subprocess.PIPE, stderr=log, start_new_session=True, env=env
     )
     record_group(process.pid)
     async with process:
@@ -118,16 +121,27 @@ async def authorization_server(
     client_id: str = "machine",
     client_secret: str = "machine-secret",
     scopes: tuple[str, ...] = ("mcp",),
+    cimd: DocumentHost | None = None,
+    response_iss: str | None = None,
 ) -> AsyncGenerator[AuthorizationServer]:
-    """Run oidc-provider on 127.0.0.1; tests/oauth/authorization_server.mjs says what it allows."""
+    """Run oidc-provider on 127.0.0.1; tests/oauth/authorization_server.mjs says what it allows.
+
+    With `cimd` it takes client id metadata documents (trusting that host's certificate);
+    with `response_iss` its authorization responses name that issuer instead of its own.
+    """
     _require_node_tools()
     command = [str(NODE), str(AUTHORIZATION_SERVER), "--access-ttl", str(access_ttl)]
     command += ["--refresh-ttl", str(refresh_ttl)]
     command += ["--client-id", client_id, "--client-secret", client_secret]
     for scope in scopes:
         command += ["--scope", scope]
+    env = None
+    if cimd is not None:
+        command += ["--cimd"]
+        env = {**os.environ, "NODE_EXTRA_CA_CERTS": str(cimd.certificate)}
+    command += ["--response-iss", response_iss] if response_iss is not None else []
     with tempfile.NamedTemporaryFile("w", prefix="oauth-as-", suffix=".log") as log:
-        async with _ready_process(command, "the authorization server", log) as ready:
+        async with _ready_process(command, "the authorization server", log, env) as ready:
             async with httpx2.AsyncClient(timeout=10) as http:
                 answer = await http.get(f"{ready['issuer']}/.well-known/oauth-authorization-server")
                 answer.raise_for_status()
@@ -144,15 +158,22 @@ async def authorization_server(
 
 @asynccontextmanager
 async def resource_server(
-    issuer: str, *, scopes: tuple[str, ...] = ("mcp",), json_response: bool = False
+    issuer: str,
+    *,
+    scopes: tuple[str, ...] = ("mcp",),
+    json_response: bool = False,
+    vault_scope: str | None = None,
+    port: int = 0,
 ) -> AsyncGenerator[str]:
     """Run tests/servers/oauth_server.py for `issuer`; yield its URL `http://127.0.0.1:PORT/mcp`.
 
     `scopes` are the ones it requires and advertises; `()` requires none. With
-    `json_response` it answers each POST with JSON, not an SSE stream.
+    `json_response` it answers each POST with JSON, not an SSE stream; with `vault_scope` its
+    `vault` tool needs that scope too; `port` binds that port (0: a free one).
     """
-    command = [sys.executable, str(RESOURCE_SERVER), "--issuer", issuer]
+    command = [sys.executable, str(RESOURCE_SERVER), "--issuer", issuer, "--port", str(port)]
     command += ["--json-response"] if json_response else []
+    command += ["--vault-scope", vault_scope] if vault_scope else []
     for scope in scopes or ("",):
         command += ["--scope", scope]
     with tempfile.NamedTemporaryFile("w", prefix="oauth-rs-", suffix=".log") as log:
@@ -322,3 +343,191 @@ def login_file(tokens: Path) -> Path:
     """The one file under ``tokens`` that holds a login's tokens (the others name issuers)."""
     [path] = [found for found in tokens.glob("*.json") if "tokens" in json.loads(found.read_text())]
     return path
+
+
+_URL_LINE = re.compile(r"Open this URL to log in to (\S+): (\S+)")
+
+
+@dataclass
+class Setup:
+    server: AuthorizationServer
+    url: str
+    config: Path
+    tokens: Path
+    extra_env: dict[str, str] = field(default_factory=dict[str, str])
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "MCPMOUNT_TOKEN_DIR": str(self.tokens), **self.extra_env}
+
+    def login_file(self) -> Path:
+        return login_file(self.tokens)
+
+    def stored(self) -> dict[str, object]:
+        return json.loads(self.login_file().read_text())
+
+    def access_token(self) -> str:
+        tokens = self.stored()["tokens"]
+        assert isinstance(tokens, dict)
+        return str(tokens["access_token"])  # pyright: ignore[reportUnknownArgumentType]
+
+    def refresh_token(self) -> str:
+        tokens = self.stored()["tokens"]
+        assert isinstance(tokens, dict)
+        return str(tokens["refresh_token"])  # pyright: ignore[reportUnknownArgumentType]
+
+    async def mcpmount(self, *args: str) -> CompletedProcess[str]:
+        with anyio.fail_after(60):
+            done = await anyio.run_process(
+                [sys.executable, "-m", "mcpmount", *args], env=self.env(), check=False
+            )
+        # Rich wraps what it prints at 80 columns when not on a terminal: join the lines.
+        err = " ".join(done.stderr.decode().split())
+        return CompletedProcess(done.args, done.returncode, done.stdout.decode(), err)
+
+    async def login(
+        self, *, deny: bool = False, status: int = 0, namespace: str = "tracker"
+    ) -> tuple[str, str]:
+        """Run `mcpmount login NAMESPACE --no-browser`, play the browser; return (stdout,
+        stderr)."""
+        command = [sys.executable, "-m", "mcpmount", "login", namespace, str(self.config)]
+        with anyio.fail_after(60):
+            async with await anyio.open_process(
+                [*command, "--no-browser"], env=self.env()
+            ) as process:
+                assert process.stderr is not None
+                assert process.stdout is not None
+                errors = TextReceiveStream(process.stderr)
+                said = ""
+                async for chunk in errors:
+                    said += chunk
+                    if found := _URL_LINE.search(said):
+                        break
+                else:
+                    raise AssertionError(f"login printed no URL: {said}")
+                assert found.group(1) == namespace
+                await browse(found.group(2), deny=deny)
+                async for chunk in errors:
+                    said += chunk
+                out = "".join([chunk async for chunk in TextReceiveStream(process.stdout)])
+                assert await process.wait() == status, said
+        return out, said
+
+
+@dataclass
+class DocumentHost:
+    """An https server on 127.0.0.1 serving one client id metadata document at `url`.
+
+    Its certificate is self-signed for 127.0.0.1 (`certificate`, PEM), for the authorization
+    server to trust; `fetches` counts the GETs of the document.
+    """
+
+    url: str
+    certificate: Path
+    fetches: int = 0
+
+
+def _self_signed(directory: Path) -> tuple[Path, Path]:
+    """A certificate and key for 127.0.0.1, valid for a day, in `directory`."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "host.pem", directory / "host.key"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@asynccontextmanager
+async def document_host(directory: Path, document: dict[str, Any]) -> AsyncGenerator[DocumentHost]:
+    """Serve `document` over https at `https://127.0.0.1:PORT/mcpmount-client.json`; the
+    document's `client_id` is set to that URL, as the draft requires."""
+    import ssl
+
+    from anyio.streams.tls import TLSListener
+
+    cert, key = _self_signed(directory)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    tcp = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    port = tcp.extra(anyio.abc.SocketAttribute.local_port)
+    host = DocumentHost(f"https://127.0.0.1:{port}/mcpmount-client.json", cert)
+    body = json.dumps({**document, "client_id": host.url}).encode()
+
+    async def answer(stream: anyio.abc.ByteStream) -> None:
+        async with stream:
+            request = b""
+            with anyio.move_on_after(10):
+                try:
+                    while b"\r\n\r\n" not in request:
+                        request += await stream.receive()
+                except (anyio.EndOfStream, anyio.BrokenResourceError, ssl.SSLError):
+                    return
+                found = request.startswith(b"GET /mcpmount-client.json ")
+                host.fetches += found
+                status, content = (b"200 OK", body) if found else (b"404 Not Found", b"{}")
+                await stream.send(
+                    b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n"
+                    b"content-length: " + str(len(content)).encode() + b"\r\n"
+                    b"connection: close\r\n\r\n" + content
+                )
+
+    listener = TLSListener(tcp, context, standard_compatible=False)
+    async with listener, anyio.create_task_group() as tasks:
+        tasks.start_soon(listener.serve, answer)
+        try:
+            yield host
+        finally:
+            tasks.cancel_scope.cancel()
+
+
+def free_port() -> int:
+    """A port nothing listens on now, on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def register_by_hand(server: AuthorizationServer, port: int) -> str:
+    """Register a public native client whose redirect URI is on `port`; return its id."""
+    async with httpx2.AsyncClient(timeout=10) as http:
+        registered = await http.post(
+            server.metadata["registration_endpoint"],
+            json={
+                "redirect_uris": [f"http://127.0.0.1:{port}/callback"],
+                "token_endpoint_auth_method": "none",
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "application_type": "native",
+            },
+        )
+    assert registered.status_code == 201, registered.text
+    return str(registered.json()["client_id"])

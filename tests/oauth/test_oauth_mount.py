@@ -5,25 +5,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import socket
 import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import anyio
-import httpx2
 import pytest
 from anyio.streams.text import TextReceiveStream
 from oauth_support import (
-    AuthorizationServer,
+    Setup,
     authorization_server,
-    browse,
+    free_port,
     login_file,
+    register_by_hand,
     resource_server,
     revoke_refresh_token,
 )
@@ -36,70 +32,6 @@ from serve.serve_support import BEHAVIOUR, served_stdio, wait_for_tool
 
 # Two servers, a login and token lifetimes of seconds: generous on a loaded machine.
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
-
-_URL_LINE = re.compile(r"Open this URL to log in to (\S+): (\S+)")
-
-
-@dataclass
-class Setup:
-    server: AuthorizationServer
-    url: str
-    config: Path
-    tokens: Path
-    extra_env: dict[str, str] = field(default_factory=dict[str, str])
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "MCPMOUNT_TOKEN_DIR": str(self.tokens), **self.extra_env}
-
-    def login_file(self) -> Path:
-        return login_file(self.tokens)
-
-    def stored(self) -> dict[str, object]:
-        return json.loads(self.login_file().read_text())
-
-    def access_token(self) -> str:
-        tokens = self.stored()["tokens"]
-        assert isinstance(tokens, dict)
-        return str(tokens["access_token"])  # pyright: ignore[reportUnknownArgumentType]
-
-    def refresh_token(self) -> str:
-        tokens = self.stored()["tokens"]
-        assert isinstance(tokens, dict)
-        return str(tokens["refresh_token"])  # pyright: ignore[reportUnknownArgumentType]
-
-    async def mcpmount(self, *args: str) -> CompletedProcess[str]:
-        with anyio.fail_after(60):
-            done = await anyio.run_process(
-                [sys.executable, "-m", "mcpmount", *args], env=self.env(), check=False
-            )
-        # Rich wraps what it prints at 80 columns when not on a terminal: join the lines.
-        err = " ".join(done.stderr.decode().split())
-        return CompletedProcess(done.args, done.returncode, done.stdout.decode(), err)
-
-    async def login(self, *, deny: bool = False, status: int = 0) -> tuple[str, str]:
-        """Run `mcpmount login tracker --no-browser`, play the browser; return (stdout, stderr)."""
-        command = [sys.executable, "-m", "mcpmount", "login", "tracker", str(self.config)]
-        with anyio.fail_after(60):
-            async with await anyio.open_process(
-                [*command, "--no-browser"], env=self.env()
-            ) as process:
-                assert process.stderr is not None
-                assert process.stdout is not None
-                errors = TextReceiveStream(process.stderr)
-                said = ""
-                async for chunk in errors:
-                    said += chunk
-                    if found := _URL_LINE.search(said):
-                        break
-                else:
-                    raise AssertionError(f"login printed no URL: {said}")
-                assert found.group(1) == "tracker"
-                await browse(found.group(2), deny=deny)
-                async for chunk in errors:
-                    said += chunk
-                out = "".join([chunk async for chunk in TextReceiveStream(process.stdout)])
-                assert await process.wait() == status, said
-        return out, said
 
 
 @pytest.fixture
@@ -290,22 +222,8 @@ async def test_a_denied_login_fails_says_why_and_keeps_the_last_login(setup: Set
 
 
 async def test_a_client_registered_by_hand_logs_in_on_its_fixed_port(setup: Setup) -> None:
-    with socket.socket() as probe:  # a free port for the registered redirect URI
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    async with httpx2.AsyncClient(timeout=10) as http:
-        registered = await http.post(
-            setup.server.metadata["registration_endpoint"],
-            json={
-                "redirect_uris": [f"http://127.0.0.1:{port}/callback"],
-                "token_endpoint_auth_method": "none",
-                "grant_types": ["authorization_code", "refresh_token"],
-                "response_types": ["code"],
-                "application_type": "native",
-            },
-        )
-    assert registered.status_code == 201, registered.text
-    client_id = registered.json()["client_id"]
+    port = free_port()  # for the registered redirect URI
+    client_id = await register_by_hand(setup.server, port)
     setup.config.write_text(
         f'[servers.tracker]\nurl = "{setup.url}"\n'
         f'[servers.tracker.oauth]\nclient_id = "{client_id}"\ncallback_port = {port}\n'

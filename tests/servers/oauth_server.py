@@ -10,8 +10,11 @@ signed with a key from the issuer's JWKS (found through its RFC 8414 metadata), 
 `iss` the issuer and `aud` this server's URL; anything else is answered 401 with
 `WWW-Authenticate: Bearer ..., resource_metadata="..."` by the SDK's middleware.
 Tools: `whoami` (the token's subject, client and scopes), `echo` and `pause` (which says when
-it started and ended). `--json-response` answers each POST with JSON instead of an SSE stream,
-as many hosted servers do.
+it started and ended), and `vault`, which with `--vault-scope S` a token needs scope S to call:
+without it the call is answered 403 `WWW-Authenticate: Bearer error="insufficient_scope",
+scope="..."` (the MCP spec's step-up challenge) before it reaches the tool. `--port` binds that
+port instead of a free one (a server that moves to another authorization server keeps its URL).
+`--json-response` answers each POST with JSON instead of an SSE stream, as many hosted servers do.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import json
 import socket
 import sys
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -93,11 +97,66 @@ class JwtVerifier:
         )
 
 
-def build_server(issuer: str, url: str, scopes: list[str]) -> MCPServer:
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def step_up(app: App, verifier: JwtVerifier, scope: str, metadata: str) -> App:
+    """Answer a `tools/call` of `vault` whose valid token lacks `scope` with a 403 challenge."""
+
+    async def guarded(request: Scope, receive: Receive, send: Send) -> None:
+        if request["type"] != "http" or request["method"] != "POST":
+            return await app(request, receive, send)
+        body, more, messages = b"", True, list[MutableMapping[str, Any]]()
+        while more:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        try:
+            loaded: object = json.loads(body)
+        except ValueError:
+            loaded = None
+        call = cast("dict[str, Any]", loaded) if isinstance(loaded, dict) else {}
+        headers = dict(request["headers"])
+        bearer = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
+        token = await verifier.verify_token(bearer) if bearer else None
+        params = cast("dict[str, Any]", call.get("params") or {})
+        wants = call.get("method") == "tools/call" and params.get("name") == "vault"
+        if wants and token is not None and scope not in token.scopes:
+            needed = " ".join([*token.scopes, scope])
+            challenge = (
+                f'Bearer error="insufficient_scope", scope="{needed}", '
+                f'resource_metadata="{metadata}", error_description="vault needs {scope}"'
+            )
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 403,
+                    "headers": [
+                        (b"www-authenticate", challenge.encode()),
+                        (b"content-length", b"0"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def replay() -> MutableMapping[str, Any]:
+            return messages.pop(0) if messages else await receive()
+
+        await app(request, replay, send)
+
+    return guarded
+
+
+def build_server(issuer: str, url: str, scopes: list[str], verifier: JwtVerifier) -> MCPServer:
     server = MCPServer(
         "oauth",
         version="0.1.0",
-        token_verifier=JwtVerifier(issuer, url),
+        token_verifier=verifier,
         # From strings: AuthSettings keeps a path-less issuer without a trailing slash, which
         # clients compare with the issuer's metadata as strings (RFC 8414 §3.3).
         auth=AuthSettings.model_validate(
@@ -124,6 +183,12 @@ def build_server(issuer: str, url: str, scopes: list[str]) -> MCPServer:
         return text
 
     @server.tool()
+    def vault() -> str:
+        """Say what the token's scopes are (with --vault-scope, only a token with it gets here)."""
+        token = get_access_token()
+        return f"vault opened with scopes={' '.join(token.scopes) if token else ''}"
+
+    @server.tool()
     async def pause(seconds: float) -> str:
         """Wait `seconds`; return when it started and ended (`START END`, epoch seconds)."""
         began = time.time()
@@ -140,6 +205,8 @@ def main() -> None:
     p.add_argument(
         "--json-response", action="store_true", help="answer POSTs with JSON, not SSE streams"
     )
+    p.add_argument("--vault-scope", help="the scope a token needs to call `vault`")
+    p.add_argument("--port", type=int, default=0, help="the port to bind (default: a free one)")
     args = p.parse_args()
     scopes: list[str] = ["mcp"] if args.scope is None else [s for s in args.scope if s]
 
@@ -147,12 +214,15 @@ def main() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", args.port))
     sock.listen(128)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    server = build_server(args.issuer, url, scopes)
-    app = server.streamable_http_app(json_response=args.json_response)
+    verifier = JwtVerifier(args.issuer, url)
+    server = build_server(args.issuer, url, scopes, verifier)
+    app: App = server.streamable_http_app(json_response=args.json_response)
     metadata = str(build_resource_metadata_url(AnyHttpUrl(url)))
+    if args.vault_scope:
+        app = step_up(app, verifier, args.vault_scope, metadata)
     print(json.dumps({"url": url, "resource_metadata": metadata}), flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     uvicorn.Server(config).run(sockets=[sock])

@@ -35,6 +35,8 @@ class Callback:
         self._done = anyio.Event()
         self._result: AuthorizationCodeResult | None = None
         self._error: str | None = None
+        self.issuer: str | None = None
+        """The ``iss`` the browser brought back (RFC 9207), with a code or an error."""
 
     async def wait(self) -> AuthorizationCodeResult:
         """Wait for the browser (the caller bounds how long).
@@ -65,6 +67,7 @@ class Callback:
         if target is None or target.path != "/callback" or self._done.is_set():
             return "404 Not Found", "Nothing to see here."
         query = {key: values[0] for key, values in parse_qs(target.query).items()}
+        self.issuer = query.get("iss")
         if "code" in query:
             self._result = AuthorizationCodeResult(
                 code=query["code"], state=query.get("state"), iss=query.get("iss")

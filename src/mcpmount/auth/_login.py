@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpx2
 from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.shared.auth import AuthorizationCodeResult
 
 from mcpmount.auth._callback import Callback, callback_listener
 from mcpmount.auth._provider import Persisted, provider
@@ -73,6 +74,9 @@ async def login(
     kept = store.login(spec.url, oauth.client(), issuer=oauth.issuer)
     before = kept.tokens_kept()
     kept.forget_tokens()  # so the server asks: a login starts afresh
+    client, wanted = await kept.get_client_info(), (kept.wanted_scope() or "").split()
+    if client and client.scope is not None and set(wanted) - set(client.scope.split()):
+        kept.forget_client()  # registered for less than the server now asks for
     try:
         with anyio.fail_after(LOGIN_TIMEOUT):
             if oauth.grant == "client_credentials":
@@ -85,6 +89,12 @@ async def login(
                         if open_browser:
                             await anyio.to_thread.run_sync(webbrowser.open, url)
 
+                    async def answer() -> AuthorizationCodeResult:
+                        try:
+                            return await callback.wait()
+                        finally:  # an error from another server is not this one's either
+                            person.check_issuer(callback.issuer)
+
                     person = provider(
                         spec.url,
                         oauth,
@@ -92,7 +102,7 @@ async def login(
                         namespace,
                         redirect_uri=callback.uri,
                         redirect_handler=redirect,
-                        callback_handler=callback.wait,
+                        callback_handler=answer,
                     )
                     await _ask(spec, person)
     except Exception as exc:

@@ -23,6 +23,7 @@ module adds:
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack
 
@@ -32,7 +33,8 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.auth.utils import extract_field_from_www_auth, issuers_match, union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
-from pydantic import AnyUrl
+from mcp_types import INTERNAL_ERROR
+from pydantic import AnyUrl, PrivateAttr
 
 from mcpmount.auth._required import LoginRequired
 from mcpmount.auth._store import Login, LoginMetadata, TokenStore
@@ -94,6 +96,16 @@ class Persisted(OAuthClientProvider):
                 f"the server names the authorization server {issuer}, not the configured "
                 f"issuer {self._issuer}; if the server moved, change `issuer` in its oauth table"
             )
+        kept = self._login.issuer
+        if self._configured_client is not None and kept and not issuers_match(issuer, kept):
+            # A client registered by hand belongs to the server it was registered with: its
+            # id is never shown to another (SEP-2352).
+            raise OAuthFlowError(
+                f"the server now names the authorization server {issuer}, but client_id "
+                f"{self._configured_client.client_id!r} was used with {kept}; register a "
+                "client there and set its client_id (and `issuer`), or remove client_id to "
+                "let mcpmount register itself"
+            )
         if self._login.use(issuer):
             context = self.context
             context.current_tokens = self._login.tokens()
@@ -103,12 +115,29 @@ class Persisted(OAuthClientProvider):
             self._reload_expiry()
         return issuer
 
-    async def _perform_authorization(self) -> httpx2.Request:
-        # A login also asks for the scope the server asked for mid-session (see _why).
-        wanted = self._login.wanted_scope()
-        metadata = self.context.client_metadata
-        metadata.scope = union_scopes(metadata.scope, wanted)
-        return await super()._perform_authorization()
+    def check_issuer(self, issuer: str | None) -> None:
+        """Refuse an authorization response from another server than the one asked (RFC 9207).
+
+        The SDK checks the ``iss`` of a response with a code too; this also checks one with
+        an error, and says what happened and what to do.
+
+        Raises:
+            OAuthFlowError: ``issuer`` is not the authorization server's, or is missing where
+                that server said it sends one.
+        """
+        metadata = self.context.oauth_metadata
+        expected = str(metadata.issuer) if metadata else None
+        promised = metadata is not None and metadata.authorization_response_iss_parameter_supported
+        if issuer is None and not promised:
+            return
+        if issuer != expected:
+            came = f"issuer {issuer!r}" if issuer else "no issuer"
+            raise OAuthFlowError(
+                f"the authorization response names {came}, not {expected!r}, the authorization "
+                "server this login was sent to, so it was refused (RFC 9207: another server "
+                "answered, or something between changed the answer); log in again, and if it "
+                "happens again, check which authorization server the server names"
+            )
 
     def _reload_expiry(self) -> None:
         expires_at = self._login.expires_at()
@@ -184,7 +213,8 @@ class Persisted(OAuthClientProvider):
                 if not _challenged(response):
                     return
                 if self._wants_person(response):
-                    raise LoginRequired(self._why(response))
+                    self._refuse(response)
+                    return
             flow = super()._auth_flow(request)
             try:
                 outgoing = await flow.__anext__()
@@ -193,12 +223,28 @@ class Persisted(OAuthClientProvider):
                         await held.aclose()  # any refresh is done and kept
                     response = yield outgoing
                     if outgoing is request and self._wants_person(response):
-                        raise LoginRequired(self._why(response))
+                        self._refuse(response)
+                        return
                     outgoing = await flow.asend(response)
             except StopAsyncIteration:
                 return
             finally:
                 await flow.aclose()
+
+    def _refuse(self, response: httpx2.Response) -> None:
+        """Fail for want of a person: the session, or (more scope) only this request.
+
+        Raises:
+            LoginRequired: The server wants a login at all (a 401).
+        """
+        why = self._why(response)
+        if response.status_code != 403:
+            raise LoginRequired(why)
+        # Only this call needs more scope; the others still work, so the session goes on
+        # and the call is answered with a JSON-RPC error saying why, which the SDK relays.
+        error = {"code": INTERNAL_ERROR, "message": why}
+        response.headers["content-type"] = "application/json"
+        response._content = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()  # pyright: ignore[reportPrivateUsage]
 
     def _wants_person(self, response: httpx2.Response) -> bool:
         """Whether answering ``response`` would need a browser that nobody is watching."""
@@ -218,6 +264,25 @@ class Persisted(OAuthClientProvider):
         if self.context.current_tokens is None:
             return f"the server needs an OAuth login and none is stored; {fix}"
         return f"the server refused the stored OAuth token; {fix}"
+
+
+class AskingMetadata(OAuthClientMetadata):
+    """Client metadata whose scope always holds what the server asked for mid-session.
+
+    The SDK sets the scope from the server's challenge just before it registers the client
+    and sends the person to log in; both must ask for the union (see `Persisted._why`).
+    """
+
+    _also: str | None = PrivateAttr(default=None)
+
+    def ask_also(self, scope: str | None) -> None:
+        self._also = scope
+        self.scope = self.scope  # the union, from now on
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "scope" and (value is None or isinstance(value, str)):
+            value = union_scopes(value, self._also)
+        super().__setattr__(name, value)
 
 
 def _challenged(response: httpx2.Response) -> bool:
@@ -272,7 +337,7 @@ def provider(
     redirect = AnyUrl(redirect_uri or NOT_INTERACTIVE)
     secret = oauth.secret()
     method = "client_secret_post" if secret else "none"
-    metadata = OAuthClientMetadata(
+    metadata = AskingMetadata(
         redirect_uris=[redirect],
         client_name="mcpmount",
         grant_types=["authorization_code", "refresh_token"],
@@ -280,6 +345,7 @@ def provider(
         token_endpoint_auth_method=method,
         scope=oauth.scope(),
     )
+    metadata.ask_also(login.wanted_scope())
     configured = None
     if oauth.client_id is not None:
         configured = OAuthClientInformationFull(

@@ -119,6 +119,11 @@ class Login:
         self.issuer = same_issuer(chosen) if chosen is not None else None
 
     @property
+    def path(self) -> Path:
+        """The file of the login at its issuer (in the keyring, the entry named by its stem)."""
+        return self._current.path
+
+    @property
     def _current(self) -> _Record:
         if self.issuer is None:
             return self._server  # no login yet, or one from before issuers, not yet placed
