@@ -6,17 +6,20 @@ URI, and its text names ``--label``, so two servers can be told apart) and
 ``ui://pages/{page}`` is not in ``resources/list``, as the spec allows for views.
 Tools: ``show`` (the view, for model and app; its result's ``_meta`` names the view too),
 ``refresh`` (app only: ``visibility = ["app"]``), ``model_only`` (``["model"]``) and
-``card`` (``_meta["openai/outputTemplate"]``), and with ``--extra NAME`` an app-only tool
-``NAME`` too. Each answers ``<tool> by <label>``.
+``card`` (``_meta["openai/outputTemplate"]``), ``supports`` (whether its client advertised
+MCP Apps support: ``True`` or ``False``), and with ``--extra NAME`` an app-only tool ``NAME``
+too. The others answer ``<tool> by <label>``.
 Run: ``python tests/apps/app_server.py --label alpha [--extra NAME]`` (stdio).
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import mcp_types as types
-from mcp.server.mcpserver import MCPServer
+from mcp.server.apps import client_supports_apps
+from mcp.server.mcpserver import Context, MCPServer
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--label", default="app")
@@ -56,6 +59,12 @@ def model_only() -> str:
 def card() -> str:
     """Show a card (an OpenAI Apps SDK widget)."""
     return said("card")
+
+
+@app.tool()
+def supports(ctx: Context[Any]) -> str:
+    """Whether this server's client renders MCP Apps views (as it advertised)."""
+    return str(client_supports_apps(ctx))
 
 
 if options.extra is not None:

@@ -89,7 +89,7 @@ async def test_an_app_of_a_hidden_server_is_answered_as_nothing_mounted(
             full_refresh = await answer(full, "refresh")
             full_call = await answer(full, "vault_only")
             full_view = await read(full, "ui://vault/shared/app.html")
-    assert listed == ["alpha__card", "alpha__model_only", "alpha__show"]
+    assert listed == ["alpha__card", "alpha__model_only", "alpha__show", "alpha__supports"]
     assert views == ["ui://alpha/shared/app.html", "ui://alpha/widget/card.html"]
     assert limited_refresh == "refresh by alpha"
     assert hidden_call.replace("vault", "qzxjw") == nowhere_call

@@ -171,3 +171,18 @@ async def test_a_name_two_apps_know_reaches_neither_and_their_public_names_each(
     assert text_of(alpha) == "refresh by alpha"
     assert text_of(beta) == "refresh by beta"
     assert text_of(alone) == "alpha_only by alpha"
+
+
+async def test_a_server_is_told_its_client_renders_apps_in_both_eras(tmp_path: Path) -> None:
+    """The registry advertises MCP Apps to every server it mounts, in the 2026-07-28 era
+    (``alpha``) and the handshake era (``beta``), so one that checks offers its apps."""
+    legacy = app_server("beta", "beta") + 'protocol = "legacy"\n'
+    config = write_config(tmp_path, app_server("alpha", "alpha"), legacy)
+    async with served(config, tmp_path, "http", "legacy") as client:
+        await wait_for_tool(client, "alpha__supports")
+        await wait_for_tool(client, "beta__supports")
+        with anyio.fail_after(BEHAVIOUR):
+            told = [
+                text_of(await client.call_tool(f"{ns}__supports", {})) for ns in ("alpha", "beta")
+            ]
+    assert told == ["True", "True"]

@@ -45,6 +45,7 @@ from mcpmount.errors import (
 from mcpmount.handlers import ClientHandlers
 from mcpmount.processes import Reaper
 from mcpmount.transports import ServerTransport, transport_for
+from mcpmount.upstream._apps import AppsSupport
 from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._content import ServerContent, list_content
 from mcpmount.upstream._failures import StartFailures, check_size
@@ -435,7 +436,7 @@ class Connection:
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
-            extensions=[self.tasks.extension()],
+            extensions=[self.tasks.extension(), AppsSupport()],
             **self.asking.callbacks(),
         )
 
