@@ -6,7 +6,8 @@ URI, and its text names ``--label``, so two servers can be told apart) and
 ``ui://pages/{page}`` is not in ``resources/list``, as the spec allows for views.
 Tools: ``show`` (the view, for model and app; its result's ``_meta`` names the view too),
 ``refresh`` (app only: ``visibility = ["app"]``), ``model_only`` (``["model"]``) and
-``card`` (``_meta["openai/outputTemplate"]``), ``supports`` (whether its client advertised
+``card`` (``_meta["openai/outputTemplate"]``), ``private`` (``openai/visibility =
+"private"``: app only, the OpenAI Apps SDK's way), ``supports`` (whether its client advertised
 MCP Apps support: ``True`` or ``False``), and with ``--extra NAME`` an app-only tool ``NAME``
 too. The others answer ``<tool> by <label>``.
 Run: ``python tests/apps/app_server.py --label alpha [--extra NAME]`` (stdio).
@@ -59,6 +60,12 @@ def model_only() -> str:
 def card() -> str:
     """Show a card (an OpenAI Apps SDK widget)."""
     return said("card")
+
+
+@app.tool(meta={"openai/outputTemplate": CARD, "openai/visibility": "private"})
+def private() -> str:
+    """What only the card calls."""
+    return said("private")
 
 
 @app.tool()

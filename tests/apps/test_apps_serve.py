@@ -117,6 +117,7 @@ async def test_views_are_listed_and_read_under_the_uris_their_tools_name(
         ]
         assert text_of(read) == f"<!doctype html><html><body>app of {ns}</body></html>"
     assert "alpha__refresh" not in tools  # app only: hidden from the model
+    assert "alpha__private" not in tools  # the same, the OpenAI Apps SDK's way
     assert (tools["alpha__model_only"].meta or {})["ui"]["visibility"] == ["model"]
     assert [(c.uri, c.mime_type) for c in card.contents] == [
         ("ui://alpha/widget/card.html", "text/html+skybridge")
@@ -140,12 +141,14 @@ async def test_an_app_reaches_its_servers_tools_by_the_names_it_knows(
         assert client.protocol_version == version
         with anyio.fail_after(BEHAVIOUR):
             refreshed = await client.call_tool("refresh", {})
+            private = await client.call_tool("private", {})
             shown = await client.call_tool("show", {})
             public = await client.call_tool("alpha__refresh", {})
             model_only = await refusal(client, "model_only")
             plain = await refusal(client, "echo")
     assert text_of(refreshed) == text_of(public) == "refresh by alpha"
     assert text_of(shown) == "show by alpha"
+    assert text_of(private) == "private by alpha"
     assert "no mounted tool is named 'model_only'" in model_only
     assert "no mounted tool is named 'echo'" in plain
 

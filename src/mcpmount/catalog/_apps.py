@@ -11,9 +11,9 @@ things of it pass through the registry whole:
   same way: ``_meta.ui.resourceUri``, the older flat ``_meta["ui/resourceUri"]``, and the
   OpenAI Apps SDK's ``_meta["openai/outputTemplate"]``, in definitions and in results.
 - **Visibility.** ``_meta.ui.visibility`` says who sees a tool: ``["model", "app"]`` when
-  it is absent. A tool without ``"model"`` is left out of what the model is shown (the
-  manifest, ``tool_search``), as a host leaves it out of its agent's tools; it stays
-  callable.
+  it is absent (``["app"]`` for the OpenAI Apps SDK's ``openai/visibility = "private"``).
+  A tool without ``"model"`` is left out of what the model is shown (the manifest,
+  ``tool_search``), as a host leaves it out of its agent's tools; it stays callable.
 - **The app's own calls.** A view calls its server's tools by the names it was built with
   (``get-time``), and the host passes them on as they are. So a name that is no public
   name is also looked up among the raw names of the tools an app may call (``"app"`` in
@@ -50,10 +50,15 @@ def ui_resource_uri(tool: mcp_types.Tool) -> str | None:
 
 
 def _visibility(tool: mcp_types.Tool) -> frozenset[str]:
-    shown = ui_meta(tool.meta or {}).get("visibility")
-    if not isinstance(shown, list):
-        return frozenset(("model", "app"))
-    return frozenset(str(who) for who in cast("list[object]", shown))
+    """Who sees ``tool``: its ``ui.visibility``, else ``app`` alone for the OpenAI Apps SDK's
+    ``openai/visibility = "private"``, else both."""
+    meta = tool.meta or {}
+    shown = ui_meta(meta).get("visibility")
+    if isinstance(shown, list):
+        return frozenset(str(who) for who in cast("list[object]", shown))
+    if meta.get("openai/visibility") == "private":
+        return frozenset(("app",))
+    return frozenset(("model", "app"))
 
 
 def model_visible(tool: mcp_types.Tool) -> bool:
