@@ -132,12 +132,16 @@ def uri(namespace: str, raw: str = MEMO) -> str:
 
 
 def isolation_server(namespace: str, record: Path, *, protocol: str, private: str = "") -> str:
-    """A config table mounting the isolation server as ``namespace``, recording to ``record``."""
+    """A config table mounting the isolation server as ``namespace``, recording to ``record``.
+
+    Required, so that serve answers only once both are mounted: an optional server that
+    mounts late (a loaded machine) is announced to every session as a list change, which
+    the notice counts here would take for one of the tests' own."""
     args = [str(SERVER), "--label", namespace, "--record", str(record)]
     args += ["--private", private] if private else []
     return (
         f'[servers.{namespace}]\ncommand = "{sys.executable}"\nargs = {json.dumps(args)}\n'
-        f'protocol = "{protocol}"\ndefer = {json.dumps(list(DEFERRED))}\n'
+        f'protocol = "{protocol}"\ndefer = {json.dumps(list(DEFERRED))}\nrequired = true\n'
     )
 
 
