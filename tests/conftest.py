@@ -16,6 +16,15 @@ from leaks import LeakChecker, leak_checked
 FIXTURE_SERVER = Path(__file__).parent / "servers" / "fixture_server.py"
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A conformance test is slow too: the working tier's ``-m "not slow"`` replaces the
+    default ``-m "not conformance"`` (pyproject), and must still leave them out."""
+    for item in items:
+        if item.get_closest_marker("conformance") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     """Session scope, so a module-scoped async fixture (servers its tests share) can use it."""

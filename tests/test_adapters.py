@@ -17,7 +17,7 @@ ROOT = Path(__file__).parent.parent
 DEMO = ROOT / "configs" / "demo.toml"
 FIXTURE = Path(__file__).parent / "servers" / "fixture_server.py"
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 def run_example(script: str) -> subprocess.CompletedProcess[str]:

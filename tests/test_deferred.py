@@ -13,7 +13,7 @@ from mcpmount.registry import Registry, RegistryChange
 from mcpmount.search import TOOL_SEARCH_NAME
 from support import fixture
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 async def mounted(registry: Registry, server: str, spec: StdioServer) -> None:

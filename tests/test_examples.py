@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).parent.parent
 DEMO = ROOT / "configs" / "demo.toml"
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

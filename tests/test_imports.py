@@ -16,7 +16,7 @@ import pytest
 
 from support import FIXTURE
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 LOADED_ON_USE = (
     "mcp.client.auth",  # OAuth: a url server with an `oauth` key, or `mcpmount login`

@@ -23,7 +23,7 @@ from http_fixture import serve_http
 from leaks import LeakChecker, LeakError, assert_no_extra_tasks, process_table, task_snapshot
 
 # Every test here also runs under the real leak fixture: nested checkers must not interfere.
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 FIXTURE_SERVER = str(Path(__file__).parent / "servers" / "fixture_server.py")
 

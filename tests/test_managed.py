@@ -24,7 +24,7 @@ from mcpmount.errors import (
 from mcpmount.registry import Registry, RegistryChange, open_registry
 from support import CHANGING, FIXTURE, record_pids, stdio_spec, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 async def wait_for(condition: Any, timeout: float = 10) -> None:

@@ -34,7 +34,7 @@ from mcpmount.processes import group_members
 from mcpmount.registry import Registry, open_registry
 from support import FIXTURE, alive, fixture, record_pids, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 class TestMount:

@@ -32,6 +32,8 @@ from mcpmount.config import (
     load_config,
 )
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 CORPUS = Path(__file__).parent / "secret_corpus"
 

@@ -19,7 +19,7 @@ from mcp.client.stdio import stdio_client
 
 from serve.serve_support import connected, wait_for_tool
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
 SECRET = "sk-planted-0f3c9a7e51"
 HEADER_SECRET = "ghp_plantedHeaderToken77"

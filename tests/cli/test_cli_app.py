@@ -9,7 +9,7 @@ from cli_support import mcpmount, server, write_config
 
 SECRET = "s3cr3t-token-value-4242"
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def test_a_bad_config_exits_2_naming_the_key_and_hiding_the_secret(tmp_path: Path) -> None:

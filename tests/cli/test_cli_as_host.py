@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 
 from serve.serve_support import connected, wait_for_tool
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
 """Each test starts ``serve`` (and its servers) two or three times, on a busy machine."""
 
 REPO = Path(__file__).parents[2]

@@ -12,7 +12,7 @@ from cli_support import mcpmount, server, write_config
 
 from support import SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 API_KEY = "sk-" + "Zq7" * 10
 TOKEN = "ghp_" + "a1B2c3D4e5" * 4

@@ -13,7 +13,7 @@ from cli_support import mcpmount, write_config
 
 from support import SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 EMOJI = "Today's weather \u2600\ufe0f, for the \U0001f468\u200d\U0001f469\u200d\U0001f467."
 """``weather``'s description, less its payload: what the model must be shown."""

@@ -13,7 +13,7 @@ from cli_support import mcpmount, server, write_config
 
 from support import FIXTURE
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 TAGS = {"type": "array", "items": {"type": "string"}}
 SCHEMA = {

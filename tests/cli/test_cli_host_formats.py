@@ -24,6 +24,7 @@ from mcpmount.hosts import Host, load_host
 from support import FIXTURE, SERVERS
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.timeout(180),  # a few mcpmount processes per test, on a loaded machine
 ]

@@ -20,7 +20,7 @@ from mcpmount.config import StdioServer
 from mcpmount.hosts import Host, load_host
 from serve.serve_support import connected, wait_for_tool
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
 SHAPES = {
     "claude-desktop": {"command", "args"},

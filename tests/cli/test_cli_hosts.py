@@ -20,7 +20,7 @@ from cli_support import mcpmount
 
 from support import FIXTURE, SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 ENV_SERVER = SERVERS / "env_server.py"
 TOKEN = "ghp_typed-or-set-token-4242"

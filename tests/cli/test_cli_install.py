@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client
 
 from serve.serve_support import connected, wait_for_tool
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 CONFIG_BODY = server("fx") + 'env = { API_TOKEN = "${API_TOKEN}", LEVEL = "${LEVEL:-info}" }\n'
 """A config that needs ``API_TOKEN`` from its environment, and may have ``LEVEL``."""

@@ -15,7 +15,7 @@ from cli_support import mcpmount, server, write_config
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.cli._completion import _commands  # pyright: ignore[reportPrivateUsage]
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 FIELDS = ["code", "message", "server", "hint"]
 

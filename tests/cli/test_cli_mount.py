@@ -11,7 +11,7 @@ from cli_support import mcpmount, server, write_config
 
 from support import CHANGING
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def test_check_reports_each_server_and_exits_1_when_one_fails(tmp_path: Path) -> None:

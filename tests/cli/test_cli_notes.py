@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_support import mcpmount, server, write_config
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 TOOLS = json.dumps(
     [

@@ -17,7 +17,7 @@ from cli_support import mcpmount, terminal, write_config
 
 from support import FIXTURE, SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def marked(name: str, marker: Path, *flags: str, extra: str = "") -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_support import mcpmount, server, write_config
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def test_tools_lists_public_and_raw_names(tmp_path: Path) -> None:

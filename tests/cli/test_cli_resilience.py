@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cli_support import mcpmount, server, write_config
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 HUNG_TIMEOUT = 4
 """The hung server's ``startup_timeout``."""

@@ -11,7 +11,7 @@ from cli_support import mcpmount, write_config
 
 from support import SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def content(name: str, *flags: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from cli_support import mcpmount, server, write_config
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def run(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:

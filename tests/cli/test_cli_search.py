@@ -16,7 +16,7 @@ from mcpmount.config import RegistrySettings
 from mcpmount.registry import Registry
 from support import fixture
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 QUERY = "calculate a total"
 """No word of it is in any fixture tool's text; by meaning it is ``add``'s."""

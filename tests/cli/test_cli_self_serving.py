@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_support import mcpmount
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
 DESKTOP = Path(".config/Claude/claude_desktop_config.json")
 

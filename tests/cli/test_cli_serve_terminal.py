@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_support import server, write_config
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def first_stderr_line(stdin: int, config: str, *flags: str) -> str:

@@ -15,7 +15,7 @@ from cli_support import mcpmount, server, write_config
 from leaks import record_group
 from support import alive
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 _WITHIN = 60.0
 """Bound for a process to start and mount on a loaded machine (not the behaviour's)."""

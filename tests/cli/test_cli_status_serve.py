@@ -33,7 +33,7 @@ from serve.serve_support import (
     wait_for_tool,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 @pytest.fixture(name="runtime_dir")

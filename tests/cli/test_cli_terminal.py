@@ -22,7 +22,7 @@ from cli_support import mcpmount, terminal, write_config
 from mcpmount.cli._shown import visible
 from support import SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 HOSTILE = (
     "\x1b[2J\x1b]0;pwned\x07\x9b31m\u202etxt.exe\u2066\u200b\U000e0041\x7f"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from importlib.metadata import version
 
+import pytest
 from cli_support import mcpmount
+
+pytestmark = pytest.mark.slow
 
 
 def test_version_prints_the_installed_version_and_exits_0() -> None:

@@ -87,6 +87,7 @@ def test_every_block_is_of_a_kind_the_tests_check() -> None:
     assert orphans == []
 
 
+@pytest.mark.slow  # the transcripts keep the working tier's end-to-end run of the docs
 @pytest.mark.parametrize("block", of("python"), ids=ids(of("python")))
 def test_a_python_block_runs_as_a_program(block: Block, tmp_path: Path) -> None:
     """It runs to exit 0 from the repository root, and prints the output block after it."""

@@ -31,7 +31,7 @@ from mcpmount.errors import SecretRefusedError
 from serve.serve_support import BEHAVIOUR, served_stdio, wait_for_tool
 
 # Two servers, a login and token lifetimes of seconds: generous on a loaded machine.
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from mcpmount.registry import Registry
 from mcpmount.serve import RegistryServer
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 Era = Literal["auto", "legacy"]
 

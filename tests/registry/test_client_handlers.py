@@ -19,7 +19,7 @@ from mcpmount.handlers import Asker, ClientHandlers, ElicitationHandler
 from mcpmount.registry import Registry, open_registry
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 Era = Literal["auto", "legacy"]
 ERAS: list[Era] = ["auto", "legacy"]

@@ -15,7 +15,7 @@ from mcpmount.handlers import ClientHandlers
 from mcpmount.registry import Registry
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 Era = Literal["auto", "legacy"]
 ERAS: list[Era] = ["auto", "legacy"]

@@ -22,7 +22,7 @@ from mcpmount.handlers import Approval, ApprovalRequest, Interceptor, ToolCall
 from mcpmount.registry import Registry
 from support import SERVERS, alive, stdio_spec, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 POISONED = str(SERVERS / "token_thief_server.py")
 GATE = str(SERVERS / "gate_program.py")

@@ -27,7 +27,7 @@ from mcpmount.registry import Registry, RegistryChange
 from mcpmount.upstream import ServerContent, ServerState
 from support import FIXTURE, SERVERS, stdio_spec, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 CONTENT = str(SERVERS / "content_server.py")
 

@@ -25,7 +25,7 @@ from mcpmount.registry import Registry
 from mcpmount.upstream import ServerState
 from support import FIXTURE, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 _COUNTING = 'echo $$ >> "$0"; exec "$@"'
 """A shell script: append its pid to the file named by $0, then become the server."""

@@ -23,7 +23,7 @@ from mcpmount.errors import ConfigError, DefinitionChangedError, ToolListError, 
 from mcpmount.registry import Registry, RegistryChange, open_registry
 from support import CHANGING, FIXTURE, fixture, record_pids, stdio_spec, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 QUERY: dict[str, object] = {
     "name": "q",

@@ -35,7 +35,7 @@ from mcpmount.errors import (
 from mcpmount.registry import Registry, RegistryChange
 from support import SERVERS, record_pids, stdio_spec
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 CONTENT = str(SERVERS / "content_server.py")
 

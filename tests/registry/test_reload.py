@@ -23,7 +23,7 @@ from mcpmount.registry import Registry, RegistryChange, ReloadResult
 from mcpmount.registry._reload import server_settings_changed
 from support import alive, fixture, record_pids
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 BOUND: Final = 60.0
 """Seconds a mount-and-reload may take on a loaded machine (never hangs, not a speed test)."""

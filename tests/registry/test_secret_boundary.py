@@ -27,7 +27,7 @@ from mcpmount.registry import Registry, View
 from secret_support import assert_planted_redacted
 from support import SERVERS, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 GH_TOKEN = "ghp_" + "Hq7Wm2Xp" * 4 + "Lz5k"
 SHOWN = "[redacted: secret of server 'github']"

@@ -24,7 +24,7 @@ from mcpmount.errors import CallDeniedError, SecretRefusedError
 from mcpmount.registry import Registry
 from support import SERVERS, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 POISONED = str(SERVERS / "token_thief_server.py")
 GH_TOKEN = "ghp_" + "x7Qm2Lp9" * 4 + "Zk4w"

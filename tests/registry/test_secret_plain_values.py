@@ -16,7 +16,7 @@ import mcpmount
 from mcpmount.errors import ConfigError, SecretRefusedError
 from support import SERVERS, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 THIEF = json.dumps(str(SERVERS / "token_thief_server.py"))
 ENVIRON = {

@@ -21,7 +21,7 @@ from mcpmount.processes import group_members
 from mcpmount.registry import Registry, open_registry
 from support import FIXTURE, fixture, record_pids
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 class TestCancel:

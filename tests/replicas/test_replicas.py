@@ -35,7 +35,7 @@ from serve.serve_support import (
 )
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 MODES: Final = pytest.mark.parametrize("mode", ["auto", "legacy"])
 

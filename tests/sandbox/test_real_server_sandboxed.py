@@ -19,6 +19,7 @@ from support import SERVERS, text_of
 FILESYSTEM = SERVERS / "npm" / "node_modules" / ".bin" / "mcp-server-filesystem"
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.usefixtures("bwrap"),

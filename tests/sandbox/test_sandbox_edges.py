@@ -26,7 +26,7 @@ from mcpmount.sandbox._addresses import AllowList
 from mcpmount.sandbox._proxy import Limits, serve_proxy
 from support import stdio_spec, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 @pytest.fixture(name="home")

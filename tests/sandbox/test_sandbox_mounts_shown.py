@@ -22,6 +22,7 @@ from mcpmount.registry import Registry
 from support import text_of
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.usefixtures("bwrap"),

@@ -17,6 +17,7 @@ from mcpmount.registry import Registry
 from support import stdio_spec, text_of
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.usefixtures("bwrap"),

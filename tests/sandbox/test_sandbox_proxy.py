@@ -26,7 +26,7 @@ from mcpmount.sandbox._addresses import AllowList, Refused, classify, held_here,
 from mcpmount.upstream import ServerState
 from support import fixture, stdio_spec, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 @pytest.fixture(name="port")

@@ -17,6 +17,8 @@ from mcpmount.config import RegistrySettings
 from mcpmount.search import SearchIndex
 from mcpmount.semantic import PACKAGED_MODEL, Embedder, SemanticModelError, resolve
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module", name="embedder")
 def _embedder(

@@ -20,7 +20,7 @@ from mcpmount.semantic._vector_store import RedisVectors
 from mcpmount.tool import MountedTool
 from redis_support import running_redis
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 QUERY = "calculate a total"
 """No word of it is in ``calc__add`` ("Add two integers.")."""

@@ -13,6 +13,8 @@ from mcpmount.search import SearchIndex
 from mcpmount.search._postings import WEIGHT_STEPS, Postings, boilerplate_weight
 from mcpmount.tool import MountedTool
 
+pytestmark = pytest.mark.slow
+
 _WORDS = (
     *("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"),
     *("juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo"),

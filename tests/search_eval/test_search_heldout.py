@@ -10,10 +10,13 @@ Run ``pytest -s tests/search_eval/test_search_heldout.py`` to see the figures.
 
 from __future__ import annotations
 
+import pytest
 from eval_data import QUERIES, normal, report, unindexed_targets
 from heldout_data import HELDOUT
 
 from mcpmount.search import SearchIndex
+
+pytestmark = pytest.mark.slow
 
 RECALL_AT_1_FLOOR = 0.62
 RECALL_AT_5_FLOOR = 0.86

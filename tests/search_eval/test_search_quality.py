@@ -8,9 +8,12 @@ under today's figures (recall@1 0.810, recall@5 0.988), not at them.
 
 from __future__ import annotations
 
+import pytest
 from eval_data import QUERIES, report, unindexed_targets
 
 from mcpmount.search import SearchIndex
+
+pytestmark = pytest.mark.slow
 
 RECALL_AT_1_FLOOR = 0.77
 RECALL_AT_5_FLOOR = 0.95

@@ -17,6 +17,8 @@ from reference_data import REFERENCE_QUERIES, reference_corpus
 
 from mcpmount.search import SearchIndex
 
+pytestmark = pytest.mark.slow
+
 RECALL_AT_1_FLOOR = 0.55
 RECALL_AT_5_FLOOR = 0.70
 

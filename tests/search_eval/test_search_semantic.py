@@ -16,7 +16,10 @@ from eval_data import REAL_TOOLS
 
 from mcpmount.search import SearchIndex, call_tool_search, run_tool_search
 
-pytestmark = pytest.mark.timeout(180)  # each index loads the model: seconds of CPU if loaded
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(180),  # each index loads the model: seconds of CPU if loaded
+]
 
 PARAPHRASE = "print everything the memory store holds"
 """Shares no content word with the memory server's ``read_graph`` ("Read the entire

@@ -25,7 +25,10 @@ from mcpmount.tool import MountedTool
 TOOLS = 1_000
 FUSED_AT_5_FLOOR = 0.78
 
-pytestmark = pytest.mark.timeout(300)  # the tool vectors: tens of seconds on a loaded box
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(300),  # the tool vectors: tens of seconds on a loaded box
+]
 
 
 def indexes(tools: list[MountedTool], cache: Path) -> tuple[SearchIndex, SearchIndex]:

@@ -27,7 +27,10 @@ from mcpmount.search import SearchIndex
 from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve, semantic_text
 from mcpmount.semantic._int8_scores import CANDIDATES, MIN_ROWS, Scorer
 
-pytestmark = pytest.mark.timeout(180)  # a build of the int8 graph: seconds of CPU, more if loaded
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(180),  # a build of the int8 graph: seconds of CPU, more if loaded
+]
 
 TEXTS = sorted({semantic_text(tool) for tool in REAL_TOOLS})
 """The real servers' tool texts, 90 of them."""

@@ -16,7 +16,7 @@ from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 GATED = 'approve = ["delete_*"]'
 

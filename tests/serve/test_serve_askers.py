@@ -24,7 +24,7 @@ from asking_support import fresh_asking_server, prompt_text, read_text
 from http_fixture import serve_http
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 class Person:

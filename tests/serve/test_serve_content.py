@@ -23,7 +23,7 @@ from serve_support import BEHAVIOUR, wait_for_tool, write_config
 
 from support import SERVERS
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 ONE = "mcpmount://docs/memo://one"
 

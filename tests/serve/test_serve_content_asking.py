@@ -20,7 +20,7 @@ from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 from asking_support import prompt_text, read_text
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 RESOURCE = "mcpmount://ask/asked://y"
 

@@ -29,7 +29,7 @@ from serve_support import (
 
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 RICH_SERVER = '''
 """Progress and every content block type, for the pass-through tests."""

@@ -33,7 +33,7 @@ from serve_support import BEHAVIOUR, connected, served_http, wait_for_tool, writ
 
 from support import SERVERS, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 LONG: Final = 600.0
 """Seconds each upstream tool would run: only a cancellation ends it within a test."""

@@ -22,7 +22,7 @@ from serve_support import BEHAVIOUR, wait_for_tool, write_config
 from mcpmount.audit import hidden_in
 from support import SERVERS, strings_in, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 VISIBLE = (
     "Sunny \U0001f600, I \u2764\ufe0f it; the \U0001f468\u200d\U0001f469\u200d\U0001f467 goes "

@@ -14,7 +14,7 @@ from serve_support import served_stdio, wait_for_tool, write_config
 from mcpmount.audit import hidden_in
 from support import SERVERS
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def poisoned(name: str, *flags: str) -> str:

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 _HANDSHAKE = [
     {

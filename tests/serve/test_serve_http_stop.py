@@ -23,7 +23,7 @@ from serve_support import (
 
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
 

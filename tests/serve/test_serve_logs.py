@@ -16,7 +16,7 @@ import pytest
 from relay_support import EVERY_WAY, Host, served
 from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 AT_LEAST_WARNING = ["warning", "error", "critical", "alert", "emergency"]
 

@@ -22,7 +22,7 @@ from serve_support import BEHAVIOUR, STARTUP, names, wait_for_tool, write_config
 
 from support import SERVERS
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 CONTENT = str(SERVERS / "content_server.py")
 

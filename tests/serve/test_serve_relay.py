@@ -27,7 +27,7 @@ from serve_support import (
 
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 @pytest.mark.parametrize(("transport", "mode", "version"), EVERY_WAY)

@@ -32,7 +32,7 @@ from serve_support import (
 from cli.cli_support import mcpmount
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 FIRST = (fixture_server("keep"), fixture_server("grow", "--tools", "1"))
 SECOND = (fixture_server("keep"), fixture_server("grow", "--tools", "2"), fixture_server("new"))

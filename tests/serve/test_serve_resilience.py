@@ -39,7 +39,7 @@ from mcpmount.serve.front import Retries
 from mcpmount.serve.front._retries import ATTEMPTS, FIRST_DELAY, JITTER, MAX_DELAY
 from support import SERVERS, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 FIRST_LIST_WAIT = 10.0
 """The config's ``first_list_wait``: the first list waits this long at most."""

@@ -28,7 +28,7 @@ from serve_support import BEHAVIOUR, wait_for_tool, write_config
 from secret_support import assert_planted_redacted
 from support import SERVERS, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 GH_TOKEN = "ghp_" + "Vd3Kq8Zr" * 4 + "Mn6y"
 SHOWN = "[redacted: secret of server 'github']"

@@ -18,7 +18,7 @@ from serve_support import BEHAVIOUR, wait_for_tool, write_config
 
 from support import SERVERS, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 GH_TOKEN = "ghp_" + "Rt5Vb8Nm" * 4 + "Qw2e"
 WEATHER_TOKEN = "wx-served-8c2f4d6b"

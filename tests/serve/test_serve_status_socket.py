@@ -19,7 +19,7 @@ import pytest
 
 from mcpmount.serve.ops import publish_status, status_sockets
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 @pytest.fixture(name="runtime_dir")

@@ -17,7 +17,7 @@ from serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, wri
 from leaks import record_group
 from support import alive
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def _wait_for(condition: object, what: str, within: float = STARTUP) -> None:

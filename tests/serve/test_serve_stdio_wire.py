@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from serve_support import BEHAVIOUR, fixture_server, served_stdio, wait_for_tool, write_config
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 CALLS = 50
 

@@ -22,7 +22,7 @@ from serve_support import (
 
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 TOOLS = json.dumps(
     [

@@ -15,7 +15,7 @@ from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 TOOLS = mcp_types.SamplingCapability(tools=mcp_types.SamplingToolsCapability())
 

@@ -12,6 +12,8 @@ from mcpmount.config import ServeOAuth, ServeSettings, load_config
 from mcpmount.errors import ConfigError
 from mcpmount.serve.access import HttpSecurity, check_exposure
 
+pytestmark = pytest.mark.slow
+
 _SERVER = '[servers.fs]\ncommand = "true"\n'
 
 

@@ -26,7 +26,12 @@ from oauth.oauth_support import (
 from serve.serve_support import BEHAVIOUR, served_http, wait_for_tool, write_config
 
 # An authorization server, a served process and token lifetimes of seconds: generous.
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.anyio,
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.timeout(180),
+]
 
 
 def _oauth_flags(auth: AuthorizationServer, port: int, *scopes: str) -> list[str]:

@@ -30,7 +30,7 @@ from serve.serve_support import (
     write_config,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 MODES = ["legacy", "auto"]
 """The handshake era (2025-11-25) and the 2026-07-28 era."""

@@ -35,6 +35,7 @@ from isolation_support import (
 )
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.anyio,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.timeout(180),  # three servers and a hundred requests, on a loaded machine

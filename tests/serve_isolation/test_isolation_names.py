@@ -34,7 +34,7 @@ from isolation_support import (
     uri,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 NEAR_HIDDEN = f"{PUB}__vault_admin_secret_prompt"
 """Not a prompt: a visible namespace's name for the hidden server's own prompt."""

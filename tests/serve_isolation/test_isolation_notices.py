@@ -30,7 +30,7 @@ from isolation_support import (
 )
 from mcp import MCPError
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 async def _subscribe(who: Principal, namespace: str) -> None:

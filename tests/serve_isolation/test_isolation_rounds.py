@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 QUESTION = {"question": "private question?"}
 

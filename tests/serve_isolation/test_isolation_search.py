@@ -31,7 +31,7 @@ from isolation_support import (
     serving,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 SEARCHES = [
     ("select:{}__archive_lookup", HIDDEN, NOWHERE),

@@ -21,7 +21,7 @@ from mcpmount.serve.front import open_front
 from serve.serve_support import BEHAVIOUR, STARTUP, names
 from support import fixture
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 
 class TestInMemoryActivations:

@@ -24,7 +24,7 @@ from lists_support import config_with
 from mcpmount.serve import CALL_TOOL_NAME, CONVERSATION_HEADER
 from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, served_http
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 FLAGS = [pytest.param((), id="http"), pytest.param(("--stateless",), id="stateless")]
 

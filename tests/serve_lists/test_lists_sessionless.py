@@ -22,7 +22,7 @@ from mcpmount.serve import CALL_TOOL_NAME
 from serve.serve_support import BEHAVIOUR, fixture_server, names, served_http, wait_for_tool
 from support import text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 ERAS = [
     pytest.param((), "auto", id="2026-era-http"),

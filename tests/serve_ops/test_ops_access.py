@@ -22,7 +22,7 @@ from serve.serve_support import (
 )
 from serve_auth.auth_support import OTHER_TOKEN, TOKEN, bearer_client, post
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 HIDDEN: Final = "vaultzq"
 """The namespace the limited token may not see: no answer it gets may contain it."""

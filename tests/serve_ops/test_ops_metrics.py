@@ -28,7 +28,7 @@ from serve.serve_support import (
 )
 from support import fixture, stdio_spec
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 async def test_calls_errors_latency_search_and_states_are_counted_by_server_and_tool(

@@ -29,7 +29,7 @@ from mcpmount.registry import Registry
 from serve.serve_support import connected, served_http, write_config
 from support import fixture, stdio_spec
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 _tracer = trace.get_tracer("tests")
 

@@ -38,7 +38,7 @@ from serve_lists.lists_support import client_of, payload
 from serve_ops.ops_support import base_of, probe
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 DEEP: Final = b"[" * 200_000 + b"]" * 200_000
 """Nested past what ``json.loads`` survives (RecursionError)."""

@@ -43,6 +43,7 @@ from serve_ops.ops_support import base_of, probe
 from support import text_of
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.timeout(240),  # serve with a semantic model, Redis down and up, on a loaded machine
 ]

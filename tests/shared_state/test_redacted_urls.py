@@ -22,7 +22,7 @@ from serve.serve_support import changing, connected, served_http, wait_for_tool
 from serve.serve_support import write_config as write_serve_config
 from servers.http_faults import StatusApp
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 SECRET: Final = "pw-7f3a9c1e5b"
 """The password in the query; must never be printed."""

@@ -26,7 +26,7 @@ from mcpmount.upstream import ServerState
 from redis_support import RedisServer, running_redis
 from support import FIXTURE, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 _COUNTING = 'echo $$ >> "$0"; exec "$@"'
 

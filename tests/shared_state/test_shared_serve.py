@@ -32,7 +32,7 @@ from serve.serve_support import (
 )
 from serve_ops.ops_support import base_of, probe
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 QUIET = 1.0
 """Seconds without an event after which the mounts' own change notices are past."""

@@ -28,7 +28,7 @@ from mcpmount.redis import redis_connection
 from mcpmount.serve import RedisActivationStore, SharedState
 from redis_support import RedisServer, running_redis
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 BOUND: Final = 20.0
 """Seconds for what must happen eventually (a reconnection, a delivery) on a loaded machine."""

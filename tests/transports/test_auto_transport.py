@@ -17,7 +17,7 @@ from servers.http_faults import StatusApp
 from servers.sse_faults import Recorder, build_sse_server
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def auto(url: str, **fields: object) -> HttpServer:

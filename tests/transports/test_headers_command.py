@@ -37,7 +37,7 @@ from mcpmount.transports._http_client import http_client  # pyright: ignore[repo
 from servers.sse_faults import build_sse_server
 from support import fixture, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 HELPER = Path(__file__).parent.parent / "servers" / "header_helper.py"
 

@@ -18,7 +18,7 @@ from mcpmount.registry import Registry
 from servers.http_faults import HangApp, RedirectApp, SessionFaults, StatusApp
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def free_port() -> int:

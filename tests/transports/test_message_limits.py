@@ -20,7 +20,7 @@ from mcpmount.config import HttpServer
 from mcpmount.errors import ServerStartError, ToolListError
 from mcpmount.registry import Registry
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 _MB = 1024 * 1024
 

@@ -26,7 +26,7 @@ from mcpmount.processes import ProcessGroup, group_members
 from mcpmount.registry import Registry
 from support import FIXTURE, alive, fixture, record_pids
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def sh(command: str, **options: object) -> StdioServer:

@@ -32,7 +32,7 @@ from servers.http_faults import HangApp, StatusApp
 from servers.sse_faults import Garbage, Recorder, ShortStream, build_sse_server, serve_process
 from support import text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 SECRET = "hunter2-sse-secret"
 

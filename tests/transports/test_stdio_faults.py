@@ -22,7 +22,7 @@ from mcpmount.registry import Registry, open_registry
 from mcpmount.transports import _stdio
 from support import FIXTURE, fixture, record_pids, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 class TestStart:

@@ -24,7 +24,7 @@ from mcpmount.errors import ResultWithheldError
 from mcpmount.registry import Registry
 from support import SERVERS, stdio_spec, strings_in, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 SMUGGLING = str(SERVERS / "smuggling_server.py")
 VISIBLE = (

@@ -23,7 +23,7 @@ from mcpmount.manifests import spec_key
 from mcpmount.registry import Registry
 from support import CHANGING, SERVERS, stdio_spec
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 POISONED = str(SERVERS / "poisoned_server.py")
 

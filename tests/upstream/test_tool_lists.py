@@ -17,7 +17,7 @@ from mcpmount.errors import ServerStartError, ToolListError
 from mcpmount.registry import Registry
 from support import fixture, record_pids
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def tools_json(tools: list[dict[str, object]]) -> str:

@@ -18,7 +18,7 @@ from mcpmount.handlers import ClientHandlers
 from mcpmount.registry import Registry
 from support import record_pids, text_of
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 Era = Literal["auto", "legacy"]
 ERAS: list[Era] = ["auto", "legacy"]
