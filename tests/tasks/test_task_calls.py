@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from tasks_support import RESEARCH, RUN, STARTUP, stdio_everything
+from tasks_support import RESEARCH, RUN, STARTUP
 
+from mcpmount.config import ServerSpec
 from mcpmount.errors import CallTimeoutError
 from mcpmount.registry import Registry
 from support import record_pids, text_of
@@ -20,8 +21,10 @@ from support import record_pids, text_of
 pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
 
 
-async def test_a_task_only_tool_runs_to_its_end_with_its_status_as_progress() -> None:
-    """Over stdio: the report names the topic, and each stage the server reported reached
+async def test_a_task_only_tool_runs_to_its_end_with_its_status_as_progress(
+    everything: ServerSpec,
+) -> None:
+    """The report names the topic, and each stage the server reported reached
     ``progress`` in order, with increasing numbers."""
     reported: list[tuple[float, str | None]] = []
 
@@ -30,7 +33,7 @@ async def test_a_task_only_tool_runs_to_its_end_with_its_status_as_progress() ->
 
     async with Registry() as registry:
         with anyio.fail_after(STARTUP):
-            await registry.mount("everything", stdio_everything())
+            await registry.mount("everything", everything)
         record_pids(registry)
         tool = registry.get(RESEARCH)
         assert tool.definition.execution is not None
@@ -48,14 +51,14 @@ async def test_a_task_only_tool_runs_to_its_end_with_its_status_as_progress() ->
     assert numbers == sorted(set(numbers))
 
 
-async def test_a_call_that_times_out_cancels_its_task_upstream() -> None:
+async def test_a_call_that_times_out_cancels_its_task_upstream(everything: ServerSpec) -> None:
     """The call's timeout ends the wait, and by then the server has the task ``cancelled``
     (asked with ``tasks/get``; its id comes from the server's status notices, which reach
     ``registry.tasks`` listeners)."""
     seen: list[tuple[str, str, str]] = []
     async with Registry() as registry:
         with anyio.fail_after(STARTUP):
-            await registry.mount("everything", stdio_everything())
+            await registry.mount("everything", everything)
         record_pids(registry)
         registry.tasks.subscribe(lambda ns, task: seen.append((ns, task.task_id, task.status)))
         with anyio.fail_after(RUN), pytest.raises(CallTimeoutError):

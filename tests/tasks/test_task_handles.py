@@ -11,8 +11,9 @@ from __future__ import annotations
 import anyio
 import mcp_types
 import pytest
-from tasks_support import RESEARCH, RUN, STARTUP, stdio_everything
+from tasks_support import RESEARCH, RUN, STARTUP
 
+from mcpmount.config import ServerSpec
 from mcpmount.errors import NotSupportedError, ServerNotRunningError, UpstreamError
 from mcpmount.handlers import Asker, ClientHandlers
 from mcpmount.registry import Registry
@@ -21,9 +22,9 @@ from support import record_pids, text_of
 pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
 
 
-async def test_a_started_task_asks_its_question_through_the_registry_and_ends_with_a_result() -> (
-    None
-):
+async def test_a_started_task_asks_its_question_through_the_registry_and_ends_with_a_result(
+    everything: ServerSpec,
+) -> None:
     """Started, it is ``working``; its result waits out the question, which the handler
     answers (``programming``), and the report names that interpretation."""
     asked: list[tuple[Asker, str]] = []
@@ -36,7 +37,7 @@ async def test_a_started_task_asks_its_question_through_the_registry_and_ends_wi
 
     async with Registry(handlers=ClientHandlers(elicitation=elicit)) as registry:
         with anyio.fail_after(STARTUP):
-            await registry.mount("everything", stdio_everything())
+            await registry.mount("everything", everything)
         record_pids(registry)
         with anyio.fail_after(RUN):
             handle = await registry.tasks.start(
@@ -55,12 +56,14 @@ async def test_a_started_task_asks_its_question_through_the_registry_and_ends_wi
     assert "python" in message
 
 
-async def test_a_cancelled_task_is_cancelled_on_its_server_and_has_no_result() -> None:
+async def test_a_cancelled_task_is_cancelled_on_its_server_and_has_no_result(
+    everything: ServerSpec,
+) -> None:
     """``cancel`` answers ``cancelled``; ``tasks/get`` says so after; its result is the
     server's error."""
     async with Registry() as registry:
         with anyio.fail_after(STARTUP):
-            await registry.mount("everything", stdio_everything())
+            await registry.mount("everything", everything)
         record_pids(registry)
         with anyio.fail_after(RUN):
             handle = await registry.tasks.start(RESEARCH, {"topic": "never"})
@@ -74,11 +77,11 @@ async def test_a_cancelled_task_is_cancelled_on_its_server_and_has_no_result() -
     assert failed.value.kind == "task"
 
 
-async def test_what_runs_no_task_is_refused_before_anything_is_sent() -> None:
+async def test_what_runs_no_task_is_refused_before_anything_is_sent(everything: ServerSpec) -> None:
     """A tool whose taskSupport is forbidden, and a server that is not mounted."""
     async with Registry() as registry:
         with anyio.fail_after(STARTUP):
-            await registry.mount("everything", stdio_everything())
+            await registry.mount("everything", everything)
         record_pids(registry)
         with pytest.raises(NotSupportedError):
             await registry.tasks.start("everything__echo", {"message": "hi"})
