@@ -27,6 +27,7 @@ import mcp_types
 import pydantic
 from anyio.abc import TaskStatus
 from mcp import Client, MCPError
+from mcp.client.extension import ClientExtension
 from mcp.client.session import IncomingMessage
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -436,9 +437,15 @@ class Connection:
             cache=None,  # the registry decides when to list; a stale cached list would lie
             client_info=_CLIENT_INFO,
             message_handler=self._on_message,
-            extensions=[self.tasks.extension(), AppsSupport()],
+            # The binding is an extension, advertised in either era; in 2026-07-28 it
+            # would promise task handles (``resultType: "task"``) this client cannot
+            # take, so it is offered only to a server spoken to in the handshake era.
+            extensions=[*self._task_binding(), AppsSupport()],
             **self.asking.callbacks(),
         )
+
+    def _task_binding(self) -> list[ClientExtension]:
+        return [self.tasks.extension()] if self.spec.protocol == "legacy" else []
 
     def _transport_lost(self, reason: str) -> None:
         if not self._stopping and self.state is ServerState.READY:

@@ -12,7 +12,9 @@ The SDK (2.3) has the types but no client side for tasks, and it checks every
 ``tools/call`` answer against ``CallToolResult``, which a task handle is not: so the
 task-augmented call is sent one layer below that check (`create_task`). The status
 notice is none of the core protocol's notifications at any version, and reaches the
-client only through a notification binding (`TaskStatusWatch.extension`).
+client only through a notification binding (`TaskStatusWatch.extension`): an extension,
+which the SDK advertises in both eras, so `Connection` binds it only for a server set to
+``protocol = "legacy"``; elsewhere a task's status comes from ``tasks/get`` alone.
 """
 
 from __future__ import annotations
