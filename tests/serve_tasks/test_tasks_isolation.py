@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 from mcp import MCPError
-from tasks_support import PREFIX, Tasker, serving_http, tasker
+from serve_tasks_support import PREFIX, Tasker, serving_http, tasker
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.conformance,  # server-everything: `npm ci --prefix conformance`
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.timeout(120),
 ]

@@ -19,11 +19,11 @@ import anyio
 import mcp_types
 import pytest
 from mcp import MCPError
-from tasks_support import BEHAVIOUR, PREFIX, RESEARCH, TASKS, Tasker, serving_http, tasker
+from serve_tasks_support import BEHAVIOUR, PREFIX, RESEARCH, TASKS, Tasker, serving_http, tasker
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.conformance,  # server-everything: `npm ci --prefix conformance`
+    pytest.mark.slow,
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.timeout(120),
 ]
