@@ -209,14 +209,16 @@ SERVE_ROOMS = {
     "access": 0,
     "relay": 1,
     "sessions": 2,
-    "front": 3,
-    "replicas": 4,
-    "ops": 5,
-    "hosting": 6,
+    "tasks": 3,
+    "front": 4,
+    "replicas": 5,
+    "ops": 6,
+    "hosting": 7,
 }
 """The rooms of ``serve`` in the order a request passes them, bottom up: access (who is
 asking, what it may see), the relay (what servers ask, to the asking request's client), the
-sessions (each session's principal, and what it is told unasked), the front (MCP), replica
+sessions (each session's principal, and what it is told unasked), tasks (the servers' tasks
+under principal-bound ids), the front (MCP), replica
 state (on the sessions' events), ops (health, readiness, metrics, and who reads them),
 hosting (transports, the lifecycle). A room imports only rooms below it."""
 

@@ -4,8 +4,7 @@ server-everything (pinned in conformance/package.json; `npm ci --prefix conforma
 MCP 2025-11-25 and runs tasks: its `simulate-research-query` has `execution.taskSupport =
 "required"` and takes about 4 s (four 1 s stages). Over HTTP it listens on `PORT`; given 0,
 the OS picks a port, which `listening_port` reads from /proc (the server logs only `PORT`).
-The tests are marked `conformance` (deselected by default; `pytest -m conformance
-tests/tasks`).
+The README's test command and CI install it before `pytest`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from mcpmount.errors import CallTimeoutError
 from mcpmount.registry import Registry
 from support import record_pids, text_of
 
-pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.usefixtures("no_leaks")]
 
 
 async def test_a_task_only_tool_runs_to_its_end_with_its_status_as_progress(

@@ -19,7 +19,7 @@ from mcpmount.handlers import Asker, ClientHandlers
 from mcpmount.registry import Registry
 from support import record_pids, text_of
 
-pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 async def test_a_started_task_asks_its_question_through_the_registry_and_ends_with_a_result(

@@ -27,7 +27,8 @@ Rooms, in the order a request passes them: ``hosting`` (the transport, the lifec
 (tokens; the principal and the door that decides what it may see), ``front`` (the MCP
 handlers), ``sessions`` (each session's principal, and what it is told unasked: list
 changes, log messages, resource updates), ``relay`` (what servers ask mid-request, put to
-the client of that request) and, beside them, ``replicas`` (state shared on Redis). Each
+the client of that request), ``tasks`` (the servers' tasks under ids bound to the principal
+that started them) and, beside them, ``replicas`` (state shared on Redis). Each
 imports only the rooms below it, never back: access, relay,
 sessions, front, replicas (the sessions' events), ops, hosting.
 """
