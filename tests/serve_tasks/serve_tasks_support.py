@@ -59,13 +59,16 @@ PREFIX: Final = "mmt-"
 """How serve's own task ids begin (the server's never leave serve)."""
 
 
-def write_config(tmp_path: Path) -> str:
-    """A config mounting server-everything over stdio as `everything`."""
+def write_config(tmp_path: Path, protocol: str = "auto", first_list_wait: float = 2.0) -> str:
+    """A config mounting server-everything over stdio as `everything`, spoken to in
+    ``protocol`` (``legacy``: its task status notices are heard, see docs/recipes/tasks.md);
+    serve's first answers wait ``first_list_wait`` seconds at most for it."""
     command, *args = everything_command()
     path = tmp_path / "serve.toml"
     path.write_text(
-        "[registry]\nstartup_timeout = 30\n\n"
+        f"[registry]\nstartup_timeout = 30\nfirst_list_wait = {first_list_wait}\n\n"
         f"[servers.everything]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
+        f'protocol = "{protocol}"\n'
     )
     return str(path)
 
@@ -151,6 +154,8 @@ async def tasker(
     token: str | None = None,
     url: str | None = None,
     declare: bool = True,
+    upstream: str = "auto",
+    first_list_wait: float = 2.0,
 ) -> AsyncGenerator[Tasker]:
     """A `Tasker` connected to serve: over stdio (a serve of its own), or to ``url`` (an
     HTTP serve), with ``token``; it answers every elicitation "historical". Unless
@@ -171,7 +176,7 @@ async def tasker(
         "extensions": [notices] if declare else None,
     }
     if via == "stdio":
-        command, *args = serve_command(write_config(tmp_path))
+        command, *args = serve_command(write_config(tmp_path, upstream, first_list_wait))
         # The SDK gives a child a minimal environment: pass on where our sources are.
         env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
         params = StdioServerParameters(command=command, args=args, env=env)

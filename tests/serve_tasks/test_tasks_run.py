@@ -131,7 +131,8 @@ async def test_what_a_task_asks_reaches_the_client_that_started_it(
 async def test_a_servers_task_status_notices_reach_the_session_that_started_it(
     tmp_path: Path,
 ) -> None:
-    async with _connected(tmp_path, "stdio", "legacy") as client:
+    # Heard from a server spoken to in the handshake era (docs/recipes/tasks.md).
+    async with tasker(tmp_path, "stdio", "legacy", upstream="legacy") as client:
         task_id = (await client.start({"topic": "tides"}))["taskId"]
         await client.wait(task_id, "completed")
         with anyio.fail_after(BEHAVIOUR):  # the last notice may trail the poll that saw it
@@ -154,3 +155,13 @@ async def test_a_client_that_does_not_do_tasks_gets_the_task_only_tools_result(
         [block] = result.content
         assert isinstance(block, mcp_types.TextContent)
         assert "# Research Report: tides" in block.text
+
+
+async def test_a_task_started_before_the_server_mounted_is_a_task(tmp_path: Path) -> None:
+    """A client's first request, answered before server-everything is up (no wait for the
+    optional servers): serve waits for its server, then answers a task, not a plain call's
+    result (which a task-only tool's waited-for result would be)."""
+    async with tasker(tmp_path, "stdio", "legacy", first_list_wait=0) as client:
+        task = await client.start({"topic": "tides"})  # no list first
+        assert task["taskId"].startswith(PREFIX), task
+        await client.wait(task["taskId"], "completed")

@@ -142,7 +142,7 @@ class RegistryServer:
         middleware.append(self._track_session)
         middleware.append(Gate(self.door))  # what a token may see
         timeout = relay.rounds.round_timeout if relay is not None else 120.0
-        self.tasks = TaskFront(registry, task_ids, timeout, self._wait_mounted)
+        self.tasks = TaskFront(registry, task_ids, timeout, self._wait_called)
         """The task requests (past the gate: a hidden tool is refused before)."""
         self.tasks.install(self.server)
         self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
@@ -212,6 +212,14 @@ class RegistryServer:
         # a turn of the loop on every call.)
         if self.startup is not None and not self.startup.answering.is_set():
             await self.startup.answering.wait()
+
+    async def _wait_called(self, name: str) -> None:
+        """Wait as a call of ``name`` does: for the first answers, then, when no mounted
+        server has that name, for the initial mounts to end (its server may be one of an
+        optional few still mounting past ``first_list_wait``)."""
+        await self._wait_mounted()
+        if self._server_of(name) is None and self.startup is not None:
+            await self.startup.mounted.wait()
 
     async def _unreadable(
         self, ctx: ServerRequestContext[Any, Any], params: _Unreadable

@@ -100,7 +100,8 @@ class TaskFront:
         registry: The served registry (which tool is whose, and how it runs).
         ids: The downstream ids; default: this process's memory (`InMemoryTaskIds`).
         round_timeout: Seconds a question of a task waits for its client.
-        wait_mounted: Awaited before a call: the first answers wait for the mounts.
+        wait_mounted: Awaited with the tool's name before a call: the first answers wait
+            for the mounts, and a name no server has yet for the initial mounts to end.
         backend: The servers' tasks; default: the registry's connections (`RegistryTasks`).
     """
 
@@ -109,7 +110,7 @@ class TaskFront:
         registry: Registry,
         ids: TaskIds | None,
         round_timeout: float,
-        wait_mounted: Callable[[], Awaitable[None]],
+        wait_mounted: Callable[[str], Awaitable[None]],
         backend: TaskBackend | None = None,
     ) -> None:
         self._registry = registry
@@ -177,7 +178,7 @@ class TaskFront:
             return await call_next(ctx)  # the SDK refuses it
         if not modern(ctx) and params.task is None:  # "task": null
             return await call_next(ctx)
-        await self._wait_mounted()
+        await self._wait_mounted(params.name)
         try:
             entry = self._registry.get(params.name)
         except UnknownToolError:
