@@ -14,6 +14,9 @@ two HTML comments that GitHub does not show, and refreshed here on every build:
   arguments.
 - ``api MODULE``: a table of the module's public names with the first line of each
   docstring; the site shows the module's whole docstrings (mkdocstrings) instead.
+- ``layout``: every package and module of ``src/mcpmount``, one row each, on its floor,
+  with the first paragraph of its docstring (at most `SUMMARY_LIMIT` characters). The
+  floors are those ``tests/test_public_api.py`` enforces (``FLOORS``, ``SERVE_ROOMS``).
 - ``<!-- include: PATH[:SECTION] -->``: a Markdown file, or the part of it between its
   ``<!-- --8<-- [start:SECTION] -->`` and ``[end:SECTION]`` lines (README.md's tour).
 
@@ -24,6 +27,7 @@ one is stale).
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import inspect
 import re
@@ -65,6 +69,8 @@ def expand(markdown: str, *, site: bool = False) -> str:
             body = config_table(_model(arg))
         elif what == "api":
             body = _api_directive(arg) if site else api_table(arg)
+        elif what == "layout":
+            body = layout_table()
         else:
             raise ValueError(f"reference: unknown reference {what!r}")
         return f"{opening}\n{body.strip()}\n<!-- end: {kind} -->"
@@ -113,6 +119,73 @@ def api_table(module: str | None) -> str:
         first = " ".join(doc.split("\n\n")[0].split()).replace("|", "\\|")
         rows.append(f"| `{name}` | {first} |")
     return "\n".join(rows)
+
+
+# -- layout -----------------------------------------------------------------------------------
+
+PACKAGE = ROOT / "src" / "mcpmount"
+FLOOR_RULES = ROOT / "tests" / "test_public_api.py"
+_TOP = (PACKAGE / "__init__.py", PACKAGE / "__main__.py")
+"""The package itself, above every floor: its lazy public names, and ``python -m``."""
+SUMMARY_LIMIT = 200
+"""The most a layout row says of a module: its docstring's first paragraph is its summary."""
+
+
+def layout_table() -> str:
+    """One row per package and module of the package, rooms from the top floor down."""
+    floors: dict[str, int] = _enforced("FLOORS")
+    rows = ["| floor | module | what it is |", "| --- | --- | --- |"]
+    rows += [f"| | `{_shown(path)}` | {_summary(path)} |" for path in _TOP]
+    for room in sorted(floors, key=lambda room: (-floors[room], room)):
+        path = PACKAGE / room
+        rows += _rows(path if path.is_dir() else path.with_suffix(".py"), str(floors[room]))
+    return "\n".join(rows)
+
+
+def _rows(path: Path, floor: str) -> list[str]:
+    """``path``'s row, and for a package those of its modules, then of its sub-rooms."""
+    if path.is_file():
+        return [f"| {floor} | `{_shown(path)}` | {_summary(path)} |"]
+    rows = [f"| {floor} | `{_shown(path)}` | {_summary(path / '__init__.py')} |"]
+    modules = sorted(p for p in path.glob("*.py") if p.name != "__init__.py")
+    rows += [f"| | `{_shown(module)}` | {_summary(module)} |" for module in modules]
+    rooms = [p for p in path.iterdir() if (p / "__init__.py").is_file()]
+    order: dict[str, int] = _enforced("SERVE_ROOMS") if path.name == "serve" else {}
+    for room in sorted(rooms, key=lambda room: (-order.get(room.name, 0), room.name)):
+        rows += _rows(room, "")
+    return rows
+
+
+def _shown(path: Path) -> str:
+    if path == PACKAGE / "__init__.py":
+        return "mcpmount"
+    name = str(path.relative_to(PACKAGE))
+    return f"{name}/" if path.is_dir() else name
+
+
+def _summary(path: Path) -> str:
+    """The first paragraph of ``path``'s docstring, on one line."""
+    where = path.relative_to(ROOT)
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    if not doc:
+        raise ValueError(f"layout: {where} has no docstring; say in one line what it is")
+    summary = " ".join(doc.split("\n\n")[0].split())
+    if len(summary) > SUMMARY_LIMIT:
+        raise ValueError(
+            f"layout: the first paragraph of {where}'s docstring is {len(summary)} characters;"
+            f" the layout table takes a summary of at most {SUMMARY_LIMIT}: shorten it"
+        )
+    return summary.replace("|", "\\|")
+
+
+def _enforced(name: str) -> Any:
+    """The literal ``name = ...`` of ``tests/test_public_api.py``: the floors it checks."""
+    for node in ast.parse(FLOOR_RULES.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == name for target in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise ValueError(f"layout: {FLOOR_RULES.relative_to(ROOT)} no longer sets {name}")
 
 
 # -- configuration ----------------------------------------------------------------------------

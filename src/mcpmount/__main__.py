@@ -1,3 +1,5 @@
+"""``python -m mcpmount``: the command line, as the ``mcpmount`` script runs it."""
+
 import sys
 
 from mcpmount.cli import main

@@ -29,7 +29,7 @@ def test_every_generated_part_of_the_docs_is_committed_and_current() -> None:
         for page in pages()
         if page.is_relative_to(ROOT / "docs") and expand(page.read_text()) != page.read_text()
     ]
-    assert stale == []
+    assert stale == [], f"stale generated parts in {stale}: run `python docs/hooks/reference.py`"
 
 
 def test_no_page_shows_a_raw_include_or_an_empty_reference() -> None:

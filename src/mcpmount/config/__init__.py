@@ -29,8 +29,9 @@ A file's text is read, and its variables expanded, by the room below
 modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message shows),
 ``_fields`` (checked field types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``),
 ``_override`` (per-tool overrides), ``_server`` (what every server declares), ``_oauth``
-(a url server's OAuth), ``_http`` (the url kind), ``_spec`` (the stdio kind and the union
-of kinds), ``_tables`` (tables to data), ``_sandbox`` (a stdio server's sandbox),
+(a url server's OAuth), ``_http`` (the url kind), ``_secrecy`` (which of a server's
+values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables``
+(tables to data), ``_sandbox`` (a stdio server's sandbox),
 ``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`; host files through the
 sub-room ``hostfiles``).
 """

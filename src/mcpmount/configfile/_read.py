@@ -1,6 +1,7 @@
-"""Reading a config file into its top-level table: TOML (ours, or Codex's), a host's JSON
-(with comments and trailing commas, as VS Code, Cursor and Zed allow them) or a host's
-YAML (goose's, Continue's), each without duplicate keys.
+"""Reading a config file into its top-level table, without duplicate keys.
+
+The file is TOML (ours, or Codex's), a host's JSON (with comments and trailing commas,
+as VS Code, Cursor and Zed allow them) or a host's YAML (goose's, Continue's).
 
 A file's syntax is told by its name (`syntax_of`): ``.json``/``.jsonc`` is JSON,
 ``.yaml``/``.yml`` YAML, anything else TOML."""

@@ -5,9 +5,10 @@ Zed, OpenAI Codex, Gemini CLI, goose, Continue, LM Studio) keeps
 its servers, per platform (``_places``); `load_host` reads them all as the host does,
 into one config (``_read``; ``mcpmount check --from HOST``); `plan_install` works out the
 ``mcpmount serve`` entry for one of them and `Installation.write` puts it there
-(``_install``; ``mcpmount install HOST CONFIG``), with the ``PATH`` the config's commands
-need there (``_commands``). An entry that would serve the file holding it is refused, and
-a loop that gets past that stops at its first nested mcpmount (``_loops``).
+(``_install``, in the host's own shape: ``_shapes``; ``mcpmount install HOST CONFIG``),
+with the ``PATH`` the config's commands need there (``_commands``). An entry that would
+serve the file holding it is refused, and a loop that gets past that stops at its first
+nested mcpmount (``_loops``).
 `plan_adopt` moves the servers of a host's file into an mcpmount config and puts the
 entry in their place, and `uninstall` puts the file back (``_adopt``; ``mcpmount adopt``,
 ``mcpmount uninstall``); one entry is changed in the file's own format, every other byte

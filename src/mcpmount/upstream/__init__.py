@@ -1,6 +1,13 @@
-"""Upstream servers: the owner-task connection, its checked tool list (and prompts and
-resources, and what they said of caching them), requests other than tool calls, and a
-supervisor that carries a mounted server across restarts."""
+"""Upstream servers: one connection per server, its checked lists, and its restarts.
+
+The owner-task connection (``_connection``) lists and checks the server's tools
+(``_listing``, ``_vetting``, ``_plain_schema``) and its prompts and resources
+(``_content``), and keeps what they said of caching them (``_freshness``); it tells its
+failures (``_failures``), answers what the server asks of its client (``_asking``), hears
+its log messages (``_logs``) and change notices (``_feed``), sends requests other than
+tool calls (``_requests``) and task-augmented ones (``_tasks``), and tells it its client
+renders MCP Apps (``_apps``). A supervisor (``_supervisor``) carries a mounted server
+across restarts."""
 
 from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._connection import Connection, ServerState

@@ -10,7 +10,8 @@
   (`mcpmount.serve.relay`).
 - Where each conversation's finds are kept (``_activations``), the first answers' wait
   for the initial mounts (``_startup``), the servers that failed and are retried
-  (``_retries``), requests the SDK cannot parse (``_screen``).
+  (``_retries``), requests the SDK cannot parse (``_screen``), and the SDK's span of a
+request, only when it can matter (``_spans``).
 """
 
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations

@@ -2,10 +2,12 @@
 
 - `serve` (``_run``): the lifecycle of a served config: mounts in the background,
   signals, reloads (``_reloading``), shared state, the transport, the status socket.
-- `Host` (``_host``): a front on stdio or streamable HTTP (uvicorn, ``_runners``), with
-  the operator's endpoints beside ``/mcp`` (`mcpmount.serve.ops`); a session's DELETE
-  after what its client sent before it (``_session_ends``), and a call whose client left
-  its stream cancelled after a bound (``_left_calls``).
+- `Host` (``_host``): a front on stdio (its wire: ``_stdio``) or streamable HTTP
+  (uvicorn, ``_runners``; what a POST's body holds: ``_bodies``), with the operator's
+  endpoints beside ``/mcp`` (`mcpmount.serve.ops`); a session's DELETE after what its
+  client sent before it (``_session_ends``), a call whose client left its stream
+  cancelled after a bound (``_left_calls``), and a stop that loses no call
+  (``_stopping``).
 """
 
 from mcpmount.serve.hosting._host import Host
