@@ -1,13 +1,18 @@
-"""The tree itself: nothing a merge left behind, nothing imported that is not declared."""
+"""The tree itself: nothing a merge left behind, nothing imported that is not declared,
+every error in one place."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.metadata
+import pkgutil
 import re
 import sys
 import tomllib
 from pathlib import Path
+
+import mcpmount
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = re.compile(r"^(<{7} |={7}$|>{7} )", re.MULTILINE)
@@ -91,3 +96,50 @@ def test_everything_src_imports_is_declared() -> None:
         and not {_canonical(d) for d in distributions.get(top, [top])} & declared
     }
     assert undeclared == {}, f"imported by src/ but not declared in pyproject.toml: {undeclared}"
+
+
+ELSEWHERE = {
+    "mcpmount.auth._login.LoginFailed": "to be moved after issue 40 lands (auth/ changes now)",
+    "mcpmount.auth._required.LoginRequired": "to be moved after issue 40 lands (auth/ changes now)",
+    "mcpmount.serve.sessions._sessions.BadConversationError": (
+        "to be moved after issue 40 lands (serve/sessions changes now)"
+    ),
+    "mcpmount.audit._hidden.KeysCollide": "private: the cleaner's signal, caught in audit",
+    "mcpmount.cli._exit.UsageError": "private: the command line's, told as exit code 2",
+    "mcpmount.sandbox._addresses.Refused": "private: one refused connection, the proxy's answer",
+    "mcpmount.semantic._int8_graph.Int8GraphError": (
+        "private: caught by the embedder, which then runs the graph as shipped"
+    ),
+    "mcpmount.transports._headers_command.HeadersCommandError": (
+        "private: the transport tells it as the server's failure, in its words"
+    ),
+    "mcpmount.transports._http_metering.MessageRefused": (
+        "an httpx2.StreamError, so that the SDK's HTTP client ends the stream; errors.py "
+        "imports no HTTP client"
+    ),
+}
+"""Exception classes defined outside ``errors.py``, each with the reason it stays there."""
+
+
+def test_every_exception_class_lives_in_errors_py() -> None:
+    """``errors.py`` holds every error mcpmount raises, so a reader finds them in one place:
+    a new exception class goes there (re-exported by its room), or here with its reason."""
+    found: set[str] = set()
+    for info in pkgutil.walk_packages(mcpmount.__path__, "mcpmount."):
+        if info.name == "mcpmount.__main__":
+            continue  # running it runs the command line
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and value.__module__ == info.name
+            ):
+                found.add(f"{info.name}.{value.__qualname__}")
+    in_errors = {name for name in found if name.startswith("mcpmount.errors.")}
+    assert len(in_errors) > 20  # the walk saw the tree
+    assert "mcpmount.errors.SemanticModelError" in in_errors  # and the optional rooms
+    assert sorted(found - in_errors) == sorted(ELSEWHERE), (
+        "an exception class outside src/mcpmount/errors.py: move it there (re-export it from "
+        "its room) or list it in ELSEWHERE with the reason it stays"
+    )

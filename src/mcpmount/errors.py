@@ -29,6 +29,11 @@ The tree::
 
 A tool that ran and reported ``isError`` is not an exception: it is a result the model must see.
 Messages name the server (and the tool), say what to do, and never contain a secret value.
+
+Beside the tree, raised before any registry exists, and re-exported by their rooms:
+`SandboxUnavailableError` (`mcpmount.sandbox`) and `SemanticModelError`
+(`mcpmount.semantic`, a `ValueError`). The few exception classes defined elsewhere are
+private signals caught inside their room (``tests/test_tree.py`` lists each, and why).
 """
 
 from __future__ import annotations
@@ -50,7 +55,9 @@ __all__ = [
     "RegistryError",
     "ResultTooLargeError",
     "ResultWithheldError",
+    "SandboxUnavailableError",
     "SecretRefusedError",
+    "SemanticModelError",
     "ServerCrashedError",
     "ServerError",
     "ServerNotRunningError",
@@ -400,6 +407,19 @@ class MountError(RegistryError):
         lines = "\n".join(f"  - {err}" for err in self.failures.values())
         noun = "server" if len(self.failures) == 1 else "servers"
         super().__init__(f"{len(self.failures)} required {noun} failed to mount:\n{lines}")
+
+
+class SandboxUnavailableError(Exception):
+    """Raised when a server must run in a sandbox that cannot be made here."""
+
+    def __init__(self, message: str, *, hidden: str | None = None) -> None:
+        super().__init__(message)
+        self.hidden = hidden
+        """The path the sandbox would have had to show, where that is why."""
+
+
+class SemanticModelError(ValueError):
+    """The semantic model cannot be used: missing, altered, not ONNX, or the wrong shape."""
 
 
 def describe_invalid(exc: ValueError) -> str:

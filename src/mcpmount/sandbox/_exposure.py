@@ -14,16 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from mcpmount.errors import SandboxUnavailableError
+
 __all__ = ["Exposure", "SandboxUnavailableError", "credential_locations", "exposed", "never_shown"]
-
-
-class SandboxUnavailableError(Exception):
-    """Raised when a server must run in a sandbox that cannot be made here."""
-
-    def __init__(self, message: str, *, hidden: str | None = None) -> None:
-        super().__init__(message)
-        self.hidden = hidden
-        """The path the sandbox would have had to show, where that is why."""
 
 
 _CREDENTIALS = (

@@ -25,6 +25,7 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from mcpmount.errors import SemanticModelError
 from mcpmount.semantic._int8_graph import Int8GraphError, int8_graph
 from mcpmount.semantic._tokenizer import Tokenizer, load_tokenizer
 
@@ -61,10 +62,6 @@ logger = logging.getLogger("mcpmount.semantic")
 
 Vectors = npt.NDArray[np.float32]
 """Rows of unit vectors, one per text."""
-
-
-class SemanticModelError(ValueError):
-    """The semantic model cannot be used: missing, altered, not ONNX, or the wrong shape."""
 
 
 def resolve(model: str) -> tuple[Path, str | None]:
