@@ -211,6 +211,7 @@ SERVE_ROOMS = {
     "sessions": 2,
     "tasks": 3,
     "front": 4,
+    "calllog": 5,
     "replicas": 5,
     "ops": 6,
     "hosting": 7,

@@ -267,6 +267,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="share state with the other replicas of this config through this Redis "
         '(redis://host:6379/0 or unix:///path.sock; pip install "mcpmount[redis]")',
     )
+    serve.add_argument(
+        "--call-log",
+        metavar="TARGET",
+        help="write one record per request to this JSON-lines file, to stdout (HTTP) or as "
+        "OpenTelemetry log records (otel), instead of the config's call_log",
+    )
     _add_serve_auth_flags(serve)
     _add_install(commands)
     completion = commands.add_parser(

@@ -96,6 +96,7 @@ async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Conso
         metrics_host=args.metrics_host,
         metrics_token=_env_value("--metrics-token-env", args.metrics_token_env),
         on_metrics_ready=metrics_ready,
+        call_log=args.call_log,
     )
     return EXIT_OK
 

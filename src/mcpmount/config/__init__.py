@@ -36,6 +36,7 @@ values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables
 sub-room ``hostfiles``).
 """
 
+from mcpmount.config._calllog import CALL_LOG_SINKS
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
@@ -57,6 +58,7 @@ from mcpmount.configfile import (
 )
 
 __all__ = [
+    "CALL_LOG_SINKS",
     "CREDENTIAL_FORMATS",
     "LIMIT_KEYS",
     "MIN_TOKEN_LENGTH",

@@ -35,6 +35,7 @@ from typing import Annotated, Literal, Self, cast
 from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, SecretStr, ValidationError
 from pydantic_core import PydanticCustomError
 
+from mcpmount.config._calllog import CALL_LOG_SINKS, CallLogSettings
 from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
 from mcpmount.config._tables import Tables
 from mcpmount.configfile import Loc, Table, expand, format_loc, problem_lines, unknown_key
@@ -89,10 +90,10 @@ class ServeOAuth(BaseModel):
     """Scopes every token must hold (403 ``insufficient_scope`` otherwise)."""
 
 
-class ServeSettings(BaseModel):
+class ServeSettings(CallLogSettings):
     """Inbound authentication, allowed hosts, the metrics' listener and token and how a
     graceful stop goes, of HTTP ``serve``, and what every ``serve`` offers its clients (the
-    ``[serve]`` table)."""
+    ``[serve]`` table); the call log's keys are `CallLogSettings`'."""
 
     model_config = STRICT_DATA
 
@@ -166,6 +167,8 @@ class ServeSettings(BaseModel):
         tokens = [t.token for t in self.tokens.values()]
         if self.metrics_token is not None:
             tokens.append(self.metrics_token)
+        if self.call_log_key is not None:
+            tokens.append(self.call_log_key)
         secrets = {*self._expanded, *(t.get_secret_value() for t in tokens)}
         for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
             text = text.replace(secret, "***")
@@ -195,6 +198,9 @@ def read_serve(value: object, tables: Tables) -> ServeSettings:
     if settings.tokens_file is not None:
         path = str(tables.base / settings.tokens_file)  # an absolute path replaces the base
         settings = settings.model_copy(update={"tokens_file": path})
+    if settings.call_log is not None and settings.call_log not in CALL_LOG_SINKS:
+        path = str(tables.base / settings.call_log)
+        settings = settings.model_copy(update={"call_log": path})
     return settings.with_expanded(value for _, value in secrets)
 
 

@@ -46,7 +46,7 @@ import mcp_types
 from mcp import MCPError
 from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server._otel import OpenTelemetryMiddleware
-from mcp.server.context import CallNext, HandlerResult
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from mcpmount.catalog import Pins
@@ -139,6 +139,7 @@ class RegistryServer:
         for at, each in enumerate(middleware):
             if isinstance(each, OpenTelemetryMiddleware):
                 middleware[at] = Spans(each)  # the SDK's span, when it can matter
+        self._watched_at = len(middleware)
         middleware.append(self._track_session)
         middleware.append(Gate(self.door))  # what a token may see
         timeout = relay.rounds.round_timeout if relay is not None else 120.0
@@ -163,6 +164,10 @@ class RegistryServer:
         self.retries = Retries(registry, self._tell)
         """The servers that failed to mount, retried while `Retries.running` is entered;
         the clients are told of each."""
+
+    def watch(self, middleware: ServerMiddleware[Any]) -> None:
+        """Run ``middleware`` around every request, inside only the span (the call log)."""
+        self.server.middleware.insert(self._watched_at, middleware)
 
     def initialization_options(self) -> InitializationOptions:
         """Return the handshake options: every list with ``listChanged``."""

@@ -28,6 +28,7 @@ from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins, required_as_written
 from mcpmount.serve.access import HttpSecurity, check_exposure
+from mcpmount.serve.calllog import CallLog, DigestKey, open_sink
 from mcpmount.serve.front import ActivationStore, Retries, Startup, mount_initial, open_front
 from mcpmount.serve.hosting._host import Host
 from mcpmount.serve.hosting._reloading import Reloads
@@ -68,6 +69,7 @@ async def serve(
     metrics_host: str | None = None,
     metrics_token: str | None = None,
     on_metrics_ready: Callable[[str], None] | None = None,
+    call_log: str | None = None,
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
@@ -114,6 +116,8 @@ async def serve(
         metrics_token: HTTP only: the bearer token ``/metrics`` answers, instead of the
             config's ``metrics_token``; it also reads ``/readyz``'s reasons.
         on_metrics_ready: HTTP only: called with the metrics listener's URL once serving.
+        call_log: Where the call log goes (a file, ``stdout`` or ``otel``), instead of the
+            config's ``call_log`` (`mcpmount.serve.calllog`).
 
     Raises:
         MountError: A server whose table says ``required = true`` failed to mount;
@@ -123,6 +127,7 @@ async def serve(
             invalid.
         OSError: The HTTP address (or the metrics one) cannot be bound.
         ConfigError: ``shared_state`` is not a Redis URL, or the redis package is missing.
+        ConfigError: The call log cannot be opened, or is ``stdout`` under stdio.
     """
     security = None
     if transport == "http":
@@ -144,6 +149,7 @@ async def serve(
     startup = Startup()
     mounted = startup.mounted
     async with (
+        open_sink(config.serve, transport=transport, target=call_log) as sink,
         open_shared_state(shared_state, namespace=shared_namespace(config)) as shared,
         open_front(
             config.settings,
@@ -155,6 +161,8 @@ async def serve(
         ) as served,
     ):
         registry = served.registry
+        if sink is not None:
+            served.watch(CallLog(sink, served.door, DigestKey(config.serve.call_log_key)))
         hosted = Host(served, Stopping.configured(config.serve))
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
             hosted.readiness.add("redis", shared.health, required=False)
