@@ -32,8 +32,8 @@ modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message show
 (a url server's OAuth), ``_http`` (the url kind), ``_secrecy`` (which of a server's
 values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables``
 (tables to data), ``_sandbox`` (a stdio server's sandbox),
-``_serve`` (the ``[serve]`` table) and ``_load`` (`load_config`; host files through the
-sub-room ``hostfiles``).
+``_serve`` (the ``[serve]`` table), ``_quotas`` (its ``limits``) and ``_load``
+(`load_config`; host files through the sub-room ``hostfiles``).
 """
 
 from mcpmount.config._calllog import CALL_LOG_SINKS
@@ -41,6 +41,7 @@ from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import OAuthSpec
 from mcpmount.config._override import ToolOverride
+from mcpmount.config._quotas import LimitRule, ServeLimits
 from mcpmount.config._sandbox import SandboxTable
 from mcpmount.config._secrecy import CREDENTIAL_FORMATS, credential_name
 from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
@@ -68,10 +69,12 @@ __all__ = [
     "HostFormat",
     "HostInput",
     "HttpServer",
+    "LimitRule",
     "OAuthSpec",
     "RegistryConfig",
     "RegistrySettings",
     "SandboxTable",
+    "ServeLimits",
     "ServeOAuth",
     "ServeSettings",
     "ServeToken",

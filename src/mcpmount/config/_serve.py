@@ -37,6 +37,7 @@ from pydantic_core import PydanticCustomError
 
 from mcpmount.config._calllog import CALL_LOG_SINKS, CallLogSettings
 from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
+from mcpmount.config._quotas import ServeLimits
 from mcpmount.config._tables import Tables
 from mcpmount.configfile import Loc, Table, expand, format_loc, problem_lines, unknown_key
 
@@ -149,6 +150,9 @@ class ServeSettings(CallLogSettings):
     """Seconds the calls in flight get to finish once a stopping HTTP ``serve`` has closed
     its listener. A call still running then is cancelled and answered with an error saying
     its outcome is unknown."""
+
+    limits: ServeLimits = ServeLimits()
+    """Rate limits and concurrency caps of tool calls, per principal (`ServeLimits`)."""
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
 

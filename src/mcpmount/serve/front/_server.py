@@ -64,6 +64,7 @@ from mcpmount.serve.front._retries import Retries
 from mcpmount.serve.front._screen import UNREADABLE_METHOD
 from mcpmount.serve.front._spans import Spans
 from mcpmount.serve.front._startup import Startup
+from mcpmount.serve.quotas import Limits, Quotas
 from mcpmount.serve.relay import Downstream, Relay
 from mcpmount.serve.sessions import Changes, Kind, Logs, Sessions, Subscriptions
 from mcpmount.serve.tasks import TaskFront, TaskIds, server_capability
@@ -92,6 +93,8 @@ class RegistryServer:
             those without a session (`ServeSettings.call_tool`).
         task_ids: Where the downstream ids of relayed tasks are kept; default: this
             process's memory (`InMemoryTaskIds`).
+        limits: The rate limits and caps of tool calls, enforced past the gate; none
+            without.
     """
 
     def __init__(
@@ -106,6 +109,7 @@ class RegistryServer:
         bus: SubscriptionBus | None = None,
         call_tool: CallToolOffer = "every",
         task_ids: TaskIds | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.registry = registry
         self.relay = relay
@@ -142,6 +146,8 @@ class RegistryServer:
         self._watched_at = len(middleware)
         middleware.append(self._track_session)
         middleware.append(Gate(self.door))  # what a token may see
+        if limits is not None:  # past the gate: a hidden tool stays unknown
+            middleware.append(Quotas(registry, limits))
         timeout = relay.rounds.round_timeout if relay is not None else 120.0
         self.tasks = TaskFront(registry, task_ids, timeout, self._wait_called)
         """The task requests (past the gate: a hidden tool is refused before)."""
@@ -330,12 +336,13 @@ async def open_front(
     bus: SubscriptionBus | None = None,
     call_tool: CallToolOffer = "every",
     task_ids: TaskIds | None = None,
+    limits: Limits | None = None,
 ) -> AsyncGenerator[RegistryServer]:
     """Open an empty registry whose handlers relay to downstream clients, and its front.
 
     Mount servers into ``front.registry``; leaving closes the relayed calls and tasks, then
-    every server. ``startup``, ``activations``, ``bus``, ``call_tool`` and ``task_ids`` go
-    to `RegistryServer`.
+    every server. ``startup``, ``activations``, ``bus``, ``call_tool``, ``task_ids`` and
+    ``limits`` go to `RegistryServer`.
     """
     logs = Logs(Sessions())
     relay = Relay(round_timeout=settings.call_timeout)
@@ -354,6 +361,7 @@ async def open_front(
             bus=bus,
             call_tool=call_tool,
             task_ids=task_ids,
+            limits=limits,
         )
         async with front.tasks.running():
             yield front

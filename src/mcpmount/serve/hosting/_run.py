@@ -34,6 +34,7 @@ from mcpmount.serve.hosting._host import Host
 from mcpmount.serve.hosting._reloading import Reloads
 from mcpmount.serve.hosting._stopping import Stopping
 from mcpmount.serve.ops import publish_status, served_status
+from mcpmount.serve.quotas import Counters, Limits
 from mcpmount.serve.replicas import (
     SharedState,
     open_shared_state,
@@ -148,9 +149,11 @@ async def serve(
     stop = anyio.Event()
     startup = Startup()
     mounted = startup.mounted
+    current = [config]  # a reload replaces it
     async with (
         open_sink(config.serve, transport=transport, target=call_log) as sink,
         open_shared_state(shared_state, namespace=shared_namespace(config)) as shared,
+        Counters(shared_state, namespace=shared_namespace(config)) as counters,
         open_front(
             config.settings,
             pins=read_pins(config),
@@ -158,6 +161,7 @@ async def serve(
             activations=_activations(activations, shared),
             bus=shared.bus if shared is not None else None,
             call_tool=config.serve.call_tool,
+            limits=Limits(lambda: current[0].serve.limits, counters),
         ) as served,
     ):
         registry = served.registry
@@ -167,7 +171,6 @@ async def serve(
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
             hosted.readiness.add("redis", shared.health, required=False)
         retries = served.retries
-        current = [config]  # a reload replaces it
 
         def status() -> list[dict[str, object]]:
             return served_status(registry, current[0], retries.rows())

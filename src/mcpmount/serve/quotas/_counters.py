@@ -1,0 +1,162 @@
+"""`Counters`: where the calls of each window are counted, in memory or in a shared Redis.
+
+Counting is the ``limits`` library's, through its asyncio API (its strategies and
+storages are coroutines, so a check never blocks the event loop, and the memory storage
+takes no thread). Alone, a process counts in its own memory. With ``serve
+--shared-state``, the counters are keys of that Redis (``<namespace>:limits/...``),
+which every replica of the config counts in, so a limit holds across them; the storage
+has a connection pool of its own on the same URL, closed on leaving.
+
+Redis failing does not stop calls, nor let them all through: each request to it goes
+through the process's `RedisConnection` (bounded in time; an outage is warned of once,
+backed off from, and shown by ``/readyz``), and while it does not answer each replica
+counts in its own memory, so a limit still holds per replica.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Literal, Self
+
+from limits import RateLimitItem
+from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.strategies import (
+    FixedWindowRateLimiter,
+    MovingWindowRateLimiter,
+    RateLimiter,
+    SlidingWindowCounterRateLimiter,
+)
+
+from mcpmount.redis import Purpose, redis_connection
+
+if TYPE_CHECKING:
+    from redis.asyncio import ConnectionPool
+
+    from mcpmount.redis import RedisConnection
+
+__all__ = ["Counters", "Spent", "Strategy"]
+
+Strategy = Literal["moving-window", "fixed-window", "sliding-window-counter"]
+
+_STRATEGIES: Final[dict[Strategy, type[RateLimiter]]] = {
+    "moving-window": MovingWindowRateLimiter,
+    "fixed-window": FixedWindowRateLimiter,
+    "sliding-window-counter": SlidingWindowCounterRateLimiter,
+}
+
+_PURPOSE: Final = Purpose("the shared rate limits", "each replica counts its own calls")
+
+_TIMEOUT: Final = 1.0
+"""Seconds a count waits for Redis before the replica counts in its own memory."""
+
+_SCHEMES: Final = {"redis://": "async+redis://", "rediss://": "async+rediss://"}
+_SCHEMES_UNIX: Final = "async+redis+unix://"
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """A window with no call left: when the next one may be made."""
+
+    retry_after: int
+    """Whole seconds until the window has room again (at least 1)."""
+
+
+class Counters:
+    """The windows of every rate limit, counted in memory or in the Redis at ``url``.
+
+    Use as an async context manager: leaving closes the Redis pool.
+
+    Args:
+        url: The ``--shared-state`` Redis URL; None: this process's memory alone.
+        namespace: Prepended to every Redis key (one per served config).
+    """
+
+    def __init__(self, url: str | None = None, *, namespace: str = "mcpmount") -> None:
+        self._memory = MemoryStorage()
+        self._local: dict[Strategy, RateLimiter] = {}
+        self._shared: dict[Strategy, RateLimiter] = {}
+        self._url = url
+        self._prefix = f"{namespace}:limits"
+        self._connection: RedisConnection | None = None
+        self._pool: ConnectionPool | None = None
+        self._storage: RedisStorage | None = None
+
+    @property
+    def shared(self) -> bool:
+        """Whether the counts go to a Redis the replicas share."""
+        return self._url is not None
+
+    async def __aenter__(self) -> Self:
+        if self._url is not None:
+            from redis.asyncio import ConnectionPool  # the redis extra: --shared-state has it
+
+            self._connection = redis_connection(self._url)
+            self._connection.hold()
+            self._pool = ConnectionPool.from_url(  # pyright: ignore[reportUnknownMemberType]
+                self._url, socket_connect_timeout=_TIMEOUT, socket_timeout=_TIMEOUT
+            )
+            self._storage = RedisStorage(
+                _limits_uri(self._url),
+                implementation="redispy",
+                key_prefix=self._prefix,
+                connection_pool=self._pool,  # pyright: ignore[reportArgumentType]
+            )
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        pool, self._pool = self._pool, None
+        connection, self._connection = self._connection, None
+        self._storage = None
+        self._shared.clear()
+        if pool is not None:
+            await pool.aclose()
+        if connection is not None:
+            await connection.release()
+
+    async def hit(self, strategy: Strategy, item: RateLimitItem, *key: str) -> Spent | None:
+        """Count one call against ``item`` for ``key``; None if it fits in the window, else
+        when to retry (the call is then not counted)."""
+        if self._connection is not None and self._storage is not None:
+            limiter = self._limiter(self._shared, strategy, self._storage)
+
+            async def shared(_: Any) -> Spent | Literal[True]:
+                return await _hit(limiter, item, key) or True
+
+            counted = await self._connection.request(shared, purpose=_PURPOSE, timeout=_TIMEOUT)
+            if counted is not None:
+                return None if counted is True else counted
+        return await _hit(self._limiter(self._local, strategy, self._memory), item, key)
+
+    @staticmethod
+    def _limiter(
+        made: dict[Strategy, RateLimiter],
+        strategy: Strategy,
+        storage: MemoryStorage | RedisStorage,
+    ) -> RateLimiter:
+        limiter = made.get(strategy)
+        if limiter is None:
+            limiter = made[strategy] = _STRATEGIES[strategy](storage)
+        return limiter
+
+
+async def _hit(limiter: RateLimiter, item: RateLimitItem, key: tuple[str, ...]) -> Spent | None:
+    if await limiter.hit(item, *key):
+        return None
+    stats = await limiter.get_window_stats(item, *key)
+    return Spent(max(1, math.ceil(stats.reset_time - time.time())))
+
+
+def _limits_uri(url: str) -> str:
+    """``url`` as the ``limits`` library names a Redis (its pool is made from ``url``)."""
+    for scheme, theirs in _SCHEMES.items():
+        if url.startswith(scheme):
+            return theirs + url.removeprefix(scheme)
+    return _SCHEMES_UNIX + url.removeprefix("unix://")
