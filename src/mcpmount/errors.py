@@ -30,10 +30,11 @@ The tree::
 A tool that ran and reported ``isError`` is not an exception: it is a result the model must see.
 Messages name the server (and the tool), say what to do, and never contain a secret value.
 
-Beside the tree, raised before any registry exists, and re-exported by their rooms:
-`SandboxUnavailableError` (`mcpmount.sandbox`) and `SemanticModelError`
-(`mcpmount.semantic`, a `ValueError`). The few exception classes defined elsewhere are
-private signals caught inside their room (``tests/test_tree.py`` lists each, and why).
+Beside the tree, raised by their rooms' own functions (which re-export them), and told by
+a registry in its own words (a server's start error, a warning): `SandboxUnavailableError`
+(`mcpmount.sandbox`) and `SemanticModelError` (`mcpmount.semantic`, a `ValueError`).
+The few exception classes defined elsewhere are listed in ``tests/test_tree.py``, each
+with the reason it stays: most are private signals caught inside their room.
 """
 
 from __future__ import annotations
