@@ -80,3 +80,12 @@ def test_package_docstrings_name_only_modules_that_exist() -> None:
                 stale.append(f"{init.relative_to(ROOT)}: ``{named}``")
     assert named_any > 50  # the docstrings do name modules
     assert stale == [], f"package docstrings name modules that do not exist: {stale}"
+
+
+def test_every_test_room_is_named_in_the_development_guide() -> None:
+    """docs/development.md says where each room's tests are: a new room is named there."""
+    text = PAGE.read_text()
+    rooms = sorted({path.parent.name for path in (ROOT / "tests").glob("*/test_*.py")})
+    assert len(rooms) > 20  # the walk found the rooms
+    unnamed = [room for room in rooms if f"`tests/{room}/`" not in text]
+    assert unnamed == [], f"test rooms docs/development.md does not name: {unnamed}"
