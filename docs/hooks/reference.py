@@ -152,7 +152,7 @@ def _rows(path: Path, floor: str) -> list[str]:
     rooms = [p for p in path.iterdir() if (p / "__init__.py").is_file()]
     order: dict[str, int] = _enforced("SERVE_ROOMS") if path.name == "serve" else {}
     for room in sorted(rooms, key=lambda room: (-order.get(room.name, 0), room.name)):
-        rows += _rows(room, "")
+        rows += _rows(room, floor)
     return rows
 
 
