@@ -31,7 +31,7 @@ from serve.serve_support import (
     write_config,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 ERAS = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
 """Each downstream era as a client reaches it: ``auto`` discovers 2026-07-28."""

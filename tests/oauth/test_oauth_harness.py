@@ -40,7 +40,7 @@ from support import text_of
 
 # Each test starts Node (oidc-provider) and a Python server: on a loaded 2-core machine that
 # alone has taken 30 s, so the per-test bound is doubled.
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
 
 def code_provider(
