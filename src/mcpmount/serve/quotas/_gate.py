@@ -3,8 +3,8 @@
 It sits behind the visibility gate (`mcpmount.serve.front`): a call of a tool its
 principal may not see was already refused there as unknown, so a limit never tells a
 client that a hidden tool exists. It looks only at ``tools/call`` (``call_tool``'s inner
-name included) of a mounted tool; anything else, and every call when no rule is
-configured, passes at the cost of a method test.
+name included); anything else, and every call when no rule is configured, passes at the
+cost of a method test.
 
 A refused call reaches no server, and is answered with an ``isError`` result, not a
 JSON-RPC error: its text (which tool, which limit, when to retry) is then read by the
@@ -56,7 +56,8 @@ class Limits:
 
     settings: Callable[[], ServeLimits]
     """The ``[serve.limits]`` table in force; asked on each call, so a reloaded config's
-    rules apply from its next call (their counts start afresh)."""
+    rules apply from its next call (a rule at the same place with the same ``tools``
+    keeps its counts)."""
     counters: Counters
     """Where windows are counted (memory, or the replicas' Redis)."""
 
@@ -109,8 +110,10 @@ class Quotas:
             self._in_flight.leave(matches)
 
     def _tool(self, params: Mapping[str, Any]) -> str | None:
-        """The public name of the mounted tool ``params`` call; None for none (the front
-        answers a malformed call or an unknown name)."""
+        """The public name of the tool ``params`` call (an app's raw name resolved), or the
+        name as called when no mounted tool has it: its server may be mounting still (the
+        call then waits for it), and a name of no server counts as a call too; None for a
+        malformed call (the front answers it)."""
         name: object = params.get("name")
         if name == _CALL_TOOL:
             inner = params.get("arguments")
@@ -120,7 +123,7 @@ class Quotas:
         try:
             return self._registry.get(name).name
         except UnknownToolError:
-            return None
+            return name
 
 
 def _window(match: Match) -> str:
