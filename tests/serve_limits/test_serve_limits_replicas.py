@@ -13,7 +13,7 @@ from redis_support import running_redis
 from serve.serve_support import served_http, wait_for_tool
 from serve_auth.auth_support import bearer_client
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 RULE = 'tools = "alpha__*"\nrate = "3 per 60 seconds"'
 
