@@ -21,6 +21,7 @@ FLOORS = {
     "handlers": 0,
     "configfile": 1,
     "config": 1,
+    "policy": 1,
     "auth": 2,
     "redis": 1,
     "sandbox": 1,

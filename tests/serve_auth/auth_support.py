@@ -3,18 +3,30 @@ token, and raw requests that show what a refused request is answered."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import socket
 import sys
+import time
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio
 import httpx2
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from serve.serve_support import BEHAVIOUR, connected
 from support import SERVERS
@@ -90,3 +102,59 @@ async def post(
     with anyio.fail_after(BEHAVIOUR):
         async with httpx2.AsyncClient() as http:
             return await http.post(url, headers=headers, content=json.dumps(body).encode())
+
+
+ISSUER: Final = "https://issuer.example.com"
+"""The issuer `Issuer`'s tokens name."""
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class Issuer:
+    """An RSA signing key, its JWKS as an ASGI app, and tokens for one resource."""
+
+    def __init__(self, resource: str) -> None:
+        self.resource = resource
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        public: dict[str, Any] = json.loads(RSAAlgorithm.to_jwk(self.key.public_key()))
+        self.jwks = {"keys": [{**public, "kid": "k1", "use": "sig", "alg": "RS256"}]}
+
+    def app(self) -> Starlette:
+        async def keys(request: Request) -> JSONResponse:
+            return JSONResponse(self.jwks)
+
+        return Starlette(routes=[Route("/jwks", keys)])
+
+    def claims(self, **extra: object) -> dict[str, object]:
+        now = int(time.time())
+        return {
+            "iss": ISSUER,
+            "aud": self.resource,
+            "sub": "agent",
+            "client_id": "agent",
+            "iat": now,
+            "exp": now + 600,
+            **extra,
+        }
+
+    def token(self, **extra: object) -> str:
+        return jwt.encode(self.claims(**extra), self.key, algorithm="RS256", headers={"kid": "k1"})
+
+    def flags(self, jwks_url: str) -> list[str]:
+        """`mcpmount serve`'s flags to accept this issuer's tokens (keys at ``jwks_url``)."""
+        return [
+            *("--oauth-issuer", ISSUER, "--oauth-jwks-url", jwks_url),
+            *("--oauth-resource", self.resource),
+        ]
+
+    def hs256_with_the_public_key(self) -> str:
+        """The classic algorithm confusion: HMAC keyed with the (public) RSA key."""
+        secret = self.key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        head = _b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "k1"}).encode())
+        body = _b64(json.dumps(self.claims()).encode())
+        mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
+        return f"{head}.{body}.{_b64(mac)}"

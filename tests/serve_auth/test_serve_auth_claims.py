@@ -3,78 +3,17 @@ a token sees, and a token signed with a shared-secret algorithm is refused."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
-import time
 from pathlib import Path
-from typing import Any
 
 import anyio
-import jwt
 import pytest
-from auth_support import bearer_client, calls, free_port, post, recording
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from jwt.algorithms import RSAAlgorithm
+from auth_support import ISSUER, Issuer, bearer_client, calls, free_port, post, recording
 from mcp import MCPError
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from http_fixture import serve_http
 from serve.serve_support import BEHAVIOUR, names, served_http, wait_for_tool, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
-
-ISSUER = "https://issuer.example.com"
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Issuer:
-    """An RSA signing key, its JWKS as an ASGI app, and tokens for one resource."""
-
-    def __init__(self, resource: str) -> None:
-        self.resource = resource
-        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        public: dict[str, Any] = json.loads(RSAAlgorithm.to_jwk(self.key.public_key()))
-        self.jwks = {"keys": [{**public, "kid": "k1", "use": "sig", "alg": "RS256"}]}
-
-    def app(self) -> Starlette:
-        async def keys(request: Request) -> JSONResponse:
-            return JSONResponse(self.jwks)
-
-        return Starlette(routes=[Route("/jwks", keys)])
-
-    def claims(self, **extra: object) -> dict[str, object]:
-        now = int(time.time())
-        return {
-            "iss": ISSUER,
-            "aud": self.resource,
-            "sub": "agent",
-            "client_id": "agent",
-            "iat": now,
-            "exp": now + 600,
-            **extra,
-        }
-
-    def token(self, **extra: object) -> str:
-        return jwt.encode(self.claims(**extra), self.key, algorithm="RS256", headers={"kid": "k1"})
-
-    def hs256_with_the_public_key(self) -> str:
-        """The classic algorithm confusion: HMAC keyed with the (public) RSA key."""
-        secret = self.key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-        head = _b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "k1"}).encode())
-        body = _b64(json.dumps(self.claims()).encode())
-        mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
-        return f"{head}.{body}.{_b64(mac)}"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

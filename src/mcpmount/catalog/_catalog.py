@@ -268,11 +268,15 @@ class Catalog:
         return self._index.search(query, limit)
 
     def tool_search(
-        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+        self,
+        arguments: Mapping[str, Any] | None,
+        *,
+        servers: Container[str] | None = None,
+        tools: Container[str] | None = None,
     ) -> ToolSearchCall:
         """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
-        ``servers``: search only their tools (None: every tool)."""
-        return call_tool_search(self._index, arguments, servers=servers)
+        ``servers``, ``tools``: search only their tools (None: every tool)."""
+        return call_tool_search(self._index, arguments, servers=servers, tools=tools)
 
     async def run_tool_search(
         self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None

@@ -6,6 +6,7 @@ offers its clients: the ``[serve]`` table.
     [serve]
     allowed_hosts = ["mcp.example.com"]     # Host names clients may use (DNS-rebinding check)
     tokens_file = "serve-tokens.txt"        # one token a line: TOKEN [ns1,ns2]
+    policy = "policy.cedar"                 # Cedar policies: who may use which tool
     metrics_port = 9100                     # /metrics on a listener of its own (metrics_host)
     metrics_token = "${METRICS_TOKEN}"      # /metrics, and /readyz's reasons, to this token
     call_tool = "sessionless"               # call_tool beside tool_search: "every" client
@@ -40,6 +41,8 @@ from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
 from mcpmount.config._quotas import ServeLimits
 from mcpmount.config._tables import Tables
 from mcpmount.configfile import Loc, Table, expand, format_loc, problem_lines, unknown_key
+from mcpmount.errors import ConfigError
+from mcpmount.policy import Policy, read_policy
 
 __all__ = ["MIN_TOKEN_LENGTH", "ServeOAuth", "ServeSettings", "ServeToken", "read_serve"]
 
@@ -105,6 +108,12 @@ class ServeSettings(CallLogSettings):
     """A file of static tokens, one a line, ``TOKEN`` or ``TOKEN ns1,ns2`` (the namespaces
     it may see); ``#`` starts a comment. Read when serving starts. Relative to the config."""
 
+    policy: Text | None = None
+    """A file of Cedar policies deciding which tools, prompts and resources each client may
+    see and use (`mcpmount.policy`); what one may not is answered as if it did not exist.
+    Read and checked with the config (and so at ``check`` and each reload). Relative to the
+    config."""
+
     oauth: ServeOAuth | None = None
     """Accept JWT access tokens of an OAuth authorization server (see `ServeOAuth`)."""
 
@@ -155,6 +164,12 @@ class ServeSettings(CallLogSettings):
     """Rate limits and concurrency caps of tool calls, per principal (`ServeLimits`)."""
 
     _expanded: tuple[str, ...] = PrivateAttr(default=())
+    _rules: Policy | None = PrivateAttr(default=None)
+
+    @property
+    def rules(self) -> Policy | None:
+        """The policies of `policy`, as read when the config was loaded."""
+        return self._rules
 
     def with_expanded(self, values: Iterable[str]) -> Self:
         """Record ``values`` (expanded from the environment at load time) as secrets."""
@@ -205,7 +220,21 @@ def read_serve(value: object, tables: Tables) -> ServeSettings:
     if settings.call_log is not None and settings.call_log not in CALL_LOG_SINKS:
         path = str(tables.base / settings.call_log)
         settings = settings.model_copy(update={"call_log": path})
+    if settings.policy is not None:
+        settings = _with_policy(settings, tables)
     return settings.with_expanded(value for _, value in secrets)
+
+
+def _with_policy(settings: ServeSettings, tables: Tables) -> ServeSettings:
+    """``settings`` with its policy file's path made absolute and its policies read (their
+    problems added, each at its line)."""
+    path = tables.base / str(settings.policy)  # an absolute path replaces the base
+    settings = settings.model_copy(update={"policy": str(path)})
+    try:
+        settings._rules = read_policy(path)  # pyright: ignore[reportPrivateUsage]
+    except ConfigError as exc:
+        tables.problems.extend(f"serve.policy: {problem}" for problem in exc.problems)
+    return settings
 
 
 def _expand_all(value: object, loc: Loc, tables: Tables, secrets: list[tuple[str, str]]) -> object:

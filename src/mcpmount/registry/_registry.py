@@ -432,16 +432,23 @@ class Registry:
         await self._catalog.wait_vectors(progress)
 
     def tool_search(
-        self, arguments: Mapping[str, Any] | None, *, servers: Container[str] | None = None
+        self,
+        arguments: Mapping[str, Any] | None,
+        *,
+        servers: Container[str] | None = None,
+        tools: Container[str] | None = None,
     ) -> ToolSearchCall:
         """Run the ``tool_search`` meta-tool with the model's arguments; never raises.
 
         The same as ``call("tool_search", arguments)``, with what it found kept typed.
         ``servers``: search only their tools, as if no other were mounted (what a client
-        limited to some namespaces may find); None: every tool.
+        limited to some namespaces may find); ``tools``: only the tools of these public
+        names (what a policy lets a client find); None: every tool.
         """
         return self._redacted_search(
-            self.observers.searching(lambda: self._catalog.tool_search(arguments, servers=servers))
+            self.observers.searching(
+                lambda: self._catalog.tool_search(arguments, servers=servers, tools=tools)
+            )
         )
 
     async def run_tool_search(

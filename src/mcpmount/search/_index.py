@@ -250,7 +250,12 @@ class SearchIndex:
     # --- queries --------------------------------------------------------------------------
 
     def search(
-        self, query: str, limit: int = DEFAULT_LIMIT, *, servers: Container[str] | None = None
+        self,
+        query: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        servers: Container[str] | None = None,
+        tools: Container[str] | None = None,
     ) -> SearchResult:
         """Return the tools that best match ``query``, best first; never raises.
 
@@ -261,13 +266,21 @@ class SearchIndex:
                 another server is as absent as one never indexed: it is never returned,
                 never named in a hint, and a ``+word`` only it holds is a word no tool
                 holds. (Word statistics stay those of every indexed tool.)
+            tools: Search only the tools of these public names (None: every tool), as
+                absent as ``servers`` makes the others (a policy's denied tools).
         """
         try:
-            return self._search(query, limit, servers)
+            return self._search(query, limit, servers, tools)
         except Exception as exc:  # a bug must not take the model's turn down
             return SearchResult((), f"search failed on this query ({type(exc).__name__})")
 
-    def _search(self, query: str, limit: int, servers: Container[str] | None) -> SearchResult:
+    def _search(
+        self,
+        query: str,
+        limit: int,
+        servers: Container[str] | None,
+        tools: Container[str] | None,
+    ) -> SearchResult:
         limit = max(1, min(int(limit), MAX_LIMIT))
         if self._dirty:
             self._settle()
@@ -278,11 +291,19 @@ class SearchIndex:
             return SearchResult((), "no tools are available to search")
         docs = self._postings.docs
 
+        hidden = servers is not None or tools is not None
+
+        def shown(i: int) -> bool:
+            tool = docs[i].tool
+            return (servers is None or tool.server in servers) and (
+                tools is None or tool.name in tools
+            )
+
         def seen(ids: Iterable[int]) -> list[int]:
-            """``ids`` less the tools of servers not searched."""
-            if servers is None:
+            """``ids`` less the tools not searched."""
+            if not hidden:
                 return list(ids)
-            return [i for i in ids if docs[i].tool.server in servers]
+            return [i for i in ids if shown(i)]
 
         if text[: len(_SELECT_PREFIX)].lower() == _SELECT_PREFIX:
             return self._select(text[len(_SELECT_PREFIX) :], seen)
@@ -326,8 +347,8 @@ class SearchIndex:
         if candidates is not None:
             for doc_id in candidates:
                 scores.setdefault(doc_id, 0.0)
-        elif servers is not None:
-            scores = {i: s for i, s in scores.items() if docs[i].tool.server in servers}
+        elif hidden:
+            scores = {i: s for i, s in scores.items() if shown(i)}
 
         ranked = self._rank(exact, scores) + self._rank(prefix, scores)
         taken = set(ranked)
@@ -335,7 +356,7 @@ class SearchIndex:
         nearest = (
             None
             if need <= 0 or candidates is not None or self._semantic is None
-            else self._semantic.rank(text, semantic_depth(hidden=servers is not None))
+            else self._semantic.rank(text, semantic_depth(hidden=hidden))
         )
         if nearest is not None:
             fused = fuse_rankings(

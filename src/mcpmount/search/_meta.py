@@ -92,10 +92,11 @@ def call_tool_search(
     arguments: Mapping[str, Any] | None,
     *,
     servers: Container[str] | None = None,
+    tools: Container[str] | None = None,
 ) -> ToolSearchCall:
     """Run ``tool_search`` with the model's ``arguments`` against ``index``; never raises.
 
-    ``servers``: search only their tools (`SearchIndex.search`); None: every tool.
+    ``servers``, ``tools``: search only their tools (`SearchIndex.search`); None: every tool.
     """
     args = dict(arguments or {})
     query = args.get("query")
@@ -106,7 +107,7 @@ def call_tool_search(
             content=[mcp_types.TextContent(type="text", text=text)], is_error=True
         )
         return ToolSearchCall(error, None)
-    found = index.search(query, limit, servers=servers)
+    found = index.search(query, limit, servers=servers, tools=tools)
     payload: dict[str, Any] = {"tools": [hit.tool.to_dict() for hit in found.hits]}
     if found.hint:
         payload["hint"] = found.hint

@@ -18,16 +18,18 @@ served registry:
   from the visible names. A hidden name is answered with exactly that error, as if it
   did not exist.
 
-A principal that sees every namespace is answered as the registry answers: the door costs
-it one attribute test per question.
+A policy (`mcpmount.policy`, ``[serve] policy``) narrows what each principal sees name by
+name: the door asks it after the namespaces, and what it denies is hidden just the same.
+A principal that sees every namespace, with no policy, is answered as the registry
+answers: the door costs it one attribute test per question.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Iterable
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from mcp.server import ServerRequestContext
@@ -41,6 +43,7 @@ from mcpmount.errors import (
     UnknownPromptError,
     UnknownToolError,
 )
+from mcpmount.policy import Policy, Subject
 from mcpmount.registry import Registry
 from mcpmount.serve.access._tokens import Grant
 
@@ -70,6 +73,9 @@ class Principal:
 
     namespaces: frozenset[str] | None
     """The namespaces it may see; None: every one."""
+
+    subject: Subject = field(default_factory=lambda: Subject(""), compare=False)
+    """Its token's attributes, as a policy reads them."""
 
     @property
     def limited(self) -> bool:
@@ -118,7 +124,17 @@ def _of_token(token: AccessToken | None) -> Principal:
     if not isinstance(token, Grant):
         return EVERYONE
     identity = token.client_id if token.subject is None else f"{token.client_id}/{token.subject}"
-    return Principal(identity or "?", token.namespaces)
+    identity = identity or "?"
+    claims = token.claims or {}
+    subject = Subject(
+        identity,
+        name=token.client_id.removeprefix("token:") if token.claims is None else token.client_id,
+        issuer=str(claims.get("iss", "")),
+        subject=token.subject or "",
+        scopes=token.scopes,
+        claims=claims,
+    )
+    return Principal(identity, token.namespaces, subject)
 
 
 class Door:
@@ -130,6 +146,12 @@ class Door:
 
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
+        self.policy: Callable[[], Policy | None] = lambda: None
+        """The policy in force now (serve points it at the config it serves)."""
+
+    def limits(self, principal: Principal) -> bool:
+        """Whether anything may be hidden from ``principal``."""
+        return principal.limited or self.policy() is not None
 
     def owner(self, kind: NameKind, name: str) -> str | None:
         """The namespace ``name`` belongs to; None when it names nothing mounted."""
@@ -146,8 +168,24 @@ class Door:
 
     def sees(self, principal: Principal, kind: NameKind, name: str) -> bool:
         """Whether ``principal`` may see ``name`` (also True for a name of no server, to a
-        principal that sees all: the registry then says it is unknown)."""
-        return not principal.limited or principal.sees(self.owner(kind, name))
+        principal that sees all with no policy: the registry then says it is unknown; under
+        a policy the gate says so, in the words it answers a denied name with)."""
+        policy = self.policy()
+        if policy is None:
+            return not principal.limited or principal.sees(self.owner(kind, name))
+        owner = self.owner(kind, name)  # None: unknown, answered as a denied name is
+        return (
+            owner is not None
+            and principal.sees(owner)
+            and policy.allows(principal.subject, kind, name, owner)
+        )
+
+    def searched(self, principal: Principal) -> Container[str] | None:
+        """The public names ``principal``'s ``tool_search`` may find, beside its namespaces
+        (None: all of them): a policy's decisions, asked of the names searched."""
+        if self.policy() is None:
+            return None
+        return _Searched(self, principal)
 
     def visible_names(self, principal: Principal, kind: Literal["tool", "prompt"]) -> list[str]:
         """The public names of the tools (or prompts) ``principal`` may see."""
@@ -155,9 +193,9 @@ class Door:
             names = [tool.name for tool in self._registry.mounted_tools()]
         else:
             names = [prompt.name for prompt in self._registry.prompts()]
-        if not principal.limited:
+        if not self.limits(principal):
             return names
-        return [name for name in names if principal.sees(self.owner(kind, name))]
+        return [name for name in names if self.sees(principal, kind, name)]
 
     def unknown(
         self, principal: Principal, kind: Literal["tool", "prompt"], name: str
@@ -169,8 +207,19 @@ class Door:
 
     def answer_unknown(self, principal: Principal, error: UnknownNameError) -> UnknownNameError:
         """``error`` as ``principal`` may read it: its suggestions limited to what it sees."""
-        if not principal.limited:
+        if not self.limits(principal):
             return error
         if isinstance(error, UnknownPromptError):
             return self.unknown(principal, "prompt", error.name)
         return self.unknown(principal, "tool", error.name)
+
+
+@dataclass(frozen=True, slots=True)
+class _Searched:
+    """The tools a principal may find (`Door.searched`), decided name by name."""
+
+    door: Door
+    principal: Principal
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.door.sees(self.principal, "tool", name)

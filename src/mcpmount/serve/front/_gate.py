@@ -1,9 +1,9 @@
 """The request side of access: `Gate`, a server middleware in front of every handler.
 
-For a principal limited to some namespaces (`mcpmount.serve.access`), a request that
-names a tool, prompt or resource of a hidden namespace (``tools/call``, ``call_tool``'s
-inner name, ``prompts/get``, ``resources/read``, ``resources/subscribe`` and
-``unsubscribe``, ``completion/complete``'s reference) is refused before any handler runs,
+For a principal limited to some namespaces or by a policy (`mcpmount.serve.access`), a
+request that names a hidden tool, prompt or resource (``tools/call``, ``call_tool``'s inner
+name, ``prompts/get``, ``resources/read``, ``resources/subscribe`` and ``unsubscribe``,
+``completion/complete``'s reference) is refused before any handler runs,
 with exactly the error a name that is not mounted gets (`Door.unknown`); a
 ``subscriptions/listen`` asks for the visible resources' updates only; and every list
 (``tools/list``, ``prompts/list``, ``resources/list``, ``resources/templates/list``)
@@ -59,7 +59,7 @@ class Gate:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         principal = principal_of(ctx)
-        if not principal.limited:
+        if not self._door.limits(principal):
             return await call_next(ctx)
         params = ctx.params or {}
         method = ctx.method
@@ -79,7 +79,7 @@ class Gate:
             item
             for item in items
             if item.get(field) in _META_TOOLS  # they search and call visible tools only
-            or principal.sees(self._door.owner(kind, str(item.get(field))))
+            or self._door.sees(principal, kind, str(item.get(field)))
         ]
         return answer
 
@@ -120,7 +120,7 @@ class Gate:
         name = params.get("uri" if kind == "resource" else "name")
         if not isinstance(name, str) or name in _META_TOOLS:
             return  # malformed (the SDK or the front refuses it), or a meta-tool
-        if principal.sees(self._door.owner(kind, name)):
+        if self._door.sees(principal, kind, name):
             return
         if kind == "resource":
             message = f"cannot route resource {name!r}: no mounted server owns it"
@@ -141,7 +141,7 @@ class Gate:
         if isinstance(uris, list):
             uris = cast("list[object]", uris)
             wanted["resourceSubscriptions"] = [
-                u for u in uris if principal.sees(self._door.owner("resource", str(u)))
+                u for u in uris if self._door.sees(principal, "resource", str(u))
             ]
         return replace(ctx, params={**params, "notifications": wanted})
 

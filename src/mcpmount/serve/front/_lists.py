@@ -33,7 +33,7 @@ from mcp.server import ServerRequestContext
 
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve.access import Principal, principal_of
+from mcpmount.serve.access import Door, Principal, principal_of
 from mcpmount.serve.front._activations import ActivationStore
 from mcpmount.serve.front._call_tool import (
     CallToolOffer,
@@ -68,6 +68,7 @@ class ToolLists:
         sessions: The front's sessions.
         store: Where each conversation's activations are kept.
         call_tool: Who sees ``call_tool`` beside ``tool_search``.
+        door: What each caller may find (a policy's say); None: its namespaces' tools.
     """
 
     def __init__(
@@ -77,7 +78,9 @@ class ToolLists:
         store: ActivationStore,
         *,
         call_tool: CallToolOffer = "every",
+        door: Door | None = None,
     ) -> None:
+        self.door = door
         self._registry = registry
         self._sessions = sessions
         self.store = store
@@ -115,7 +118,9 @@ class ToolLists:
     async def search(self, caller: Caller, arguments: Mapping[str, Any] | None) -> Search:
         """Run ``tool_search`` for ``caller`` over the tools it may see: what it found joins
         its list, if it has a key."""
-        outcome = self._registry.tool_search(arguments, servers=caller.principal.namespaces)
+        principal = caller.principal
+        tools = self.door.searched(principal) if self.door is not None else None
+        outcome = self._registry.tool_search(arguments, servers=principal.namespaces, tools=tools)
         new: frozenset[str] = frozenset()
         if caller.key is not None and outcome.names:
             before = set(await self._load(caller.key))

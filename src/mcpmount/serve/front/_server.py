@@ -165,7 +165,7 @@ class RegistryServer:
         answering = startup.answering if startup is not None else None
         self._changes = Changes(registry, self._sessions, self.bus, answering=answering)
         store = activations if activations is not None else InMemoryActivations()
-        self.lists = ToolLists(registry, self._sessions, store, call_tool=call_tool)
+        self.lists = ToolLists(registry, self._sessions, store, call_tool=call_tool, door=self.door)
         """Each caller's tools list and searches; ``lists.store`` keeps their finds."""
         self.retries = Retries(registry, self._tell)
         """The servers that failed to mount, retried while `Retries.running` is entered;

@@ -3,14 +3,15 @@
 `Reloads.run` applies the config file anew with `Registry.reload` each time it is asked,
 with the pins of the lock file beside it as they are now (so after ``mcpmount lock``
 approved a server's new definitions, a reload mounts it again): by SIGHUP (`on_sighup`)
-or by a change of the file or its lock file (`watch_file`, with ``watchfiles``; their
-directory is watched, so an editor that saves by writing a new file and renaming it over
-the old one is seen too). Requests that come while a reload runs, or
-before the first mounts are done, are folded into one reload after it. A config error is
-logged and changes nothing; the clients learn of what did change through the registry's
-change path (`mcpmount.serve.sessions._changes`). A reload first stops the retries of the
-servers that are down (it mounts them anew, from the file as it is now); those that fail
-again are retried from the start (`mcpmount.serve.front._retries`).
+or by a change of the file, its lock file or its policy file when that is beside it
+(`watch_file`, with ``watchfiles``; their directory is watched, so an editor that saves
+by writing a new file and renaming it over the old one is seen too). Requests that come
+while a reload runs, or before the first mounts are done, are folded into one reload
+after it. A config error is logged and changes nothing; the clients learn of what did
+change through the registry's change path (`mcpmount.serve.sessions._changes`). A reload
+first stops the retries of the servers that are down (it mounts them anew, from the file
+as it is now); those that fail again are retried from the start
+(`mcpmount.serve.front._retries`).
 """
 
 from __future__ import annotations
@@ -98,7 +99,10 @@ class Reloads:
         stop = anyio.Event()
 
         def is_config(change: Change, changed: str) -> bool:
-            return Path(changed) == lock or (change is not Change.deleted and Path(changed) == path)
+            policy = self._current[0].serve.policy  # beside the config: watched too
+            named = (path, Path(policy)) if policy is not None else (path,)
+            written = change is not Change.deleted and Path(changed) in named
+            return Path(changed) == lock or written
 
         async def stop_when_cancelled() -> None:
             # The watcher's thread sees ``stop`` within a moment; a cancel alone would wait

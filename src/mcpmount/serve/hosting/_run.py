@@ -171,6 +171,7 @@ async def serve(
         if shared is not None:  # without Redis the replica serves alone: degraded, not down
             hosted.readiness.add("redis", shared.health, required=False)
         retries = served.retries
+        served.door.policy = lambda: current[0].serve.rules  # the policy read with it
 
         def status() -> list[dict[str, object]]:
             return served_status(registry, current[0], retries.rows())

@@ -67,7 +67,7 @@ class VisibleEvents:
 
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
         principal = _listening.get()
-        if not principal.limited:
+        if not self._door.limits(principal):
             return self._bus.subscribe(listener)
 
         def deliver(event: ServerEvent) -> None:
@@ -78,7 +78,7 @@ class VisibleEvents:
 
     def _visible(self, principal: Principal, event: ServerEvent) -> bool:
         if isinstance(event, ResourceUpdated):
-            return principal.sees(self._door.owner("resource", event.uri))
+            return self._door.sees(principal, "resource", event.uri)
         if isinstance(event, ToolsChanged | PromptsChanged | ResourcesChanged):
             return principal.sees_any(event.servers)
         return True  # "every list changed" (a resynchronization): news of no server
