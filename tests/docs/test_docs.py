@@ -34,11 +34,12 @@ from docs_support import (
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.cli._exit import UsageError
 from mcpmount.config import input_variable, load_config
+from mcpmount.policy import policy_problems
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
 BLOCKS = every_block()
-CHECKED = {"python", "toml", "json", "sh", "console", "text"}
+CHECKED = {"python", "toml", "json", "sh", "console", "text", "cedar"}
 DEMO = "configs/demo.toml"
 RUN_ON_THE_DEMO = {"check", "tools", "search", "call", "prompts", "resources"}
 """Commands a block runs for real when it names the demo config: they only read it."""
@@ -134,9 +135,13 @@ def test_a_transcript_prints_what_it_shows(block: Block) -> None:
 
 @pytest.mark.parametrize("block", of("toml"), ids=ids(of("toml")))
 def test_a_toml_block_is_a_config_mcpmount_loads(block: Block, tmp_path: Path) -> None:
-    """Written to a file, it loads without a problem (``${VAR}``s get stand-in values)."""
+    """Written to a file, it loads without a problem (``${VAR}``s get stand-in values); the
+    policy file it names is its page's first ``cedar`` block."""
     config = tmp_path / "mcpmount.toml"
     config.write_text(block.text)
+    policies = [b.text for b in blocks(block.path) if b.lang == "cedar"]
+    if policies:
+        (tmp_path / "policy.cedar").write_text(policies[0])
     load_config(config, environ=variables(block.text))
 
 
@@ -161,6 +166,12 @@ def test_a_json_block_is_a_host_file_that_runs_mcpmount_as_it_parses(
         if isinstance(command, str) and Path(command).name == "mcpmount":
             assert isinstance(args, list)
             parse_command_line([str(arg) for arg in cast("list[object]", args)])
+
+
+@pytest.mark.parametrize("block", of("cedar"), ids=ids(of("cedar")))
+def test_a_cedar_block_is_a_policy_check_accepts(block: Block) -> None:
+    """It parses and fits the schema policies are checked against (`mcpmount.policy`)."""
+    assert policy_problems(block.text, block.id) == []
 
 
 def commands(script: str) -> list[list[str]]:
