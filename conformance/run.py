@@ -3,6 +3,7 @@ through `mcpmount serve`, and compare.
 
     npm ci --prefix conformance          # Node 22, the suite and server-everything, pinned
     python conformance/run.py            # the table; exit 1 when serve falls short
+    python conformance/run.py --scenario +concurrent-asks   # one scenario (repeatable)
 
 What is compared. The suite (`@modelcontextprotocol/conformance`, pinned in
 conformance/package.json) is an MCP client: `conformance server --url URL --scenario NAME`
@@ -34,6 +35,11 @@ and `serve` answer JSON-RPC `-32602`. The table marks such a pass ("pass is an a
 from the result itself; it counts in the direct total, but not as a scenario `serve` must
 pass too, since passing it would mean answering an unknown tool against the specification.
 
+One scenario is the run's own, not the suite's: "+concurrent-asks" (conformance/asks.py),
+two clients each with a call in flight to a server that asks on its standalone stream, as
+the suite's reference server does; each must get its own question. Through `serve` the
+server is mounted ``sessions = "per_client"`` (``--asks-sessions shared`` shows it fail).
+
 A scenario passes when its checks hold at least one SUCCESS and no FAILURE; a scenario with
 only INFO and WARNING checks (`server-sse-polling` against these servers) has no verdict.
 The run fails (exit 1) when a scenario that passes directly does not pass through `serve`,
@@ -61,12 +67,13 @@ import threading
 import time
 from collections.abc import Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Final, cast
+from typing import IO, Final
 
 import anyio
+import asks
 from mcp import Client
+from verdicts import ARTEFACT, Verdict, judge
 
 HERE: Final = Path(__file__).resolve().parent
 MODULES: Final = HERE / "node_modules"
@@ -83,14 +90,6 @@ SCENARIO_TIMEOUT: Final = 90.0
 """Seconds for one scenario; the suite's own request timeout is 60 s."""
 STOP_GRACE: Final = 5.0
 """Seconds between SIGTERM and SIGKILL when a process group is ended."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One scenario against one server: `pass`, `FAIL`, `none` (no verdict) or `ERROR`."""
-
-    outcome: str
-    reason: str = ""
 
 
 class Groups:
@@ -188,11 +187,15 @@ def start_direct(groups: Groups, work: Path) -> str:
     return f"http://127.0.0.1:{_wait_for_port(portfile, process, log)}/mcp"
 
 
-def start_serve(groups: Groups, work: Path) -> str:
-    """`mcpmount serve` over streamable HTTP, mounting server-everything over stdio; its URL."""
-    config, portfile, log = work / "serve.toml", work / "serve.port", work / "serve.log"
+def start_serve(
+    groups: Groups, work: Path, table: str | None = None, *, name: str = "serve"
+) -> str:
+    """`mcpmount serve` over streamable HTTP, mounting server-everything over stdio (or the
+    servers of ``table``, a config, named `NAMESPACE` or `asks.NAMESPACE`); its URL."""
+    config, portfile, log = work / f"{name}.toml", work / f"{name}.port", work / f"{name}.log"
     config.write_text(
-        f"[servers.{NAMESPACE}]\n"
+        table
+        or f"[servers.{NAMESPACE}]\n"
         f"command = {json.dumps(str(NODE))}\n"
         f"args = {json.dumps([str(EVERYTHING), 'stdio'])}\n"
     )
@@ -201,9 +204,30 @@ def start_serve(groups: Groups, work: Path) -> str:
         process = groups.start([*command, "--port", "0", "--portfile", portfile], stdout=out)
     url = f"http://127.0.0.1:{_wait_for_port(portfile, process, log)}/mcp"
     tools = _list_tools(url)
-    if not any(name.startswith(f"{NAMESPACE}__") for name in tools):
-        raise SetupError(f"`mcpmount serve` lists no {NAMESPACE}__ tool: {tools}", log)
+    namespace = asks.NAMESPACE if table else NAMESPACE
+    if not any(tool.startswith(f"{namespace}__") for tool in tools):
+        raise SetupError(f"`mcpmount serve` lists no {namespace}__ tool: {tools}", log)
     return url
+
+
+def start_asker(groups: Groups, work: Path, name: str) -> str:
+    """conformance/concurrent_asks.mjs over streamable HTTP on 127.0.0.1; its URL."""
+    portfile, log = work / f"{name}.port", work / f"{name}.log"
+    with log.open("wb") as out:
+        process = groups.start([NODE, asks.SCRIPT, portfile], stdout=out)
+    return f"http://127.0.0.1:{_wait_for_port(portfile, process, log)}/mcp"
+
+
+def run_concurrent_asks(groups: Groups, work: Path, sessions: str) -> dict[str, Verdict]:
+    """ "+concurrent-asks" (conformance/asks.py) directly and through serve, the asking
+    server mounted with ``sessions``; each target's verdict."""
+    direct = start_asker(groups, work, "asks-direct")
+    table = asks.serve_table(start_asker(groups, work, "asks-upstream"), sessions)
+    served = start_serve(groups, work, table, name="asks-serve")
+    return {
+        "direct": asks.two_askers(direct, "ask", SCENARIO_TIMEOUT),
+        "serve": asks.two_askers(served, f"{asks.NAMESPACE}__ask", SCENARIO_TIMEOUT),
+    }
 
 
 def _list_tools(url: str) -> list[str]:
@@ -252,40 +276,6 @@ def run_scenario(groups: Groups, url: str, scenario: str, results: Path) -> Verd
     return judge(json.loads(files[0].read_text()))
 
 
-def judge(checks: list[dict[str, Any]]) -> Verdict:
-    failures = [check for check in checks if check.get("status") == "FAILURE"]
-    if failures:
-        first = failures[0]
-        reason = str(first.get("errorMessage") or first.get("id", ""))
-        return Verdict("FAIL", _short(reason))
-    if any(check.get("status") == "SUCCESS" for check in checks):
-        return Verdict("pass", _unknown_tool_answer(checks))
-    return Verdict("none", "only INFO/WARNING checks")
-
-
-ARTEFACT = "pass is an artefact"
-"""How `_unknown_tool_answer` marks a direct pass that came from a missing tool's error result."""
-
-
-def _unknown_tool_answer(checks: list[dict[str, Any]]) -> str:
-    """A note when a passing call got an `isError` "not found" result: the scenario passed
-    only because the server answered a call to a tool it lacks with a result, not an error."""
-    for check in checks:
-        details = cast("dict[str, Any]", check.get("details") or {})
-        result = cast("dict[str, Any]", details.get("result") or {})
-        blocks = cast("list[dict[str, Any]]", result.get("content") or [])
-        texts = [str(block.get("text", "")) for block in blocks]
-        if result.get("isError") and any("not found" in text for text in texts):
-            return f"{ARTEFACT}, the tool is missing: {_short(' '.join(texts))}"
-    return ""
-
-
-def _short(reason: str) -> str:
-    reason = reason.removeprefix("Failed: ")
-    reason = re.sub(r"(MCP error -?\d+: )+", lambda m: m.group(1), reason)
-    return reason if len(reason) <= 72 else reason[:69] + "..."
-
-
 def compare(
     names: Sequence[str], direct: dict[str, Verdict], served: dict[str, Verdict]
 ) -> tuple[list[str], list[str]]:
@@ -321,16 +311,25 @@ def report(names: Sequence[str], direct: dict[str, Verdict], served: dict[str, V
     return "\n".join(lines)
 
 
-def run(only: Sequence[str], output: Path) -> int:
+def run(only: Sequence[str], output: Path, asks_sessions: str = "per_client") -> int:
     groups = Groups()
+    verdicts: dict[tuple[str, str], Verdict] = {}
     try:
-        names = scenario_names(groups)
-        unknown = sorted(set(only) - set(names))
+        suite = not only or any(name != asks.NAME for name in only)
+        names = scenario_names(groups) if suite else []
+        unknown = sorted(set(only) - {*names, asks.NAME})
         if unknown:
             _say(f"unknown scenarios: {', '.join(unknown)}; known: {', '.join(names)}")
             return 2
         names = [name for name in names if not only or name in only]
-        urls = {"direct": start_direct(groups, output), "serve": start_serve(groups, output)}
+        if not only or asks.NAME in only:
+            ran = run_concurrent_asks(groups, output, asks_sessions)
+            verdicts |= {(target, asks.NAME): verdict for target, verdict in ran.items()}
+        urls = (
+            {"direct": start_direct(groups, output), "serve": start_serve(groups, output)}
+            if names
+            else {}
+        )
         jobs = [(target, name) for name in names for target in urls]
         with ThreadPoolExecutor(max_workers=2) as pool:
             futures = {
@@ -340,7 +339,7 @@ def run(only: Sequence[str], output: Path) -> int:
                 for job in jobs
             }
             try:
-                verdicts = {job: future.result() for job, future in futures.items()}
+                verdicts |= {job: future.result() for job, future in futures.items()}
             finally:
                 # On Ctrl-C, end the suite processes so that the pool's workers return.
                 for future in futures.values():
@@ -352,6 +351,7 @@ def run(only: Sequence[str], output: Path) -> int:
         return 2
     finally:
         groups.close()
+    names += [name for target, name in verdicts if target == "direct" and name == asks.NAME]
     direct = {name: verdicts["direct", name] for name in names}
     served = {name: verdicts["serve", name] for name in names}
     _say(report(names, direct, served))
@@ -375,6 +375,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--scenario", action="append", default=[], help="only this (repeatable)")
     parser.add_argument("--output-dir", help="keep logs and checks.json files here")
+    parser.add_argument(
+        "--asks-sessions",
+        choices=("per_client", "shared"),
+        default="per_client",
+        help=f"the sessions of the server {asks.NAME} mounts in serve",
+    )
     args = parser.parse_args(argv)
     missing = [path for path in (NODE, SUITE, EVERYTHING) if not path.exists()]
     if missing:
@@ -384,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         with _output_dir(args.output_dir) as output:
-            status = run(args.scenario, output)
+            status = run(args.scenario, output, args.asks_sessions)
     except KeyboardInterrupt:
         _say("interrupted; every process it started has ended")
         return 130

@@ -133,6 +133,19 @@ class ServerBase(BaseModel):
     """Seconds after its last call it is stopped (``background`` or ``lazy`` only); None
     uses the registry's."""
 
+    sessions: Literal["shared", "per_client"] = "shared"
+    """``shared``: one upstream session (one process, for stdio) serves every client.
+    ``per_client``: each client of ``serve`` (its session, else its conversation, else its
+    principal) gets its own, opened on its first call and closed when it leaves or idles;
+    the shared one still lists. Costs one process (stdio) or HTTP session per client."""
+
+    session_idle_timeout: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+    """Seconds a ``per_client`` session may go without a request before it is closed."""
+
+    max_client_sessions: int = Field(default=100, ge=1)
+    """How many ``per_client`` sessions may be open at once; past it a new client's call is
+    refused (the clients that have one go on)."""
+
     restart: Literal["never", "on-failure"] = "never"
     """Whether a server that dies after mounting is started again (with backoff)."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, cast
 
 import anyio
@@ -39,6 +40,7 @@ from mcpmount.errors import (
 )
 from mcpmount.gates import Interception
 from mcpmount.observers import Observers
+from mcpmount.registry._clients import Clients
 from mcpmount.registry._status import CallStats
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Connection, ServerState, Supervisor, needs_task
@@ -55,6 +57,11 @@ class Starts(Protocol):
 
     def wake(self, supervisor: Supervisor) -> None:
         """Start a dormant server behind its published list."""
+        ...
+
+    @property
+    def clients(self) -> Clients:
+        """Which connection a request goes over: the shared one or its client's."""
         ...
 
 
@@ -250,24 +257,45 @@ async def call_within(
         left = timeout
         if not supervisor.serving:  # a restart, a start or a wake to wait for first
             left = await _until_up(supervisor, entry, began + timeout, timeout, starts)
-        connection = supervisor.connection
+        connection, use = await _connection_of(starts, supervisor, entry, context, began, timeout)
+        if connection is not supervisor.connection:
+            left = began + timeout - anyio.current_time()
         name, raw_name = entry.name, entry.raw_name
         as_task = needs_task(entry.definition)  # its wait spans requests: the scope's clock
-        if connection.clocked_by_sdk and not as_task:  # the SDK's request clock bounds it
-            try:
-                result = await connection.call(name, raw_name, arguments, progress, context, left)
-            except CallTimeoutError:  # named with the whole timeout, not what was left of it
-                raise CallTimeoutError(entry.server, name, timeout) from None
-        else:  # a write may wait (HTTP), or a question: all of it in a scope
-            result = None
-            with anyio.CancelScope(deadline=began + timeout):
-                result = await connection.call(
-                    name, raw_name, arguments, progress, context, as_task=as_task
-                )
-            if result is None:
-                raise CallTimeoutError(entry.server, name, timeout)
+        with use:
+            if connection.clocked_by_sdk and not as_task:  # the SDK's request clock bounds it
+                try:
+                    result = await connection.call(
+                        name, raw_name, arguments, progress, context, left
+                    )
+                except CallTimeoutError:  # named with the whole timeout, not what was left
+                    raise CallTimeoutError(entry.server, name, timeout) from None
+            else:  # a write may wait (HTTP), or a question: all of it in a scope
+                result = None
+                with anyio.CancelScope(deadline=began + timeout):
+                    result = await connection.call(
+                        name, raw_name, arguments, progress, context, as_task=as_task
+                    )
+                if result is None:
+                    raise CallTimeoutError(entry.server, name, timeout)
         observed.result = result
         return result
+
+
+async def _connection_of(
+    starts: Starts,
+    supervisor: Supervisor,
+    entry: MountedTool,
+    context: object | None,
+    began: float,
+    timeout: float,
+) -> tuple[Connection, AbstractContextManager[None]]:
+    """The connection ``entry``'s call goes over (`Clients.connection`), its client's own
+    opened within the call's timeout."""
+    with anyio.move_on_after(began + timeout - anyio.current_time()):
+        return await starts.clients.connection(supervisor, context, entry.name)
+    reason = f"its session for this client did not open within {timeout:g} s"
+    raise ServerNotRunningError(entry.server, entry.name, reason)
 
 
 async def _until_up(

@@ -22,6 +22,10 @@ class Unmounting(Protocol):
         """The server's connections to close: its current one and a restart's."""
         ...
 
+    async def close_clients(self, server: str) -> None:
+        """Close the server's connections of its own clients (``per_client``)."""
+        ...
+
 
 class Closer:
     """Unmounts one server. Idempotent, callable from any task, never raises, bounded."""
@@ -46,6 +50,7 @@ class Closer:
             async with anyio.create_task_group() as tg:
                 for connection in connections:
                     tg.start_soon(connection.aclose)
+                tg.start_soon(self._servers.close_clients, supervisor.server)
 
 
 async def close_all(closers: list[Closer]) -> None:

@@ -38,6 +38,7 @@ from mcpmount.errors import (
 from mcpmount.gates import Interception
 from mcpmount.handlers import ToolCall
 from mcpmount.registry._calls import redacted_error
+from mcpmount.registry._clients import Clients
 from mcpmount.upstream import Supervisor, request, set_subscription
 
 __all__ = [
@@ -87,6 +88,11 @@ class Routing(Protocol):
 
     def wake(self, supervisor: Supervisor) -> None:
         """Start a dormant server behind its published list."""
+        ...
+
+    @property
+    def clients(self) -> Clients:
+        """Which connection a request goes over: the shared one or its client's."""
         ...
 
 
@@ -195,6 +201,7 @@ class LibraryRequests:
         argument: Mapping[str, str],
         context_arguments: Mapping[str, str] | None,
         timeout: float | None,
+        whose: object | None = None,
     ) -> mcp_types.CompleteResult:
         """See `Registry.complete`."""
         if isinstance(ref, mcp_types.PromptReference):
@@ -221,7 +228,7 @@ class LibraryRequests:
 
         servers, interception = self._servers, self._interception
         return self._redacted(
-            await send_to(servers, interception, server, kind, name, timeout, send)
+            await send_to(servers, interception, server, kind, name, timeout, send, whose=whose)
         )
 
     async def subscription(self, uri: str, on: bool, timeout: float | None) -> None:
@@ -239,9 +246,13 @@ async def send_to(
     send: Callable[[Client], Awaitable[_Result]],
     asks: bool = False,
     context: object | None = None,
+    *,
+    whose: object | None = None,
 ) -> _Result:
     """Send a request to ``server`` within the timeout, waiting out a restart in it; a
-    server's error comes back with every known secret redacted from it.
+    server's error comes back with every known secret redacted from it. It goes over the
+    connection of the client ``whose`` (else ``context``) names, for a ``per_client``
+    server (`Clients.connection`).
 
     Raises:
         ServerNotRunningError: It did not start, or was not back in time.
@@ -262,9 +273,19 @@ async def send_to(
         if not supervisor.ready.is_set() or supervisor.restarting or remaining <= 0:
             reason = f"it is restarting and was not back within {seconds:g} s"
             raise ServerNotRunningError(server, name, reason, kind=kind)
+        key = context if whose is None else whose  # whose session: see `Clients.connection`
+        opened = None
+        with anyio.move_on_after(remaining):
+            opened = await servers.clients.connection(supervisor, key, name, kind)
+        remaining = seconds - (anyio.current_time() - began)
+        if opened is None or remaining <= 0:
+            reason = f"its session for this client did not open within {seconds:g} s"
+            raise ServerNotRunningError(server, name, reason, kind=kind)
+        connection, use = opened
         try:
-            return await request(
-                supervisor.connection, kind, name, remaining, send, asks=asks, context=context
-            )
+            with use:
+                return await request(
+                    connection, kind, name, remaining, send, asks=asks, context=context
+                )
         except UpstreamError as exc:
             raise redacted_error(exc, interception.secrets.redact) from None

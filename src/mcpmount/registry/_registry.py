@@ -23,6 +23,7 @@ from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.manifests import ManifestStore
 from mcpmount.observers import Observers
 from mcpmount.registry._calls import call_tool
+from mcpmount.registry._clients import Clients
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
@@ -304,6 +305,17 @@ class Registry:
         """
         return await self._requests.get_prompt(name, arguments, timeout, context)
 
+    async def end_client(self, client: str) -> None:
+        """Close the upstream sessions ``per_client`` servers keep for ``client`` (a
+        `ClientKey`'s ``id``): it left. Its next request would open new ones."""
+        await self._servers.clients.end(client)
+
+    @property
+    def clients(self) -> Clients:
+        """The upstream sessions of clients of ``per_client`` servers; its
+        ``connection_auth`` gives each client's HTTP session credentials of its own."""
+        return self._servers.clients
+
     async def read_resource(
         self, uri: str, *, timeout: float | None = None, context: object | None = None
     ) -> mcp_types.ReadResourceResult:
@@ -328,6 +340,7 @@ class Registry:
         context_arguments: Mapping[str, str] | None = None,
         *,
         timeout: float | None = None,
+        context: object | None = None,
     ) -> mcp_types.CompleteResult:
         """Ask the owning server to complete an argument of a prompt or resource template.
 
@@ -335,13 +348,15 @@ class Registry:
             ref: A prompt by its public name, or a template by its registry URI template.
             argument: ``{"name": ..., "value": ...}``: the argument and what is typed so far.
             context_arguments: Arguments already given.
+            context: Whose request it is (a `ClientKey`, or what carries one), for a
+                ``per_client`` server; as for `Registry.call`.
 
         Raises:
             UnknownPromptError, UnknownResourceError: ``ref`` names nothing mounted.
             ServerNotRunningError, CallTimeoutError, ServerCrashedError, UpstreamError:
                 As for `Registry.call`.
         """
-        return await self._requests.complete(ref, argument, context_arguments, timeout)
+        return await self._requests.complete(ref, argument, context_arguments, timeout, context)
 
     async def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
         """Ask the owning server for updates of ``uri``; they reach `subscribe_updates`.

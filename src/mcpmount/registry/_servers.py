@@ -35,6 +35,7 @@ from mcpmount.gates import warn_unmatched
 from mcpmount.handlers import ClientHandlers
 from mcpmount.manifests import ManifestStore
 from mcpmount.processes import Reaper
+from mcpmount.registry._clients import Clients
 from mcpmount.registry._closer import Closer, close_all
 from mcpmount.registry._library import subscription
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
@@ -100,6 +101,8 @@ class Servers:
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
+        self.clients = Clients(self)
+        """The connections of clients of ``per_client`` servers, by server and client."""
 
     @property
     def reaper(self) -> Reaper:
@@ -216,17 +219,25 @@ class Servers:
             handlers=self.handlers,
             on_updated=self._updated,
             on_task_status=self._task_status,
-            log_level=self._log_levels.get(server) or self._log_level,
+            log_level=self.log_level_of(server),
             reaper=self._reaper,
             schemas=self.schemas,
         )
-        # While it starts, closing the registry, or its server, cuts the start short.
+        await self.start_connection(connection)
+        return connection
+
+    def log_level_of(self, server: str) -> mcp_types.LoggingLevel | None:
+        """The level of log messages asked of ``server`` (its own, else every server's)."""
+        return self._log_levels.get(server) or self._log_level
+
+    async def start_connection(self, connection: Connection) -> None:
+        """Run ``connection``'s owner task in the task group; return once it is ready.
+        While it starts, closing the registry, or its server, cuts the start short."""
         self._starting.add(connection)
         try:
             await self._task_group().start(connection.run)
         finally:
             self._starting.discard(connection)
-        return connection
 
     async def reconnect(self, supervisor: Supervisor) -> Connection:
         """Start a new connection of ``supervisor``'s server and publish its lists over the
@@ -304,6 +315,10 @@ class Servers:
         """A server's connections to close: its current one and a restart's that starts."""
         starting = [c for c in self._starting if c.server == supervisor.server]
         return [supervisor.connection, *starting]
+
+    async def close_clients(self, server: str) -> None:
+        """Close ``server``'s connections of its own clients (``per_client``)."""
+        await self.clients.close(server)
 
     def forget(self, supervisor: Supervisor) -> None:
         """Drop a server's names, synchronously; a no-op if it is already gone."""

@@ -26,12 +26,15 @@ def transport_for(
     reaper: Reaper | None = None,
     *,
     server: str = "",
+    auth: httpx2.Auth | None = None,
 ) -> ServerTransport:
     """Return a fresh transport for ``spec``.
 
     ``settings`` are the server's effective ones (its own limit overrides applied);
     ``reaper`` ends a stdio server's process group if the host dies; ``server`` is the
-    namespace, which a url server's OAuth names in the command that logs in.
+    namespace, which a url server's OAuth names in the command that logs in; ``auth``
+    replaces a url server's own (``headers_command``, ``oauth``) when given (one client's
+    credentials, for its own session).
     """
     limits = MessageLimits(settings.max_message_bytes, settings.max_tools)
     match spec:
@@ -49,11 +52,11 @@ def transport_for(
                 server=server,
             )
         case HttpServer(transport="sse"):
-            return SseTransport(spec, limits, _auth(spec, settings, server, reaper))
+            return SseTransport(spec, limits, auth or _auth(spec, settings, server, reaper))
         case HttpServer(transport="auto"):
-            return AutoTransport(spec, limits, _auth(spec, settings, server, reaper))
+            return AutoTransport(spec, limits, auth or _auth(spec, settings, server, reaper))
         case HttpServer():
-            return HttpTransport(spec, limits, _auth(spec, settings, server, reaper))
+            return HttpTransport(spec, limits, auth or _auth(spec, settings, server, reaper))
 
 
 def _auth(

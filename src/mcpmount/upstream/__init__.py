@@ -7,13 +7,22 @@ failures (``_failures``), answers what the server asks of its client (``_asking`
 its log messages (``_logs``) and change notices (``_feed``), sends requests other than
 tool calls (``_requests``) and task-augmented ones (``_tasks``), and tells it its client
 renders MCP Apps (``_apps``). A supervisor (``_supervisor``) carries a mounted server
-across restarts."""
+across restarts; a ``per_client`` server's clients each get a connection of their own
+(``_pool``)."""
 
 from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._connection import Connection, ServerState
 from mcpmount.upstream._content import ServerContent, check_content, list_content
 from mcpmount.upstream._freshness import Freshness
 from mcpmount.upstream._listing import check_tools, list_all_tools, list_pages, needs_task
+from mcpmount.upstream._pool import (
+    ClientKey,
+    ClientSessions,
+    ClientSessionsFullError,
+    client_key_of,
+    pool_identity,
+    uses_pool,
+)
 from mcpmount.upstream._requests import request, set_subscription
 from mcpmount.upstream._supervisor import Supervisor
 from mcpmount.upstream._tasks import (
@@ -27,6 +36,9 @@ from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = [
     "Asking",
+    "ClientKey",
+    "ClientSessions",
+    "ClientSessionsFullError",
     "Connection",
     "Freshness",
     "SchemaVetting",
@@ -36,6 +48,7 @@ __all__ = [
     "cancel_task",
     "check_content",
     "check_tools",
+    "client_key_of",
     "create_task",
     "get_task",
     "list_all_tools",
@@ -43,7 +56,9 @@ __all__ = [
     "list_pages",
     "list_tasks",
     "needs_task",
+    "pool_identity",
     "request",
     "set_subscription",
+    "uses_pool",
     "wait_result",
 ]

@@ -31,7 +31,7 @@ from mcp_types import SERVER_INFO_META_KEY
 from mcpmount.errors import RegistryError, UnknownPromptError
 from mcpmount.registry import Registry
 from mcpmount.serve.access import Door, principal_of, raise_for
-from mcpmount.serve.relay import Downstream, Relay
+from mcpmount.serve.relay import Downstream, Relay, client_key
 
 __all__ = ["Content", "without_server_info"]
 
@@ -103,7 +103,10 @@ class Content:
     ) -> mcp_types.CompleteResult:
         argument = {"name": params.argument.name, "value": params.argument.value}
         given = params.context.arguments if params.context is not None else None
-        return await self._answer(ctx, lambda: self._registry.complete(params.ref, argument, given))
+        whose = client_key(ctx)  # a per_client server completes over its client's session
+        return await self._answer(
+            ctx, lambda: self._registry.complete(params.ref, argument, given, context=whose)
+        )
 
     async def relayed(
         self,

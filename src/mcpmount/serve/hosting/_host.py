@@ -91,7 +91,7 @@ class Host:
             custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
             **app_security(security, host),
         )
-        app.add_middleware(SessionEnds)
+        app.add_middleware(SessionEnds, on_end=self.front.registry.end_client)
         app.add_middleware(LeftCalls, window=resume_window)  # its cancel meets all below
         app.add_middleware(self.stopping.middleware)  # added last: it runs first
         return app

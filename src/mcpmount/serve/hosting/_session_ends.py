@@ -20,10 +20,16 @@ own client does just that when its caller gives up on a call and closes: the
 
 Each wait is bounded (`_WAIT`), so nothing a client sends can hold another request long.
 Requests without a session (the 2026-07-28 era, ``--stateless``) pass untouched.
+
+Once a ``DELETE`` ended its session, ``on_end`` is told (``http:<Mcp-Session-Id>``, the
+session's `ClientKey` id), so that the upstream sessions of ``per_client`` servers kept
+for that client close with it (within `_WAIT`, whatever the client does meanwhile).
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Final
 
@@ -31,6 +37,8 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["SessionEnds"]
+
+logger = logging.getLogger(__name__)
 
 _WAIT: Final = 5.0
 """Seconds a DELETE waits for its session's pending POSTs, and a POST for a DELETE."""
@@ -58,9 +66,12 @@ class _Session:
 class SessionEnds:
     """ASGI middleware: each session's DELETE after the POSTs its client sent before it."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(
+        self, app: ASGIApp, on_end: Callable[[str], Awaitable[None]] | None = None
+    ) -> None:
         self.app = app
         self._sessions: dict[str, _Session] = {}
+        self._on_end = on_end
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         key = _session_of(scope)
@@ -114,6 +125,17 @@ class SessionEnds:
             if session.ended is ended:
                 session.ended = None
             self._forget(key, session)
+            await self._ended(key)
+
+    async def _ended(self, key: str) -> None:
+        """Tell ``on_end`` the session ``key`` ended; bounded, shielded, never raises."""
+        if self._on_end is None:
+            return
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_WAIT):
+            try:
+                await self._on_end(f"http:{key}")
+            except Exception as exc:
+                logger.warning("closing what session %r kept upstream failed: %r", key, exc)
 
     def _forget(self, key: str, session: _Session) -> None:
         if session.idle and self._sessions.get(key) is session:

@@ -26,7 +26,8 @@ a handshake-era stdio server with several calls in flight), the safe answers app
 log says so: elicitation is declined, sampling refused with an error saying the client
 cannot sample, and a gated call is denied; roots are the server's configured ``roots``
 (the registry's answer when the handler says None), with a warning only when there are
-none.
+none. The log then suggests ``sessions = "per_client"``: each client's calls then have
+an upstream session of their own, so a question asked there has one client to go to.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ class Relay:
                 return None
             logger.warning(
                 "server %r asked for %s outside a call that can be told (none, or several at "
-                "once); answered as a client that cannot",
+                "once); answered as a client that cannot. If it asks outside its requests, "
+                'give it sessions = "per_client", so that each client\'s questions reach it',
                 asker.server,
                 what,
             )

@@ -42,6 +42,8 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.serve.access import Principal, principal_of
+from mcpmount.serve.relay._whose import client_key
+from mcpmount.upstream import ClientKey
 
 __all__ = ["MAX_WAITING", "Answer", "Downstream", "Rounds", "error", "result_type"]
 
@@ -73,6 +75,12 @@ class Downstream:
     def __init__(self, ctx: ServerRequestContext[Any, Any], timeout: float) -> None:
         self.ctx = ctx
         self.timeout = timeout
+
+    @property
+    def client_key(self) -> ClientKey:
+        """Whose request this is: a ``per_client`` server serves it over that client's own
+        upstream session, whose questions then come to this client only."""
+        return client_key(self.ctx)
 
     @property
     def capabilities(self) -> mcp_types.ClientCapabilities:

@@ -14,31 +14,35 @@ told of list changes only once they have listed the tools (`Sessions.listeners`)
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
-from typing import Any, Final, cast
+from collections.abc import Iterable
+from typing import Any, Final
 
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.serve.access import Principal, principal_of
+from mcpmount.serve.relay import (
+    CONVERSATION_HEADER,
+    CONVERSATION_ID,
+    PIPE,
+    client_key,
+    headers_of,
+    session_key,
+)
 
-__all__ = ["CONVERSATION_HEADER", "MAX_SESSIONS", "BadConversationError", "Sessions"]
+__all__ = [
+    "CONVERSATION_HEADER",
+    "MAX_SESSIONS",
+    "BadConversationError",
+    "Sessions",
+    "client_key",
+]
 
 MAX_SESSIONS: Final = 1000
 """How many downstream sessions get list_changed (and log messages) at once."""
-
-CONVERSATION_HEADER: Final = "Mcp-Conversation-Id"
-"""The HTTP header that names a sessionless request's conversation."""
-
-_CONVERSATION_ID: Final = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-"""What a conversation id may be: 1-128 of A-Z a-z 0-9 . _ : - (a UUID, a ULID, ...)."""
-
-_PIPE: Final = "<pipe>"
-"""The session key of a transport without HTTP requests: it carries exactly one peer."""
 
 
 class BadConversationError(ValueError):
@@ -69,11 +73,7 @@ class Sessions:
     @staticmethod
     def key(ctx: ServerRequestContext[Any, Any]) -> str | None:
         """Return the key of the session ``ctx`` came from, or None if it has none."""
-        request = ctx.request
-        if request is None:
-            return _PIPE
-        session_id = _headers(ctx).get("mcp-session-id")
-        return f"http:{session_id}" if session_id else None
+        return session_key(ctx)
 
     def conversation(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         """Return the key that ``ctx``'s activations are kept under, or None if it has none.
@@ -86,14 +86,14 @@ class Sessions:
             BadConversationError: The header is there but is not a valid id.
         """
         key = self.key(ctx)
-        if key == _PIPE:
+        if key == PIPE:
             return self._pipe
         if key is not None:
             return key
-        value = _headers(ctx).get(CONVERSATION_HEADER.lower())
+        value = headers_of(ctx).get(CONVERSATION_HEADER.lower())
         if value is None:
             return None
-        if _CONVERSATION_ID.fullmatch(value) is None:
+        if CONVERSATION_ID.fullmatch(value) is None:
             raise BadConversationError(value)
         return f"conv:{principal_of(ctx).scoped(value)}"
 
@@ -147,9 +147,3 @@ class Sessions:
         if peer is not None and peer[0] is session:
             del self._peers[key]
             self._listed.discard(key)
-
-
-def _headers(ctx: ServerRequestContext[Any, Any]) -> Mapping[str, str]:
-    """The HTTP headers of ``ctx``'s request (none for a pipe)."""
-    headers = getattr(ctx.request, "headers", None)
-    return cast("Mapping[str, str]", headers) if headers is not None else {}

@@ -1,0 +1,144 @@
+"""Which connection serves a request: the shared one, or its client's own.
+
+A request to a server with ``sessions = "per_client"`` that says whose it is
+(`client_key_of` its ``context``) goes over that client's connection, from the server's
+`ClientSessions` (made on first use); every other request, and every listing, goes over
+the server's shared connection. `Clients` also holds the hook that gives a client's HTTP
+session credentials of its own (`ConnectionAuth`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+import httpx2
+import mcp_types
+
+from mcpmount.config import HttpServer, RegistrySettings
+from mcpmount.handlers import ClientHandlers
+from mcpmount.processes import Reaper
+from mcpmount.transports import transport_for
+from mcpmount.upstream import (
+    ClientKey,
+    ClientSessions,
+    Connection,
+    SchemaVetting,
+    Supervisor,
+    client_key_of,
+    uses_pool,
+)
+
+__all__ = ["Clients", "ConnectionAuth"]
+
+ConnectionAuth = Callable[[str, HttpServer, ClientKey], httpx2.Auth | None]
+"""Given a url server's namespace, its spec and a client's key, the ``httpx2.Auth`` that
+client's own session of it authenticates with; None keeps the server's own (``oauth``,
+``headers_command``). Called once per client session, as it opens."""
+
+
+_Opener = Callable[[ClientKey], Coroutine[Any, Any, Connection]]
+
+
+class Opening(Protocol):
+    """What opening a client's connection needs of the registry's servers (`Servers`)."""
+
+    settings: RegistrySettings
+    handlers: ClientHandlers | None
+    schemas: SchemaVetting
+
+    @property
+    def reaper(self) -> Reaper:
+        """Ends every process group it watches if this process dies without closing."""
+        ...
+
+    def log_level_of(self, server: str) -> mcp_types.LoggingLevel | None:
+        """The log level asked of ``server``."""
+        ...
+
+    def start_soon(self, task: Callable[[], Coroutine[Any, Any, object]]) -> None:
+        """Run ``task`` beside the servers."""
+        ...
+
+    async def start_connection(self, connection: Connection) -> None:
+        """Run ``connection``'s owner task beside the servers, until it is ready."""
+        ...
+
+
+class Clients:
+    """Every ``per_client`` server's `ClientSessions`, made on first use."""
+
+    def __init__(self, servers: Opening) -> None:
+        self._servers = servers
+        self._pools: dict[str, ClientSessions] = {}
+        self.connection_auth: ConnectionAuth | None = None
+        """Gives a client's own HTTP session its own credentials (see `ConnectionAuth`)."""
+
+    def pool(self, server: str) -> ClientSessions | None:
+        """``server``'s client sessions, if any were opened."""
+        return self._pools.get(server)
+
+    async def connection(
+        self, supervisor: Supervisor, context: object | None, name: str, kind: str = "tool"
+    ) -> tuple[Connection, contextlib.AbstractContextManager[None]]:
+        """The connection a request to ``supervisor``'s server goes over, and what counts
+        it in flight there: its client's own (opened now if need be), or the shared one.
+
+        Raises:
+            ClientSessionsFullError: A new client past the server's ``max_client_sessions``.
+            ServerNotRunningError: The client's connection could not start.
+        """
+        key = client_key_of(context)
+        if key is None or not uses_pool(supervisor.spec, key):
+            return supervisor.connection, contextlib.nullcontext()
+        pool = self._pools.get(supervisor.server)
+        if pool is None or pool.spec is not supervisor.spec:
+            if pool is not None:  # a reload replaced its spec: the old sessions go
+                await pool.aclose()
+            pool = self._pools[supervisor.server] = ClientSessions(
+                supervisor.server,
+                supervisor.spec,
+                self._opener(supervisor),
+                self._servers.start_soon,
+            )
+        connection = await pool.connection(key, name, kind)
+        return connection, pool.using(connection)
+
+    def _opener(
+        self, supervisor: Supervisor
+    ) -> Callable[[ClientKey], Coroutine[Any, Any, Connection]]:
+        servers, server, spec = self._servers, supervisor.server, supervisor.spec
+
+        async def open_connection(key: ClientKey) -> Connection:
+            auth = None
+            if isinstance(spec, HttpServer) and self.connection_auth is not None:
+                auth = self.connection_auth(server, spec, key)
+            settings = spec.limits(servers.settings)
+            connection = Connection(
+                server,
+                spec,
+                servers.settings,
+                handlers=servers.handlers,
+                log_level=servers.log_level_of(server),
+                reaper=servers.reaper,
+                schemas=servers.schemas,
+                use_transport=transport_for(
+                    spec, settings, servers.reaper, server=server, auth=auth
+                ),
+            )
+            await servers.start_connection(connection)
+            return connection
+
+        return open_connection
+
+    async def end(self, identity: str) -> None:
+        """Close the sessions every server keeps for the client ``identity``."""
+        for pool in list(self._pools.values()):
+            await pool.end(identity)
+
+    async def close(self, server: str) -> None:
+        """Close every client session of ``server`` (it is unmounted)."""
+        pool = self._pools.pop(server, None)
+        if pool is not None:
+            await pool.aclose()
