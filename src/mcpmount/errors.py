@@ -20,6 +20,7 @@ The tree::
             ├── CallDeniedError       an approval gate or an interceptor refused it; not sent
             │   └── SecretRefusedError  its arguments carry a secret (``.owner``, ``.rule``)
             ├── CallTimeoutError      no answer in time: the outcome is unknown
+            ├── ClientSessionsFullError  a new client past ``max_client_sessions``; not sent
             ├── NotSupportedError     the server does not offer what was asked; nothing was sent
             ├── ResultTooLargeError   the tool ran, but its result exceeds the limit
             ├── ResultWithheldError   it ran, but its result was withheld (interceptor, hidden text)
@@ -48,6 +49,7 @@ __all__ = [
     "CallDeniedError",
     "CallError",
     "CallTimeoutError",
+    "ClientSessionsFullError",
     "ConfigError",
     "DefinitionChangedError",
     "MountError",
@@ -301,6 +303,22 @@ class SecretRefusedError(CallDeniedError):
         self.rule = rule
         reason = f"its arguments carry {carried} (in {where}), and {rule}; {remedy}"
         super().__init__(server, tool, reason, kind=kind)
+
+
+class ClientSessionsFullError(CallError):
+    """Raised when a new client of a ``per_client`` server finds ``max_client_sessions``
+    open; nothing was sent, and the clients that have a session go on."""
+
+    def __init__(self, server: str, tool: str, cap: int, *, kind: str = "tool") -> None:
+        self.cap = cap
+        super().__init__(
+            server,
+            tool,
+            f"refused: {cap} clients have a session of their own open, the server's "
+            'max_client_sessions (sessions = "per_client"); try again once a client leaves '
+            "or goes idle, or raise max_client_sessions in its table",
+            kind=kind,
+        )
 
 
 class ToolRemovedError(CallError, LookupError):

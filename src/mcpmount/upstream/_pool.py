@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 
 from mcpmount.config import ServerSpec
-from mcpmount.errors import CallError, ServerNotRunningError
+from mcpmount.errors import ClientSessionsFullError, ServerNotRunningError
 from mcpmount.upstream._connection import Connection, ServerState
 
 __all__ = [
@@ -83,21 +83,6 @@ def _per_principal(spec: ServerSpec) -> bool:
     """Whether ``spec`` logs each principal in by itself (``credentials``, of ``oauth``)."""
     oauth = getattr(spec, "oauth", None)
     return getattr(oauth, "credentials", None) == "per_principal"
-
-
-class ClientSessionsFullError(CallError):
-    """Raised when a new client's request finds ``max_client_sessions`` open; nothing was sent."""
-
-    def __init__(self, server: str, tool: str, cap: int, *, kind: str = "tool") -> None:
-        self.cap = cap
-        super().__init__(
-            server,
-            tool,
-            f"refused: {cap} clients have a session of their own open, the server's "
-            'max_client_sessions (sessions = "per_client"); try again once a client leaves '
-            "or goes idle, or raise max_client_sessions in its table",
-            kind=kind,
-        )
 
 
 OpenConnection = Callable[[ClientKey], Awaitable[Connection]]
