@@ -33,7 +33,8 @@ async def test_the_call_past_a_rate_is_refused_with_when_to_retry_and_allowed_af
 ) -> None:
     """Two calls in a window of 5 s: the third is refused (an ``isError`` result naming the
     tool, the limit and the seconds to wait; nothing reaches the server), and a call is
-    allowed again once the window has moved past the first two; BOB's count is its own."""
+    allowed again once the window has moved past the first two, through ``call_tool`` too;
+    BOB's count is its own."""
     set_tokens(monkeypatch)
     config = limited_config(tmp_path, f'tools = "alpha__*"\nrate = "2 per {WINDOW} seconds"')
     async with (
@@ -57,6 +58,9 @@ async def test_the_call_past_a_rate_is_refused_with_when_to_retry_and_allowed_af
         assert "alpha__echo was not called" in text
         assert f"2 calls per {WINDOW} seconds" in text
         assert f"retry in {limit['retryAfter']} s" in text
+
+        via = await alice.call_tool("call_tool", {"name": "alpha__echo", "arguments": {}})
+        assert limit_of(via) is not None, via  # call_tool's call counts as the tool's
 
         assert await allowed(bob)  # another token: a count of its own
         assert await allowed(bob)

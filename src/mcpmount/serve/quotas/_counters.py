@@ -124,6 +124,7 @@ class Counters:
     async def hit(self, strategy: Strategy, item: RateLimitItem, *key: str) -> Spent | None:
         """Count one call against ``item`` for ``key``; None if it fits in the window, else
         when to retry (the call is then not counted)."""
+        key = (strategy, *key)  # each strategy keeps its own kind of Redis key
         if self._connection is not None and self._storage is not None:
             limiter = self._limiter(self._shared, strategy, self._storage)
 
