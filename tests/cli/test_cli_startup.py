@@ -32,6 +32,7 @@ LIGHT = {
     "mcpmount.cli",
     "mcpmount.cli._app",
     "mcpmount.cli._exit",
+    "mcpmount.cli._log_args",
     "mcpmount.cli._parser",
 }
 """All the command line's own modules that parsing may load."""

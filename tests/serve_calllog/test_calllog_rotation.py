@@ -37,12 +37,14 @@ async def test_the_log_rotates_past_its_size_and_keeps_the_newest_records_whole(
     log = tmp_path / "calls.jsonl"
     rotation = f"call_log_max_bytes = {MAX_BYTES}\ncall_log_backups = {BACKUPS}"
     config = write_config(tmp_path, f'call_log = "calls.jsonl"\n{rotation}')
-    async with serving(config, tmp_path) as url:
-        async with client_of(url, FULL, Sent(), mode="legacy") as client:
-            for i in range(CALLS):
-                await client.call_tool("pub__echo", {"text": f"call {i}"})
-            await wait_for_records(log, 1)
-            kept = records(log)
+    async with (
+        serving(config, tmp_path) as url,
+        client_of(url, FULL, Sent(), mode="legacy") as client,
+    ):
+        for i in range(CALLS):
+            await client.call_tool("pub__echo", {"text": f"call {i}"})
+        await wait_for_records(log, 1)
+        kept = records(log)
     files = log_files(log)
     assert [path.name for path in files] == ["calls.jsonl.2", "calls.jsonl.1", "calls.jsonl"]
     for path in files:

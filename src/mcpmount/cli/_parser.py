@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, cast
 
 from mcpmount.cli._exit import UsageError
+from mcpmount.cli._log_args import add_log
 
 __all__ = ["DEFAULT_CONFIG", "HOSTS", "a_path", "build_parser", "wants_json"]
 
@@ -229,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     logout = command("logout", "forget the OAuth login kept for a url server")
     logout.add_argument("namespace", help="the server's namespace (its key in the config)")
     config_arg(logout)
+    add_log(command("log", "show serve's call log: the last records, filtered; then new ones"))
     serve = commands.add_parser(
         "serve",
         help="serve every mounted tool as one MCP server (stdio or streamable HTTP)",

@@ -22,6 +22,7 @@ from mcpmount.cli._describe import run_describe
 from mcpmount.cli._exit import UsageError
 from mcpmount.cli._failure import failure_of
 from mcpmount.cli._hosts import HOST_FILE_COMMANDS, load_for, run_as_host
+from mcpmount.cli._log import run_log
 from mcpmount.cli._login import run_login, run_logout
 from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._parser import DEFAULT_CONFIG
@@ -70,8 +71,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return HOST_FILE_COMMANDS[args.command](args, out, err)
         if args.command == "check" and args.as_host:  # starts the host's entry, no config
             return anyio.run(run_as_host, args, out, err)
+        if args.command == "log":  # reads a file; mounts nothing
+            return run_log(args, out, err)
         config = load_for(args, DEFAULT_CONFIG, err)
-    except (OSError, ConfigError, UsageError) as exc:  # install cannot write the host's file
+    except (OSError, ConfigError, UsageError, KeyboardInterrupt) as exc:  # install: a host's file
         return _tell(exc, args, err)
     try:
         match args.command:
