@@ -29,6 +29,9 @@ from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
 from mcpmount.errors import UpstreamError
 
+# The room's one module in the working tier, where it keeps its three cheapest tests (a
+# response from another issuer refused, both ways; a machine client's scope step-up): each
+# test starts oidc-provider, and the others cost 4 to 10 s of CPU each.
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]
 
 DOCUMENT = {
@@ -65,6 +68,7 @@ def docs_document() -> dict[str, object]:
     return json.loads(block)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("supported", [True, False], ids=["cimd", "no-cimd"])
 async def test_the_metadata_url_is_the_client_id_where_the_server_takes_one(
     tmp_path: Path, supported: bool
@@ -93,6 +97,7 @@ async def test_the_metadata_url_is_the_client_id_where_the_server_takes_one(
             assert registered
 
 
+@pytest.mark.slow
 async def test_two_servers_behind_one_issuer_keep_a_login_each(tmp_path: Path) -> None:
     """Each token is for one server (its audience): each server's login is its own, under
     the issuer they share, and forgetting one leaves the other."""
@@ -127,6 +132,7 @@ async def moving_server() -> AsyncGenerator[tuple[AuthorizationServer, Authoriza
         yield old, new, free_port()
 
 
+@pytest.mark.slow
 async def test_a_server_that_moves_to_another_issuer_gets_a_new_login_there(
     tmp_path: Path,
 ) -> None:
@@ -151,6 +157,7 @@ async def test_a_server_that_moves_to_another_issuer_gets_a_new_login_there(
         assert TokenStore(setup.tokens).login(url, None).issuer == new.issuer
 
 
+@pytest.mark.slow
 async def test_a_hand_registered_client_is_never_shown_to_another_issuer(
     tmp_path: Path,
 ) -> None:
@@ -175,6 +182,7 @@ async def test_a_hand_registered_client_is_never_shown_to_another_issuer(
         assert "authorization.error" not in log_of(new)
 
 
+@pytest.mark.slow
 async def test_a_login_kept_before_issuers_is_read_and_moved(tmp_path: Path) -> None:
     async with authorization_server() as server, resource_server(server.issuer) as url:
         config = tmp_path / "mcpmount.toml"
@@ -245,6 +253,7 @@ async def test_a_machine_client_gets_the_scope_a_tool_asks_for_mid_session(
         assert "scopes=mcp admin" in str(after.content)  # the union: nothing was lost
 
 
+@pytest.mark.slow
 async def test_a_person_is_told_to_log_in_for_more_scope_and_that_login_grants_it(
     tmp_path: Path,
 ) -> None:
