@@ -38,11 +38,15 @@ class Policy:
     Args:
         policies: The parsed policies.
         path: The file they were read from (in log lines).
+        source: Their text (two policies of the same text decide alike).
     """
 
-    def __init__(self, policies: cedarpy.PolicySet, path: Path | None = None) -> None:
+    def __init__(
+        self, policies: cedarpy.PolicySet, path: Path | None = None, source: str = ""
+    ) -> None:
         self._policies = policies
         self._path = path
+        self.source = source
         self._cache: dict[tuple[str, Kind, str, str], bool] = {}
 
     def allows(self, subject: Subject, kind: Kind, name: str, server: str | None) -> bool:
@@ -87,7 +91,7 @@ def read_policy(path: Path) -> Policy:
         ConfigError: The file is unreadable, or a policy in it does not parse or does not
             fit the schema; each problem with its line.
     """
-    policies, problems = parse_policies(path)
+    policies, text, problems = parse_policies(path)
     if policies is None:
         raise ConfigError(str(path), problems)
-    return Policy(policies, path)
+    return Policy(policies, path, text)

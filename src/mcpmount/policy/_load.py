@@ -37,19 +37,20 @@ class _Statement:
     """The line its text starts on."""
 
 
-def parse_policies(path: Path) -> tuple[cedarpy.PolicySet | None, list[str]]:
-    """Read and check the policy file at ``path``: its policies, or None and the problems
-    (each ``FILE:LINE: what is wrong``, then what to do)."""
+def parse_policies(path: Path) -> tuple[cedarpy.PolicySet | None, str, list[str]]:
+    """Read and check the policy file at ``path``: its policies and text, or None and the
+    problems (each ``FILE:LINE: what is wrong``, then what to do)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        return None, [f"{path}: cannot read the policy file: {exc.strerror}; check serve.policy"]
+        problem = f"{path}: cannot read the policy file: {exc.strerror}; check serve.policy"
+        return None, "", [problem]
     except UnicodeDecodeError:
-        return None, [f"{path}: the policy file is not UTF-8 text"]
+        return None, "", [f"{path}: the policy file is not UTF-8 text"]
     problems = policy_problems(text, path.name)
     if problems:
-        return None, problems
-    return cedarpy.PolicySet.from_str(text), []
+        return None, text, problems
+    return cedarpy.PolicySet.from_str(text), text, []
 
 
 def policy_problems(text: str, name: str) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
@@ -26,6 +27,7 @@ from watchfiles import Change, awatch  # pyright: ignore[reportUnknownVariableTy
 from mcpmount.catalog import lock_path
 from mcpmount.config import RegistryConfig, load_config
 from mcpmount.errors import ConfigError
+from mcpmount.policy import Policy
 from mcpmount.registry import Registry, read_pins, required_as_written
 from mcpmount.serve.front import Retries
 
@@ -42,11 +44,19 @@ class Reloads:
         path: The config file to load anew.
         retries: The servers that are down, retried.
         current: Holds the config served now; each reload puts its own in.
+        on_policy: Called after a reload whose policy (``[serve] policy``) is not the one
+            served before: what each client may see changed.
     """
 
     def __init__(
-        self, registry: Registry, path: Path, retries: Retries, current: list[RegistryConfig]
+        self,
+        registry: Registry,
+        path: Path,
+        retries: Retries,
+        current: list[RegistryConfig],
+        on_policy: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        self._on_policy = on_policy
         self._registry = registry
         self._path = path
         self._retries = retries
@@ -72,7 +82,10 @@ class Reloads:
             except ConfigError as exc:
                 logger.error("reload refused, nothing changed: %s", exc)
                 continue
-            self._current[:] = [config]
+            before, self._current[:] = self._current[0].serve.rules, [config]
+            after = config.serve.rules
+            if self._on_policy is not None and _source(before) != _source(after):
+                await self._on_policy()
             for server, error in result.failed.items():
                 self._retries.failed(server, config.servers[server], error)
             logger.info(
@@ -118,3 +131,7 @@ class Reloads:
                 path.parent, watch_filter=is_config, stop_event=stop, recursive=False, debounce=300
             ):
                 self.ask("the config file changed")
+
+
+def _source(policy: Policy | None) -> str | None:
+    return None if policy is None else policy.source

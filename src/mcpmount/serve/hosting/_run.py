@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Literal
 
 import anyio
@@ -173,6 +173,10 @@ async def serve(
         retries = served.retries
         served.door.policy = lambda: current[0].serve.rules  # the policy read with it
 
+        async def policy() -> None:  # a new policy: what each session may see changed
+            for kind in ("tools", "prompts", "resources"):
+                await served.tell_sessions(kind, None)
+
         def status() -> list[dict[str, object]]:
             return served_status(registry, current[0], retries.rows())
 
@@ -209,7 +213,9 @@ async def serve(
                 tg.start_soon(tell_of_remote_changes, shared.bus, served.tell_sessions)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
-            _start_reloads(tg, registry, config, mounted, retries, current, watch=watch)
+            _start_reloads(
+                tg, registry, config, mounted, retries, current, watch=watch, on_policy=policy
+            )
             if transport == "stdio":
                 async with anyio.create_task_group() as stdio:
 
@@ -255,9 +261,11 @@ def _start_reloads(
     current: list[RegistryConfig],
     *,
     watch: bool,
+    on_policy: Callable[[], Awaitable[None]],
 ) -> None:
     """Reload ``config``'s file on SIGHUP and (with ``watch``) when it changes; each
-    reload puts its config in ``current`` and its failures in ``retries``."""
+    reload puts its config in ``current`` and its failures in ``retries``, and one that
+    changed the policy calls ``on_policy``."""
     if config.path is None:
 
         async def say_why_not() -> None:
@@ -267,7 +275,7 @@ def _start_reloads(
 
         tg.start_soon(say_why_not)
         return
-    reloads = Reloads(registry, config.path, retries, current)
+    reloads = Reloads(registry, config.path, retries, current, on_policy)
     tg.start_soon(reloads.run, mounted)
     tg.start_soon(reloads.on_sighup)
     if watch:
