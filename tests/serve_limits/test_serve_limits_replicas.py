@@ -1,6 +1,7 @@
 """A rate limit holds across two `mcpmount serve` replicas sharing a real Redis
 (``--shared-state``): the calls a token made on one count on the other, each token
-apart; without a shared Redis each replica counts alone."""
+apart; without a shared Redis each replica counts alone, and a replica whose Redis is down
+counts alone too."""
 
 from __future__ import annotations
 
@@ -55,3 +56,22 @@ async def test_a_rate_limit_holds_across_replicas_sharing_redis(
                 assert await allowed(alice_b)
                 assert not await allowed(alice_b)
                 assert await allowed(alice_a)
+
+
+async def test_a_replica_whose_redis_is_down_still_enforces_its_limits_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the shared Redis down, a replica counts in its own memory (its log says Redis is
+    unreachable, once for every store on it) rather than letting every call through."""
+    set_tokens(monkeypatch)
+    config = limited_config(tmp_path, RULE)
+    async with running_redis() as redis:
+        await redis.stop()
+        async with (
+            served_http(config, tmp_path, *TOKEN_FLAGS, "--shared-state", redis.url) as (url, _),
+            bearer_client(url, ALICE, mode="legacy") as alice,
+        ):
+            await wait_for_tool(alice, "alpha__echo")
+            assert [await allowed(alice) for _ in range(4)] == [True, True, True, False]
+    log = " ".join((tmp_path / "serve.log").read_text().split())
+    assert "cannot be used: redis unreachable" in log  # once, for every store on it
