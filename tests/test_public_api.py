@@ -212,6 +212,7 @@ SERVE_ROOMS = {
     "sessions": 2,
     "tasks": 3,
     "quotas": 3,
+    "credentials": 3,
     "front": 4,
     "calllog": 5,
     "replicas": 5,
@@ -221,7 +222,8 @@ SERVE_ROOMS = {
 """The rooms of ``serve`` in the order a request passes them, bottom up: access (who is
 asking, what it may see), the relay (what servers ask, to the asking request's client), the
 sessions (each session's principal, and what it is told unasked), tasks (the servers' tasks
-under principal-bound ids) and quotas (rate limits past the gate), the front (MCP), replica
+under principal-bound ids), quotas (rate limits past the gate) and credentials (each
+principal's own upstream logins), the front (MCP), replica
 state (on the sessions' events), ops (health, readiness, metrics, and who reads them),
 hosting (transports, the lifecycle). A room imports only rooms below it."""
 

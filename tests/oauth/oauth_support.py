@@ -164,16 +164,19 @@ async def resource_server(
     json_response: bool = False,
     vault_scope: str | None = None,
     port: int = 0,
+    record: Path | None = None,
 ) -> AsyncGenerator[str]:
     """Run tests/servers/oauth_server.py for `issuer`; yield its URL `http://127.0.0.1:PORT/mcp`.
 
     `scopes` are the ones it requires and advertises; `()` requires none. With
     `json_response` it answers each POST with JSON, not an SSE stream; with `vault_scope` its
-    `vault` tool needs that scope too; `port` binds that port (0: a free one).
+    `vault` tool needs that scope too; `port` binds that port (0: a free one); with `record`
+    each `whoami` call appends its bearer token and subject there (a JSON line).
     """
     command = [sys.executable, str(RESOURCE_SERVER), "--issuer", issuer, "--port", str(port)]
     command += ["--json-response"] if json_response else []
     command += ["--vault-scope", vault_scope] if vault_scope else []
+    command += ["--record", str(record)] if record is not None else []
     for scope in scopes or ("",):
         command += ["--scope", scope]
     with tempfile.NamedTemporaryFile("w", prefix="oauth-rs-", suffix=".log") as log:

@@ -17,7 +17,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, cast
@@ -134,9 +134,10 @@ async def served_stdio(
 
 @asynccontextmanager
 async def served_http(
-    config: str, tmp_path: Path, *flags: str
+    config: str, tmp_path: Path, *flags: str, env: Mapping[str, str] | None = None
 ) -> AsyncGenerator[tuple[str, anyio.abc.Process]]:
-    """Run `mcpmount serve CONFIG --transport http --port 0`; yield its URL and process."""
+    """Run `mcpmount serve CONFIG --transport http --port 0` (in ``env``, else this process's
+    environment); yield its URL and process."""
     portfile = tmp_path / "port"
     command = serve_command(
         config, "--transport", "http", "--port", "0", "--portfile", str(portfile)
@@ -144,7 +145,11 @@ async def served_http(
     log = tmp_path / "serve.log"
     with log.open("w") as errlog:
         process = await anyio.open_process(
-            [*command, *flags], stdout=subprocess.DEVNULL, stderr=errlog, start_new_session=True
+            [*command, *flags],
+            stdout=subprocess.DEVNULL,
+            stderr=errlog,
+            start_new_session=True,
+            env=env,
         )
     record_group(process.pid)
     async with process:

@@ -15,6 +15,7 @@ without it the call is answered 403 `WWW-Authenticate: Bearer error="insufficien
 scope="..."` (the MCP spec's step-up challenge) before it reaches the tool. `--port` binds that
 port instead of a free one (a server that moves to another authorization server keeps its URL).
 `--json-response` answers each POST with JSON instead of an SSE stream, as many hosted servers do.
+`--record FILE` appends a JSON line per `whoami` call: its bearer token and that token's subject.
 """
 
 from __future__ import annotations
@@ -152,7 +153,9 @@ def step_up(app: App, verifier: JwtVerifier, scope: str, metadata: str) -> App:
     return guarded
 
 
-def build_server(issuer: str, url: str, scopes: list[str], verifier: JwtVerifier) -> MCPServer:
+def build_server(
+    issuer: str, url: str, scopes: list[str], verifier: JwtVerifier, record: str | None = None
+) -> MCPServer:
     server = MCPServer(
         "oauth",
         version="0.1.0",
@@ -175,6 +178,9 @@ def build_server(issuer: str, url: str, scopes: list[str], verifier: JwtVerifier
         token = get_access_token()
         if token is None:
             return "anonymous"
+        if record is not None:
+            with open(record, "a", encoding="utf-8") as file:
+                file.write(json.dumps({"sub": token.subject, "token": token.token}) + "\n")
         return f"sub={token.subject} client_id={token.client_id} scopes={' '.join(token.scopes)}"
 
     @server.tool()
@@ -207,6 +213,7 @@ def main() -> None:
     )
     p.add_argument("--vault-scope", help="the scope a token needs to call `vault`")
     p.add_argument("--port", type=int, default=0, help="the port to bind (default: a free one)")
+    p.add_argument("--record", help="append each whoami call's token and subject to this file")
     args = p.parse_args()
     scopes: list[str] = ["mcp"] if args.scope is None else [s for s in args.scope if s]
 
@@ -218,7 +225,7 @@ def main() -> None:
     sock.listen(128)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
     verifier = JwtVerifier(args.issuer, url)
-    server = build_server(args.issuer, url, scopes, verifier)
+    server = build_server(args.issuer, url, scopes, verifier, args.record)
     app: App = server.streamable_http_app(json_response=args.json_response)
     metadata = str(build_resource_metadata_url(AnyHttpUrl(url)))
     if args.vault_scope:

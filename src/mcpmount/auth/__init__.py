@@ -7,7 +7,10 @@ refreshed ahead of expiry under a lock that every process of the user shares, an
 
 Its modules: ``_store`` (`TokenStore`: one file per server and client, mode 0600),
 ``_provider`` (the SDK's providers, taught to keep logins), ``_callback`` (the loopback
-redirect listener), ``_login`` and ``_required`` (`LoginRequired`).
+redirect listener), ``_login`` and ``_required`` (`LoginRequired`). Under ``serve``,
+``credentials = "per_principal"`` adds ``_sealed`` (`Sealer`, `SealedTokens`: each
+principal's logins encrypted at rest, on disk or in Redis) and ``_principals``
+(`PrincipalLogins`: a login started by a principal's call, finished at serve's callback).
 
 Only `LoginRequired` loads with the package. The rest loads at its first use, with what it
 stands on (``mcp.client.auth``, ``jwt`` and ``cryptography``, ``filelock``, ``platformdirs``,
@@ -23,13 +26,20 @@ from mcpmount.auth._required import LoginRequired
 
 if TYPE_CHECKING:
     from mcpmount.auth._login import LOGIN_TIMEOUT, LoginFailed, login, logout
+    from mcpmount.auth._principals import CALLBACK_PATH, PENDING_LIFE, PrincipalLogins
     from mcpmount.auth._provider import oauth_for
+    from mcpmount.auth._sealed import SealedTokens, Sealer
     from mcpmount.auth._store import TokenStore
 
 __all__ = [
+    "CALLBACK_PATH",
     "LOGIN_TIMEOUT",
+    "PENDING_LIFE",
     "LoginFailed",
     "LoginRequired",
+    "PrincipalLogins",
+    "SealedTokens",
+    "Sealer",
     "TokenStore",
     "login",
     "logout",
@@ -43,6 +53,11 @@ _LOADED_ON_USE = {
     "logout": "_login",
     "oauth_for": "_provider",
     "TokenStore": "_store",
+    "CALLBACK_PATH": "_principals",
+    "PENDING_LIFE": "_principals",
+    "PrincipalLogins": "_principals",
+    "SealedTokens": "_sealed",
+    "Sealer": "_sealed",
 }
 """Each name the package loads at first use, and its module."""
 

@@ -60,6 +60,7 @@ class Persisted(OAuthClientProvider):
     _refused: bool = False
     _spec: HttpServer | None = None
     _kept: str | None = None
+    _principal: bool = False
 
     def keep(
         self,
@@ -184,6 +185,13 @@ class Persisted(OAuthClientProvider):
         fresh = [token for token in (tokens.access_token, tokens.refresh_token) if token]
         self._spec.with_expanded([*self._spec.secret_values(), *fresh])
 
+    def of_principal(self) -> Persisted:
+        """Make it one principal's login under serve (``credentials = "per_principal"``): a
+        refused login is forgotten, so that the principal's next call logs in again, and the
+        errors say so. Returns itself."""
+        self._principal = True
+        return self
+
     def _stale(self) -> bool:
         return not self.context.is_token_valid() and self.context.can_refresh_token()
 
@@ -239,6 +247,8 @@ class Persisted(OAuthClientProvider):
         """
         why = self._why(response)
         if response.status_code != 403:
+            if self._principal:
+                self._login.forget_tokens()
             raise LoginRequired(why)
         # Only this call needs more scope; the others still work, so the session goes on
         # and the call is answered with a JSON-RPC error saying why, which the SDK relays.
@@ -254,6 +264,8 @@ class Persisted(OAuthClientProvider):
 
     def _why(self, response: httpx2.Response) -> str:
         fix = f"run `mcpmount login {self._namespace}`"
+        if self._principal:
+            fix = "call again to log in as yourself"
         asked = extract_field_from_www_auth(response, "scope")
         if response.status_code == 403 and asked:
             tokens = self.context.current_tokens

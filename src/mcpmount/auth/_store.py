@@ -46,7 +46,7 @@ from pydantic import BaseModel, ValidationError
 
 from mcpmount.config import RegistrySettings
 
-__all__ = ["Login", "LoginMetadata", "TokenStore"]
+__all__ = ["Login", "LoginMetadata", "Record", "TokenStore"]
 
 logger = logging.getLogger(__name__)
 
@@ -93,9 +93,9 @@ class TokenStore:
         """
         return Login(self, server_url, client_id or "", issuer)
 
-    def _record(self, *key: str) -> _Record:
+    def _record(self, *key: str) -> Record:
         name = xxhash.xxh3_128_hexdigest("\n".join(key).encode())
-        return _Record(self.directory / f"{name}.json", keyring=self.keyring)
+        return Record(self.directory / f"{name}.json", keyring=self.keyring)
 
 
 def same_issuer(issuer: str) -> str:
@@ -124,7 +124,7 @@ class Login:
         return self._current.path
 
     @property
-    def _current(self) -> _Record:
+    def _current(self) -> Record:
         if self.issuer is None:
             return self._server  # no login yet, or one from before issuers, not yet placed
         return self._store._record(*self._key, self.issuer)  # pyright: ignore[reportPrivateUsage]
@@ -270,7 +270,7 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
-class _Record:
+class Record:
     """One JSON file, or in the keyring one entry of service ``mcpmount`` named by the
     file's stem, with a lock file beside it."""
 

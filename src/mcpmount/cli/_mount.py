@@ -40,6 +40,9 @@ async def run_check(
 ) -> int:
     began = time.perf_counter()
     config = live(config)
+    from mcpmount.serve.credentials import check_token_key  # serve's weight, only here
+
+    check_token_key(config)  # serve would refuse to start: say it before mounting
     pins = read_pins(config)
     registry = Registry(config.settings, pins=pins, refresh_cache=refresh, handlers=COMMAND_LINE)
     async with registry:

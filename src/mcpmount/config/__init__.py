@@ -39,7 +39,7 @@ values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables
 from mcpmount.config._calllog import CALL_LOG_SINKS
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
-from mcpmount.config._oauth import OAuthSpec
+from mcpmount.config._oauth import TOKEN_KEY_ENV, OAuthSpec, token_key_problem
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._quotas import LimitRule, ServeLimits
 from mcpmount.config._sandbox import SandboxTable
@@ -63,6 +63,7 @@ __all__ = [
     "CREDENTIAL_FORMATS",
     "LIMIT_KEYS",
     "MIN_TOKEN_LENGTH",
+    "TOKEN_KEY_ENV",
     "Asker",
     "HeaderName",
     "HeaderValue",
@@ -89,4 +90,5 @@ __all__ = [
     "needed_variables",
     "redacted_url",
     "strip_jsonc",
+    "token_key_problem",
 ]

@@ -6,11 +6,19 @@ authorization code flow with PKCE in a browser once; the tokens are kept and ref
 A table says more: a ``client_id`` registered by hand, a ``client_metadata_url`` (a Client
 ID Metadata Document the user hosts, used where the authorization server supports it),
 ``scopes``, or the ``client_credentials`` grant of a machine-to-machine server.
+
+Under ``serve``, ``credentials = "per_principal"`` gives each principal (each client token) a
+login of its own at the server's authorization server instead of the one shared login: its
+first call is answered with a URL to log in at, the browser comes back to serve's
+``/oauth/callback``, and its tokens are kept encrypted with the key in
+``MCPMOUNT_TOKEN_KEY`` (`mcpmount.auth`'s principal logins).
 """
 
 from __future__ import annotations
 
-from typing import Literal, Self
+import base64
+import binascii
+from typing import Final, Literal, Self
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
@@ -18,7 +26,16 @@ from pydantic_core import PydanticCustomError
 
 from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
 
-__all__ = ["OAuthSpec"]
+__all__ = ["TOKEN_KEY_ENV", "OAuthSpec", "token_key_problem"]
+
+TOKEN_KEY_ENV: Final = "MCPMOUNT_TOKEN_KEY"
+"""The environment variable holding the key principals' tokens are encrypted with: one
+Fernet key, or several separated by commas (the first encrypts; each decrypts, so a key can
+be rotated)."""
+
+_MAKE_KEY: Final = (
+    'python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
+)
 
 
 class OAuthSpec(BaseModel):
@@ -53,6 +70,16 @@ class OAuthSpec(BaseModel):
     """The loopback port of the login redirect (``http://127.0.0.1:PORT/callback``): 0 for
     any free one; set it when the client was registered by hand with a fixed redirect URI."""
 
+    credentials: Literal["shared", "per_principal"] = "shared"
+    """``shared``: one login for everyone (``mcpmount login``); ``per_principal``: under
+    ``serve``, each principal (client token) logs in itself on its first call, through a URL
+    it is sent, and its calls carry its own token (kept encrypted with the key in
+    ``MCPMOUNT_TOKEN_KEY``). Tools are still listed with the shared login."""
+
+    redirect_uri: Text | None = None
+    """``per_principal`` only: serve's ``/oauth/callback`` as the browser reaches it (behind
+    a proxy, its public URL); default: the address serve listens on."""
+
     @model_validator(mode="after")
     def _check_grant(self) -> Self:
         if self.grant == "client_credentials" and (
@@ -81,7 +108,29 @@ class OAuthSpec(BaseModel):
             raise PydanticCustomError(
                 "mcpmount_oauth", "client_secret needs the client_id it belongs to"
             )
+        self._check_credentials()
         return self
+
+    def _check_credentials(self) -> None:
+        if self.credentials == "shared":
+            if self.redirect_uri is not None:
+                raise PydanticCustomError(
+                    "mcpmount_oauth", 'redirect_uri is for credentials = "per_principal" only'
+                )
+            return
+        if self.grant == "client_credentials":
+            raise PydanticCustomError(
+                "mcpmount_oauth",
+                'credentials = "per_principal" is for people\'s logins: the client_credentials '
+                "grant has one identity, the client's",
+            )
+        if self.redirect_uri is not None and urlsplit(self.redirect_uri).scheme not in (
+            "http",
+            "https",
+        ):
+            raise PydanticCustomError(
+                "mcpmount_oauth", "redirect_uri must be an http(s) URL (serve's /oauth/callback)"
+            )
 
     def scope(self) -> str | None:
         """Return the scopes as OAuth writes them (space-separated), or None for none."""
@@ -95,3 +144,28 @@ class OAuthSpec(BaseModel):
     def secret(self) -> str | None:
         """Return the plain client secret, for the token request and nothing else."""
         return self.client_secret.get_secret_value() if self.client_secret else None
+
+
+def token_key_problem(value: str | None) -> str | None:
+    """What is wrong with ``value`` as `TOKEN_KEY_ENV`'s value, in a sentence; None if nothing.
+
+    ``mcpmount check`` and serve's start say it, not a principal's first call. Never
+    repeats the value.
+    """
+    what = (
+        f'credentials = "per_principal" keeps each principal\'s tokens encrypted with the key '
+        f"in the environment variable {TOKEN_KEY_ENV}"
+    )
+    if not value or not value.strip():
+        return f"{what}, which is not set: set it to a Fernet key (make one with {_MAKE_KEY})"
+    for key in value.split(","):
+        try:
+            raw = base64.urlsafe_b64decode(key.strip().encode("ascii"))
+        except (binascii.Error, UnicodeEncodeError, ValueError):
+            raw = b""
+        if len(raw) != 32:
+            return (
+                f"{what}, which does not hold a Fernet key (32 bytes, url-safe base64; several "
+                f"separated by commas): make one with {_MAKE_KEY}"
+            )
+    return None

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from importlib.metadata import version
 from typing import Any
 
@@ -54,7 +54,7 @@ from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
 from mcpmount.search import TOOL_SEARCH_NAME
-from mcpmount.serve.access import Door, current_principal
+from mcpmount.serve.access import Door, Principal, current_principal
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, CallToolOffer, unwrap
 from mcpmount.serve.front._content import Content, without_server_info
@@ -170,6 +170,10 @@ class RegistryServer:
         self.retries = Retries(registry, self._tell)
         """The servers that failed to mount, retried while `Retries.running` is entered;
         the clients are told of each."""
+        self.before_call: Callable[[Principal, str | None, Downstream], Awaitable[None]] | None
+        self.before_call = None
+        """Awaited with the caller, the tool's server and the call before it goes upstream
+        (`mcpmount.serve.credentials`: the caller's own login)."""
 
     def watch(self, middleware: ServerMiddleware[Any]) -> None:
         """Run ``middleware`` around every request, inside only the span (the call log)."""
@@ -263,6 +267,8 @@ class RegistryServer:
             await self.registry.set_log_level(level, server=server)
 
         async def run(downstream: Downstream) -> mcp_types.CallToolResult:
+            if self.before_call is not None:
+                await self.before_call(caller.principal, server_of, downstream)
             return await self.registry.call(
                 name, arguments, progress=downstream.report_progress, context=downstream
             )

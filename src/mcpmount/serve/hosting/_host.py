@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import anyio
 from starlette.applications import Starlette
+from starlette.routing import Route
 
 from mcpmount.config import ServeSettings
 from mcpmount.serve.access import HttpSecurity, app_security
@@ -49,6 +50,8 @@ class Host:
         self.readiness.add("stopping", self.stopping.readiness)
         self.metrics = Metrics(front.registry)
         """What ``/metrics`` serves (`mcpmount.serve.ops`)."""
+        self.routes: list[Route] = []
+        """More routes beside ``/mcp`` (``/oauth/callback``), served without a token."""
 
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin and stdout until stdin ends.
@@ -88,7 +91,10 @@ class Host:
             host=host,
             stateless_http=stateless,
             json_response=json_response,
-            custom_starlette_routes=Ops(self.readiness, self.metrics, security).routes(),
+            custom_starlette_routes=[
+                *Ops(self.readiness, self.metrics, security).routes(),
+                *self.routes,
+            ],
             **app_security(security, host),
         )
         app.add_middleware(SessionEnds, on_end=self.front.registry.end_client)

@@ -15,6 +15,7 @@ status CONFIG`` reads its servers on its status socket (`mcpmount.serve.ops`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -29,6 +30,7 @@ from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins, required_as_written
 from mcpmount.serve.access import HttpSecurity, check_exposure
 from mcpmount.serve.calllog import CallLog, DigestKey, open_sink
+from mcpmount.serve.credentials import PrincipalCredentials, per_principal
 from mcpmount.serve.front import ActivationStore, Retries, Startup, mount_initial, open_front
 from mcpmount.serve.hosting._host import Host
 from mcpmount.serve.hosting._reloading import Reloads
@@ -145,6 +147,8 @@ async def serve(
         )
         check_exposure(host, security)
     config = required_as_written(config)
+    current = [config]  # a reload replaces it
+    credentials = _credentials(transport, config, current, shared_state)
     failure: MountError | None = None
     stop = anyio.Event()
     startup = Startup()
@@ -163,6 +167,7 @@ async def serve(
             call_tool=config.serve.call_tool,
             limits=Limits(lambda: current[0].serve.limits, counters),
         ) as served,
+        contextlib.aclosing(credentials) if credentials else contextlib.nullcontext(),
     ):
         registry = served.registry
         if sink is not None:
@@ -172,6 +177,10 @@ async def serve(
             hosted.readiness.add("redis", shared.health, required=False)
         retries = served.retries
         served.door.policy = lambda: current[0].serve.rules  # the policy read with it
+        if credentials is not None:
+            served.before_call = credentials.ensure
+            hosted.routes.append(credentials.route())
+            on_ready = credentials.announcing(on_ready)
 
         async def policy() -> None:  # a new policy: what each session may see changed
             for kind in ("tools", "prompts", "resources"):
@@ -241,6 +250,24 @@ async def serve(
             tg.cancel_scope.cancel()
     if failure is not None:
         raise failure
+
+
+def _credentials(
+    transport: Transport,
+    config: RegistryConfig,
+    current: list[RegistryConfig],
+    shared_state: str | None,
+) -> PrincipalCredentials | None:
+    """Each principal's logins, for HTTP serving of a config with per-principal servers.
+
+    Raises:
+        ConfigError: ``MCPMOUNT_TOKEN_KEY`` is missing or malformed.
+    """
+    if transport != "http" or not any(map(per_principal, config.servers.values())):
+        return None
+    return PrincipalCredentials.configured(
+        config, lambda: current[0].servers, shared_state=shared_state
+    )
 
 
 def _activations(
