@@ -150,6 +150,7 @@ def test_the_public_names_are_the_documented_ones() -> None:
     """Adding or removing a public name is a decision, so this test must change with it."""
     assert set(mcpmount.__all__) == {
         "CallError",
+        "ClientKey",
         "Closer",
         "ConfigError",
         "HttpServer",

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
     from mcpmount.search import SearchResult
     from mcpmount.tool import MountedTool
-    from mcpmount.upstream import ServerState
+    from mcpmount.upstream import ClientKey, ServerState
 
     __version__: str
 
@@ -70,11 +70,13 @@ _HOMES = {
     "SearchResult": "mcpmount.search",
     "MountedTool": "mcpmount.tool",
     "ServerState": "mcpmount.upstream",
+    "ClientKey": "mcpmount.upstream",
 }
 """Where each public name lives: the module it is imported from on first use."""
 
 __all__ = [
     "CallError",
+    "ClientKey",
     "Closer",
     "ConfigError",
     "HttpServer",

@@ -9,7 +9,8 @@ memory is read: serve's resident set (RSS), the total RSS and PSS (proportional:
 pages split among their users) of serve's child processes, and the RSS of the HTTP
 server. The clients then leave (each `DELETE` closes its upstream session) and the bench
 waits until serve's children are back to the shared ones. Figures at 0 and 100 clients,
-and per client. Run it from the repository root:
+and per client; exit 1 when serve grew by more than `BUDGET_KIB` per client. Run it from
+the repository root:
 
     python tests/bench/per_client_memory.py     # a few minutes on 2 cores
 """
@@ -38,6 +39,9 @@ AT_ONCE: Final = 8
 """Clients connecting (and opening their upstream sessions) at the same time."""
 STARTUP: Final = 120.0
 SETTLE: Final = 120.0
+BUDGET_KIB: Final = 1536
+"""What one client's upstream session may add to serve's RSS (docs/serve.md states it);
+over it, the bench exits 1. The server's own process (stdio) is the server's cost."""
 
 
 def _status(pid: int, field: str) -> int:
@@ -184,13 +188,17 @@ async def main() -> None:
         try:
             async with Client(url, mode="legacy") as probe:  # serve answers once mounted
                 await probe.list_tools()
-            await report(url, serve.pid, upstream.pid)
+            kept = await report(url, serve.pid, upstream.pid)
         finally:
             await _stop(serve)
             await _stop(upstream)
+    if not kept:
+        raise SystemExit(1)
 
 
-async def report(url: str, serve: int, upstream: int) -> None:
+async def report(url: str, serve: int, upstream: int) -> bool:
+    """Print the figures of each kind of server; return whether serve kept to the budget."""
+    kept = True
     for server, what in (
         ("local", "stdio: a process per client"),
         ("web", "http: a session per client"),
@@ -214,6 +222,12 @@ async def report(url: str, serve: int, upstream: int) -> None:
                 f"per client: {per:7.0f} KiB  (after they left: {after[key]:.1f} MiB)"
             )
         print(f"  child processes: {before['children']:.0f} -> {during['children']:.0f}")
+        per_client = (during["serve_rss"] - before["serve_rss"]) * 1024 / CLIENTS
+        kept = kept and per_client <= BUDGET_KIB
+    print(
+        f"budget: serve grows by at most {BUDGET_KIB} KiB per client: {'kept' if kept else 'OVER'}"
+    )
+    return kept
 
 
 if __name__ == "__main__":

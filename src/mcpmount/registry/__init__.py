@@ -3,6 +3,7 @@
 from mcpmount.catalog import RegistryChange
 from mcpmount.gates import needs_approval
 from mcpmount.observers import CallEvent, Observers, SearchEvent
+from mcpmount.registry._clients import Clients, ConnectionAuth
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._mounting import required_as_written
 from mcpmount.registry._open import open_registry, read_pins
@@ -14,7 +15,9 @@ from mcpmount.registry._view import View
 
 __all__ = [
     "CallEvent",
+    "Clients",
     "Closer",
+    "ConnectionAuth",
     "MountOutcome",
     "Observers",
     "Registry",

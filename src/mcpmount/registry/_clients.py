@@ -132,6 +132,10 @@ class Clients:
 
         return open_connection
 
+    def connections(self) -> list[Connection]:
+        """Every client's own connection, of every server."""
+        return [c for pool in self._pools.values() for c in pool.connections]
+
     async def end(self, identity: str) -> None:
         """Close the sessions every server keeps for the client ``identity``."""
         for pool in list(self._pools.values()):

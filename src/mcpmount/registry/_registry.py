@@ -235,6 +235,9 @@ class Registry:
             timeout: Seconds to wait; default: the server's, else the registry's call_timeout.
             progress: Called with (progress, total, message) as the server reports progress.
             context: Anything; what the server asks meanwhile comes with it (`Asker`).
+                A `ClientKey` (or an object with one as ``client_key``) also says whose
+                call it is: a ``per_client`` server runs it over that client's own
+                session; without one it goes over the shared session.
 
         Raises:
             UnknownToolError: No tool has that name.

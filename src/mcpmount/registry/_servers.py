@@ -430,8 +430,10 @@ class Servers:
             self._log_levels[server] = level
             servers = {s: v for s, v in self.supervisors.items() if s == server}
             starting = [c for c in self._starting if c.server == server]
+        starting += [c for c in self.clients.connections() if c.server in servers]
         await each_connection(servers, starting, lambda a: a.set_log_level(level))
 
     async def roots_changed(self) -> None:
-        """Tell every server that the host's roots changed."""
-        await each_connection(self.supervisors, self._starting, lambda a: a.roots_changed())
+        """Tell every server (each client's session of it too) that the host's roots changed."""
+        others = [*self._starting, *self.clients.connections()]
+        await each_connection(self.supervisors, others, lambda a: a.roots_changed())
