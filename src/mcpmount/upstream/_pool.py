@@ -28,7 +28,7 @@ from typing import Any
 
 import anyio
 
-from mcpmount.config import ServerSpec
+from mcpmount.config import HttpServer, ServerSpec
 from mcpmount.errors import ClientSessionsFullError, ServerNotRunningError
 from mcpmount.upstream._connection import Connection, ServerState
 
@@ -81,8 +81,9 @@ def pool_identity(spec: ServerSpec, key: ClientKey) -> str:
 
 def _per_principal(spec: ServerSpec) -> bool:
     """Whether ``spec`` logs each principal in by itself (``credentials``, of ``oauth``)."""
-    oauth = getattr(spec, "oauth", None)
-    return getattr(oauth, "credentials", None) == "per_principal"
+    if not isinstance(spec, HttpServer) or spec.oauth is None:
+        return False
+    return spec.oauth.credentials == "per_principal"
 
 
 OpenConnection = Callable[[ClientKey], Awaitable[Connection]]
