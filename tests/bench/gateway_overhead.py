@@ -3,8 +3,8 @@
 Two `mcpmount serve --transport http` processes mount the same upstream
 (``tests/bench/echo_server.py`` over stdio, one fast ``echo`` tool) behind the same static
 bearer token: one with every feature off, one with every feature of issue 40 this tree has
-turned on (`features`): the call log to a file, and, when they exist, a policy that
-allows the tool and rate limits it stays under. One SDK ``Client`` per side calls
+turned on (`features`): the call log to a file, a Cedar policy that allows the tool,
+and a rate limit and a concurrency cap it stays under. One SDK ``Client`` per side calls
 ``e__echo`` over HTTP, the sides interleaved in blocks of ten calls, so that the machine's
 noise hits both alike. It prints each side's p50 and p95, the p50 difference in ms (the
 bar: at most 0.3 ms), and checks that the call log holds a record of every call.
@@ -37,24 +37,39 @@ TOKEN = "gateway-bench-token-0123456789"
 ERAS = {"legacy": "legacy", "2026": "auto"}
 
 
-def features(tmp: Path) -> tuple[list[str], str]:
-    """The ``[serve]`` lines that turn on every feature this tree has, and their names."""
+def features(tmp: Path, only: set[str]) -> tuple[list[str], str]:
+    """The ``[serve]`` lines that turn on every feature this tree has, and their names.
+
+    Each is made to decide on every call without refusing it: the policy allows the tool
+    past a ``forbid`` it has to evaluate, and the limit counts every call of it against a
+    rate and a cap the run stays under.
+    """
     keys = ServeSettings.model_fields
-    lines = [f'call_log = "{tmp / "calls.jsonl"}"']
-    names = ["call log"]
-    if "policy" in keys:  # the policy engine (issue 40), once it has landed
+    lines: list[str] = []
+    names: list[str] = []
+    if "log" in only:
+        lines.append(f'call_log = "{tmp / "calls.jsonl"}"')
+        names.append("call log")
+    if "policy" in keys and "policy" in only:
         policy = tmp / "policy.cedar"
-        policy.write_text("permit(principal, action, resource);\n")
+        policy.write_text(
+            "permit(principal, action, resource);\n"
+            'forbid(principal, action, resource is Tool) when { resource.name like "e__del*" };\n'
+        )
         lines.append(f'policy = "{policy}"')
         names.append("policy")
+    if "limits" in keys and "limits" in only:
+        lines.append('\n[[serve.limits.rule]]\ntools = "e__*"\nrate = "1000000/minute"')
+        lines.append("concurrency = 64")
+        names.append("rate limit and concurrency cap")
     return lines, ", ".join(names)
 
 
 def config(path: Path, serve: list[str], protocol: str) -> Path:
     """Write a config mounting the echo server as ``e``, with ``serve`` in ``[serve]``."""
     path.write_text(
-        "[serve]\n" + "\n".join(serve) + "\n\n"
         '[serve.tokens.bench]\ntoken = "${GATEWAY_BENCH_TOKEN}"\n\n'
+        "[serve]\n" + "\n".join(serve) + "\n\n"
         f'[servers.e]\ncommand = "{sys.executable}"\nargs = ["{ECHO}"]\n'
         f'protocol = "{protocol}"\nrequired = true\n'
     )
@@ -106,12 +121,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="What the gateway features add to a call.")
     parser.add_argument("--calls", type=int, default=2000, help="calls per side")
     parser.add_argument("--era", choices=sorted(ERAS), default="2026")
+    parser.add_argument(
+        "--features", default="log,policy,limits", help="which to turn on (default: all)"
+    )
     args = parser.parse_args()
     os.environ["GATEWAY_BENCH_TOKEN"] = TOKEN
     with tempfile.TemporaryDirectory() as scratch, open(os.devnull, "w") as devnull:
         tmp = Path(scratch)
         protocol = "legacy" if args.era == "legacy" else "auto"
-        on_lines, named = features(tmp)
+        on_lines, named = features(tmp, set(args.features.split(",")))
         serve = [sys.executable, "-m", "mcpmount", "serve"]
         flags = ["--transport", "http", "--port", "0", "--portfile"]
         off_config = config(tmp / "off.toml", [], protocol)
@@ -128,7 +146,8 @@ def main() -> None:
             pids = {"off": serve_pid(str(off_config)), "on": serve_pid(str(on_config))}
             urls = {"off": off, "on": on}
             times, cpu = anyio.run(measure, urls, pids, ERAS[args.era], args.calls)
-        logged = (tmp / "calls.jsonl").read_text().count('"method":"tools/call"')
+        log = tmp / "calls.jsonl"
+        logged = log.read_text().count('"method":"tools/call"') if log.exists() else 0
     print(f"gateway overhead, {args.era} era, HTTP, {args.calls} calls a side, load {load:.2f}")
     print(f"  on: {named}")
     p50 = {side: statistics.median(t) * 1e3 for side, t in times.items()}

@@ -6,7 +6,8 @@ that keep every request they sent, and the log read back.
 config gave it: `ENV_SECRET`), ``docs`` (prompts and resources) and ``vault`` (the
 fixture server again, hidden from the `LIMITED` token). Two static tokens, named ``full``
 and ``limited`` in the config (the log's principals ``token:full`` and
-``token:limited``), come from the environment, as the digest key does.
+``token:limited``), come from the environment, as the digest key does. A policy hides
+``pub__big`` from ``limited``; a rate limit lets ``pub__add`` be called once a minute.
 """
 
 from __future__ import annotations
@@ -68,19 +69,27 @@ def _server(name: str, script: str, extra: str = "") -> str:
     )
 
 
+POLICY: Final = """permit(principal, action, resource);
+forbid(principal, action, resource is Tool)
+when { resource.name == "pub__big" && principal.name == "limited" };
+"""
+"""The policy: every name to every token, but ``pub__big`` to the ``limited`` one."""
+
 _PLANTED: Final = '"${CALLLOG_ENV_SECRET}"'
 
 
 def write_config(tmp_path: Path, serve: str = 'call_log = "calls.jsonl"') -> str:
     """Write the config: the four servers, both tokens, and ``serve``'s lines in ``[serve]``
     (by default the call log to ``calls.jsonl`` beside it)."""
+    (tmp_path / "policy.cedar").write_text(POLICY)
     config = tmp_path / "serve.toml"
     config.write_text(
         "[registry]\nstartup_timeout = 15\n\n"
-        f'[serve]\n{serve}\ncall_log_key = "${{CALLLOG_KEY}}"\n\n'
+        f'[serve]\n{serve}\ncall_log_key = "${{CALLLOG_KEY}}"\npolicy = "policy.cedar"\n\n'
         '[serve.tokens.full]\ntoken = "${CALLLOG_FULL}"\n\n'
         '[serve.tokens.limited]\ntoken = "${CALLLOG_LIMITED}"\n'
         'namespaces = ["pub", "env", "docs"]\n\n'
+        '[[serve.limits.rule]]\ntools = "pub__add"\nrate = "1/minute"\n\n'
         + _server("pub", FIXTURE)
         + _server(
             "env", str(SERVERS / "env_server.py"), 'env = { PLANTED = "${CALLLOG_ENV_SECRET}" }'

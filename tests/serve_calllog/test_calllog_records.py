@@ -43,7 +43,8 @@ async def test_the_log_holds_one_record_per_request_with_each_field_right_and_no
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     """Every request two tokens' clients send (lists, calls, a tool's failure, an unknown
-    and a hidden name, a prompt, a resource, a completion) is one record naming its
+    name, one a token's namespaces hide and one the policy hides, a call past a rate limit,
+    a prompt, a resource, a completion) is one record naming its
     principal, method, name, server, outcome and arguments' digest; tokens, argument
     values, a server's env secret that went through a result, and the digest key are in
     no byte of the log."""
@@ -61,6 +62,8 @@ async def test_the_log_holds_one_record_per_request_with_each_field_right_and_no
             assert text_of(planted) == ENV_SECRET[::-1]  # the secret went through serve
             with pytest.raises(MCPError):
                 await client.call_tool("nowhere__echo", {"text": "x"})
+            assert not (await client.call_tool("pub__add", {"a": 1, "b": 2})).is_error
+            assert (await client.call_tool("pub__add", {"a": 1, "b": 2})).is_error  # the limit
             await client.read_resource(MEMO)
             await client.get_prompt("docs__greet", {"name": ARG_SECRET})
             ref = mcp_types.PromptReference(type="ref/prompt", name="docs__greet")
@@ -68,6 +71,8 @@ async def test_the_log_holds_one_record_per_request_with_each_field_right_and_no
         async with client_of(url, LIMITED, limited, mode=mode) as client:
             with pytest.raises(MCPError):
                 await client.call_tool("vault__echo", {"text": "x"})
+            with pytest.raises(MCPError):
+                await client.call_tool("pub__big", {"n": 3})  # the policy hides it
             await client.call_tool("pub__echo", {"text": "hello"})
         sent = len(full.requests) + len(limited.requests)
         logged = (await wait_for_records(log, before + sent))[before:]
@@ -92,6 +97,8 @@ async def test_the_log_holds_one_record_per_request_with_each_field_right_and_no
         ("pub__fail", "pub", "tool_error", None, digest({"message": "no"})),
         ("env__reversed_env", "env", "ok", None, digest({"name": "PLANTED"})),
         ("nowhere__echo", None, "unknown", -32602, digest({"text": "x"})),
+        ("pub__add", "pub", "ok", None, digest({"a": 1, "b": 2})),
+        ("pub__add", "pub", "rate_limited", None, digest({"a": 1, "b": 2})),
     ]
     assert named("token:full", "resources/read") == [(MEMO, "docs", "ok", None, None)]
     assert named("token:full", "prompts/get") == [
@@ -102,6 +109,7 @@ async def test_the_log_holds_one_record_per_request_with_each_field_right_and_no
     ]
     assert named("token:limited", "tools/call") == [
         ("vault__echo", "vault", "denied", -32602, digest({"text": "x"})),
+        ("pub__big", "pub", "denied", -32602, digest({"n": 3})),
         ("pub__echo", "pub", "ok", None, digest({"text": "hello"})),
     ]
     for record in logged:

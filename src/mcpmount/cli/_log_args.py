@@ -24,8 +24,8 @@ def add_log(log: argparse.ArgumentParser) -> None:
         "--outcome",
         action="append",
         metavar="OUTCOME",
-        help="only this outcome: ok, tool_error, input_required, unknown, denied, invalid, "
-        "error or cancelled (repeatable, or comma-separated)",
+        help="only this outcome: ok, tool_error, input_required, unknown, denied, "
+        "rate_limited, invalid, error or cancelled (repeatable, or comma-separated)",
     )
     log.add_argument(
         "--since", metavar="WHEN", help="only requests since WHEN: 30s, 10m, 2h, 1d, or an ISO time"

@@ -3,7 +3,9 @@
 It wraps every request but the SDK's span (so that an OpenTelemetry record carries the
 request's trace), outside the gate, so that a refusal is recorded too: a hidden name is
 answered exactly as an unknown one, but the log, which only the operator reads, says
-``denied`` (the name exists; `Door.sees` says the principal may not see it).
+``denied`` (the name exists; `Door.sees` says the principal, or the policy, hides it).
+A call refused by a rate limit or a concurrency cap (`mcpmount.serve.quotas`) is
+``rate_limited``.
 Notifications are not requests and are not recorded.
 
 What a record names is read from the request's raw params, before any validation: the
@@ -23,12 +25,13 @@ import pydantic_core
 from mcp import MCPError
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from mcpmount.serve.access import RESOURCE_NOT_FOUND, Door, NameKind, principal_of
 from mcpmount.serve.calllog._record import DigestKey, Outcome, Record, record_of
 from mcpmount.serve.calllog._sinks import Sink
 from mcpmount.serve.front import CALL_TOOL_NAME
+from mcpmount.serve.quotas import LIMIT_META
 
 __all__ = ["CallLog"]
 
@@ -75,6 +78,8 @@ class CallLog:
             size = len(pydantic_core.to_json(exc.error, exclude_none=True))
             if code in _NOT_FOUND:
                 outcome = self._not_found(ctx)
+            elif _limited(exc.error.data):
+                outcome = "rate_limited"  # a task-augmented call past a limit
             raise
         except ValidationError:
             outcome = "invalid"
@@ -88,9 +93,11 @@ class CallLog:
         finally:
             if outcome != "ok":
                 self.sink.write(self._record(ctx, start, began, outcome, code, size))
-        answer = result if isinstance(result, Mapping) else {}
+        if isinstance(result, BaseModel):  # a middleware's own answer (a limit's refusal)
+            result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        answer = result if result is not None else {}
         if answer.get("isError") is True:
-            outcome = "tool_error"
+            outcome = "rate_limited" if _limited(answer.get("_meta")) else "tool_error"
         elif answer.get("resultType") == "input_required":
             outcome = "input_required"
         size = len(pydantic_core.to_json(result))
@@ -165,6 +172,11 @@ def _what(method: str, params: Mapping[str, Any]) -> tuple[NameKind | None, str 
         inner = cast("Mapping[str, Any]", arguments)
         name, arguments = inner.get("name"), inner.get("arguments")
     return kind, _text(name), arguments
+
+
+def _limited(meta: object) -> bool:
+    """Whether ``meta`` (a refusal's ``_meta``, or its error's data) says a limit refused it."""
+    return isinstance(meta, Mapping) and LIMIT_META in meta
 
 
 def _text(value: object) -> str | None:

@@ -12,8 +12,8 @@ apply), so that ``jq`` and `mcpmount log` filters need no special cases:
                 named (``call_tool``'s inner tool); null for lists and the like
 ``server``      the namespace that name belongs to; null if none does
 ``outcome``     one of `OUTCOMES`
-``code``        the JSON-RPC error code of an ``error``, ``invalid``, ``unknown`` or
-                ``denied`` answer; null otherwise
+``code``        the JSON-RPC error code of an answer that was an error (``error``,
+                ``invalid``, ``unknown``, ``denied``...); null otherwise
 ``duration_ms`` from the request's arrival to its answer, in milliseconds
 ``bytes_in``    the size of the request's params, as JSON
 ``bytes_out``   the size of the result (or the error), as JSON
@@ -41,7 +41,15 @@ Record = dict[str, Any]
 """One record: `FIELDS` to JSON values."""
 
 Outcome = Literal[
-    "ok", "tool_error", "input_required", "unknown", "denied", "invalid", "error", "cancelled"
+    "ok",
+    "tool_error",
+    "input_required",
+    "unknown",
+    "denied",
+    "rate_limited",
+    "invalid",
+    "error",
+    "cancelled",
 ]
 
 OUTCOMES: Final[tuple[Outcome, ...]] = (
@@ -50,6 +58,7 @@ OUTCOMES: Final[tuple[Outcome, ...]] = (
     "input_required",  # a 2026-era round: the client is asked something, and calls again
     "unknown",  # the name is not mounted
     "denied",  # the name exists but the principal may not see it (answered as unknown)
+    "rate_limited",  # past a rate limit or a concurrency cap ([serve.limits])
     "invalid",  # the request could not be read (malformed params)
     "error",  # any other JSON-RPC error (an upstream's, say)
     "cancelled",  # the client cancelled, or left, before the answer
