@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx2
@@ -122,10 +123,13 @@ async def served(gateway: Gateway, directory: Path, *flags: str) -> AsyncGenerat
         yield url
 
 
-async def log_in(url: str, user: str) -> str:
-    """Play ``user``'s browser from the authorization URL back to serve's callback; return
-    the page serve answered there (which must be a success)."""
+async def log_in(url: str, user: str, *, via: str | None = None) -> str:
+    """Play ``user``'s browser from the authorization URL back to serve's callback (to the
+    origin ``via`` instead, as a load balancer might send it); return the page serve
+    answered there (which must be a success)."""
     back = await browse(url, user=user, deliver=False)
+    if via is not None:
+        back = urlunsplit(urlsplit(via)[:2] + urlsplit(back)[2:])
     async with httpx2.AsyncClient(timeout=BEHAVIOUR) as http:
         answer = await http.get(back)
     assert answer.status_code == 200, answer.text

@@ -57,6 +57,7 @@ from mcpmount.config import (
 from mcpmount.errors import ConfigError
 from mcpmount.serve.access import Principal
 from mcpmount.serve.relay import Downstream
+from mcpmount.upstream import ClientKey
 
 __all__ = ["PrincipalCredentials", "check_token_key", "per_principal"]
 
@@ -139,13 +140,13 @@ class PrincipalCredentials:
         return spec if isinstance(spec, HttpServer) and per_principal(spec) else None
 
     def connection_auth(
-        self, namespace: str, spec: HttpServer, principal: str
+        self, namespace: str, spec: HttpServer, key: ClientKey
     ) -> httpx2.Auth | None:
-        """The auth of ``principal``'s upstream session with ``spec``'s server: its own
-        tokens (None: the spec's own auth, for the operator and other servers)."""
-        if not principal or not per_principal(spec):
+        """The auth of ``key``'s upstream session with ``spec``'s server: its principal's own
+        tokens (None: the spec's own auth, for the operator and the other servers)."""
+        if not key.principal or not per_principal(spec):
             return None
-        return self.logins.auth(namespace, spec, principal)
+        return self.logins.auth(namespace, spec, key.principal)
 
     async def ensure(
         self, principal: Principal, namespace: str | None, downstream: Downstream

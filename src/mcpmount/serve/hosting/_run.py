@@ -179,6 +179,7 @@ async def serve(
         served.door.policy = lambda: current[0].serve.rules  # the policy read with it
         if credentials is not None:
             served.before_call = credentials.ensure
+            registry.clients.connection_auth = credentials.connection_auth
             hosted.routes.append(credentials.route())
             on_ready = credentials.announcing(on_ready)
 
