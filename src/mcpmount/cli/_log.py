@@ -18,9 +18,10 @@ import tomllib
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import anyio
+import anyio.lowlevel
 from rich.console import Console
 from rich.text import Text
 
@@ -31,6 +32,9 @@ from mcpmount.cli._signals import until_signalled
 from mcpmount.config import CALL_LOG_SINKS
 from mcpmount.configfile import expand
 from mcpmount.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mcpmount.serve.calllog import LogFilter
 
 __all__ = ["run_log"]
 
@@ -56,25 +60,38 @@ def run_log(args: argparse.Namespace, out: Console, err: Console) -> int:
         since=_since(args.since) if args.since else None,
     )
     path = log_path(args)
+    if args.follow:
+        return anyio.run(
+            partial(until_signalled, partial(_follow, path, only, out, args.json, args.lines))
+        )
     with LogTail(path) as tail:
         try:
             records = tail.read(only, args.lines or None)
         except FileNotFoundError:
-            if not args.follow:
-                err.print(Text(f"no call log at {path} yet: serve writes it at the first request"))
-                return EXIT_FAILED
-            records = []
+            err.print(Text(f"no call log at {path} yet: serve writes it at the first request"))
+            return EXIT_FAILED
         for record in records:
             _show(out, record, as_json=args.json)
-        if not args.follow:
-            return EXIT_OK
+    return EXIT_OK
 
-        async def follow() -> int:
-            async for record in tail.follow(only):
-                _show(out, record, as_json=args.json)
-            return EXIT_OK  # pragma: no cover - following ends only when cancelled
 
-        return anyio.run(partial(until_signalled, follow))
+async def _follow(path: Path, only: LogFilter, out: Console, as_json: bool, last: int) -> int:
+    """Show the last records, then each new one, until cancelled (Ctrl-C)."""
+    from mcpmount.serve.calllog import LogTail
+
+    # A checkpoint first: `until_signalled`'s watcher takes SIGINT from then on, so a
+    # Ctrl-C that comes as soon as a record shows still ends it cleanly.
+    await anyio.lowlevel.checkpoint()
+    with LogTail(path) as tail:
+        try:
+            records = tail.read(only, last or None)
+        except FileNotFoundError:
+            records = []
+        for record in records:
+            _show(out, record, as_json=as_json)
+        async for record in tail.follow(only):
+            _show(out, record, as_json=as_json)
+    return EXIT_OK  # pragma: no cover - following ends only when cancelled
 
 
 def log_path(args: argparse.Namespace) -> Path:
