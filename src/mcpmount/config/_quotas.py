@@ -77,10 +77,12 @@ class ServeLimits(BaseModel):
     model_config = STRICT_DATA
 
     strategy: Literal["moving-window", "fixed-window", "sliding-window-counter"] = "moving-window"
-    """How a window counts (the ``limits`` library's strategies): ``"moving-window"`` counts
-    exactly the calls of the last window (a timestamp per call); ``"fixed-window"`` resets
-    at each window's start (cheapest, allows up to twice the rate across a boundary);
-    ``"sliding-window-counter"`` weighs the previous window (close to exact, two counters)."""
+    """How a window counts in the Redis replicas share (the ``limits`` library's
+    strategies): ``"moving-window"`` counts exactly the calls of the last window (a
+    timestamp per call); ``"fixed-window"`` resets at each window's start (cheapest, allows
+    up to twice the rate across a boundary); ``"sliding-window-counter"`` weighs the
+    previous window (close to exact, two counters). Counted in a process's own memory, a
+    window is always an exact moving window."""
 
     rule: list[LimitRule] = []
     """The limits, each ``[[serve.limits.rule]]``; a call must pass every one it matches."""
