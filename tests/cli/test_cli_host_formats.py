@@ -20,7 +20,7 @@ from test_cli_hosts import Remotes, environment, write_json
 from test_cli_hosts import remotes_fixture as remotes_fixture  # the fixture `remotes`
 
 from mcpmount.config import HttpServer, StdioServer
-from mcpmount.hosts import Host, load_host
+from mcpmount.hosts import HostApp, load_host
 from support import FIXTURE, SERVERS
 
 pytestmark = [
@@ -115,7 +115,7 @@ enabled = false
     ]
     assert called(config, "docs__env", "MODE", home=home, **env) == "read-only"
     assert called(config, "docs__reversed_env", "DOCS_TOKEN", home=home, **env) == TOKEN[::-1]
-    servers = load_host(Host.CODEX, home=home, cwd=project, environ=env).config.servers
+    servers = load_host(HostApp.CODEX, home=home, cwd=project, environ=env).config.servers
     docs, figma = servers["docs"], servers["figma"]
     assert isinstance(docs, StdioServer)
     assert (docs.command, docs.startup_timeout, docs.call_timeout) == (PYTHON, 20, 30)
@@ -174,7 +174,7 @@ def test_gemini_settings_read_url_as_sse_and_timeout_in_milliseconds(
     )
     answer = called(settings, "pythontools__env", "DATABASE_URL", home=home, **env)
     assert answer == "postgres://db.internal/app"
-    servers = load_host(Host.GEMINI, home=home, cwd=project, environ=env).config.servers
+    servers = load_host(HostApp.GEMINI, home=home, cwd=project, environ=env).config.servers
     python_tools, http_server = servers["pythontools"], servers["httpserver"]
     assert (python_tools.call_timeout, python_tools.auto_approve) == (15.0, ["*"])
     assert python_tools.tools == ["env", "reversed_env"]
@@ -219,7 +219,7 @@ def test_windsurf_server_url_reaches_either_http_transport(
         config, "github__reversed_env", "GITHUB_PERSONAL_ACCESS_TOKEN", home=home, **env
     )
     assert answer == TOKEN[::-1]
-    remote = load_host(Host.WINDSURF, home=home, cwd=project, environ=env).config.servers
+    remote = load_host(HostApp.WINDSURF, home=home, cwd=project, environ=env).config.servers
     http = remote["remote-http"]
     assert isinstance(http, HttpServer)
     assert http.header_values() == {"Authorization": "Bearer windsurf-auth-token-12"}
@@ -354,7 +354,7 @@ def test_goose_config_yaml_extensions_are_read_by_their_type(
     assert "extensions.envtool: env_keys GOOSE_SECRET are read from the environment" in notes
     assert called(config, "envtool__env", "MODE", home=home, **env) == "goose"
     assert called(config, "envtool__reversed_env", "GOOSE_SECRET", home=home, **env) == TOKEN[::-1]
-    servers = load_host(Host.GOOSE, home=home, cwd=project, environ=env).config.servers
+    servers = load_host(HostApp.GOOSE, home=home, cwd=project, environ=env).config.servers
     assert (servers["envtool"].call_timeout, servers["remote"].call_timeout) == (120, 300)
 
 
@@ -414,7 +414,7 @@ mcpServers:
     )
     answer = called(config, "sqlite-tools__reversed_env", "API_KEY", home=home, **env)
     assert answer == TOKEN[::-1]
-    servers = load_host(Host.CONTINUE, home=home, cwd=project, environ=env).config.servers
+    servers = load_host(HostApp.CONTINUE, home=home, cwd=project, environ=env).config.servers
     remote = servers["remote-docs"]
     assert isinstance(remote, HttpServer)
     assert remote.header_values() == {"Authorization": "Bearer continue-docs-token-4"}

@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from mcpmount.config import StdioServer
-from mcpmount.hosts import Host, load_host
+from mcpmount.hosts import HostApp, load_host
 from serve.serve_support import connected, wait_for_tool
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
@@ -65,7 +65,9 @@ def test_install_adds_only_its_entry_in_the_hosts_own_shape(tmp_path: Path, host
     backups = list(path.parent.glob(f"{path.name}.bak-*"))
     assert [b.read_text() for b in backups] == [before]
     # mcpmount's own reader of the host's files finds the entry, and every other server.
-    read = load_host(Host(host), home=home, cwd=tmp_path, environ={"HOME": str(home), **VARIABLES})
+    read = load_host(
+        HostApp(host), home=home, cwd=tmp_path, environ={"HOME": str(home), **VARIABLES}
+    )
     spec = read.config.servers["mcpmount"]
     assert isinstance(spec, StdioServer)
     assert [spec.command, *spec.args] == argv

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from mcpmount.cli._parser import HOSTS
-from mcpmount.hosts import Host
+from mcpmount.hosts import HostApp
 
 PROBE = """
 import json, sys
@@ -57,4 +57,4 @@ def test_parsing_loads_no_command_nor_the_sdk(argv: list[str]) -> None:
 
 
 def test_the_parsers_hosts_are_the_hosts_mcpmount_knows() -> None:
-    assert [host.value for host in Host] == HOSTS
+    assert [host.value for host in HostApp] == HOSTS

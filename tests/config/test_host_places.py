@@ -10,42 +10,42 @@ import pytest
 
 from mcpmount.config import HostFormat
 from mcpmount.config.hostfiles import sniff_format
-from mcpmount.hosts import Host, host_files
+from mcpmount.hosts import HostApp, host_files
 
 HOME, PROJECT = Path("/home/ada"), Path("/work/app")
 
 Row = tuple[str, str, str, HostFormat]
 """A file as ``host_files`` gives it: its path, its scope, its key and its format."""
 
-PLACES: dict[tuple[Host, str], list[Row]] = {
-    (Host.WINDSURF, "linux"): [
+PLACES: dict[tuple[HostApp, str], list[Row]] = {
+    (HostApp.WINDSURF, "linux"): [
         ("/home/ada/.codeium/windsurf/mcp_config.json", "user", "mcpServers", HostFormat.WINDSURF)
     ],
-    (Host.WINDSURF, "win32"): [
+    (HostApp.WINDSURF, "win32"): [
         ("/home/ada/.codeium/windsurf/mcp_config.json", "user", "mcpServers", HostFormat.WINDSURF)
     ],
-    (Host.ZED, "linux"): [
+    (HostApp.ZED, "linux"): [
         ("/xdg/zed/settings.json", "user", "context_servers", HostFormat.ZED),
         ("/work/app/.zed/settings.json", "project", "context_servers", HostFormat.ZED),
     ],
-    (Host.ZED, "darwin"): [
+    (HostApp.ZED, "darwin"): [
         ("/home/ada/.config/zed/settings.json", "user", "context_servers", HostFormat.ZED),
         ("/work/app/.zed/settings.json", "project", "context_servers", HostFormat.ZED),
     ],
-    (Host.ZED, "win32"): [
+    (HostApp.ZED, "win32"): [
         ("/roaming/Zed/settings.json", "user", "context_servers", HostFormat.ZED),
         ("/work/app/.zed/settings.json", "project", "context_servers", HostFormat.ZED),
     ],
-    (Host.CODEX, "linux"): [
+    (HostApp.CODEX, "linux"): [
         ("/home/ada/.codex/config.toml", "user", "mcp_servers", HostFormat.CODEX),
         ("/work/app/.codex/config.toml", "project", "mcp_servers", HostFormat.CODEX),
     ],
-    (Host.GEMINI, "linux"): [
+    (HostApp.GEMINI, "linux"): [
         ("/home/ada/.gemini/settings.json", "user", "mcpServers", HostFormat.GEMINI),
         ("/work/app/.gemini/settings.json", "project", "mcpServers", HostFormat.GEMINI),
         ("/etc/gemini-cli/settings.json", "system", "mcpServers", HostFormat.GEMINI),
     ],
-    (Host.GEMINI, "darwin"): [
+    (HostApp.GEMINI, "darwin"): [
         ("/home/ada/.gemini/settings.json", "user", "mcpServers", HostFormat.GEMINI),
         ("/work/app/.gemini/settings.json", "project", "mcpServers", HostFormat.GEMINI),
         (
@@ -55,20 +55,20 @@ PLACES: dict[tuple[Host, str], list[Row]] = {
             HostFormat.GEMINI,
         ),
     ],
-    (Host.GEMINI, "win32"): [
+    (HostApp.GEMINI, "win32"): [
         ("/home/ada/.gemini/settings.json", "user", "mcpServers", HostFormat.GEMINI),
         ("/work/app/.gemini/settings.json", "project", "mcpServers", HostFormat.GEMINI),
         ("C:/ProgramData/gemini-cli/settings.json", "system", "mcpServers", HostFormat.GEMINI),
     ],
-    (Host.GOOSE, "linux"): [("/xdg/goose/config.yaml", "user", "extensions", HostFormat.GOOSE)],
-    (Host.GOOSE, "darwin"): [("/xdg/goose/config.yaml", "user", "extensions", HostFormat.GOOSE)],
-    (Host.GOOSE, "win32"): [
+    (HostApp.GOOSE, "linux"): [("/xdg/goose/config.yaml", "user", "extensions", HostFormat.GOOSE)],
+    (HostApp.GOOSE, "darwin"): [("/xdg/goose/config.yaml", "user", "extensions", HostFormat.GOOSE)],
+    (HostApp.GOOSE, "win32"): [
         ("/roaming/Block/goose/config/config.yaml", "user", "extensions", HostFormat.GOOSE)
     ],
-    (Host.CONTINUE, "linux"): [
+    (HostApp.CONTINUE, "linux"): [
         ("/home/ada/.continue/config.yaml", "user", "mcpServers", HostFormat.CONTINUE)
     ],
-    (Host.LM_STUDIO, "win32"): [
+    (HostApp.LM_STUDIO, "win32"): [
         ("/home/ada/.lmstudio/mcp.json", "user", "mcpServers", HostFormat.MCP_JSON)
     ],
 }
@@ -78,7 +78,7 @@ ENVIRON = {"XDG_CONFIG_HOME": "/xdg", "APPDATA": "/roaming"}
 
 @pytest.mark.parametrize(("host", "platform"), list(PLACES))
 def test_each_host_keeps_its_servers_where_its_documentation_says(
-    host: Host, platform: str
+    host: HostApp, platform: str
 ) -> None:
     """Each file, in the order the host lets the later one win, with its key and format."""
     files = host_files(host, home=HOME, cwd=PROJECT, environ=ENVIRON, platform=platform)
@@ -90,9 +90,9 @@ def test_codex_home_and_gemini_system_path_move_those_files() -> None:
     """``CODEX_HOME`` moves Codex's user file; ``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` Gemini's
     system file."""
     environ = {"CODEX_HOME": "/opt/codex", "GEMINI_CLI_SYSTEM_SETTINGS_PATH": "/srv/g.json"}
-    codex = host_files(Host.CODEX, home=HOME, cwd=PROJECT, environ=environ, platform="linux")
+    codex = host_files(HostApp.CODEX, home=HOME, cwd=PROJECT, environ=environ, platform="linux")
     assert codex[0].path == Path("/opt/codex/config.toml")
-    gemini = host_files(Host.GEMINI, home=HOME, cwd=PROJECT, environ=environ, platform="linux")
+    gemini = host_files(HostApp.GEMINI, home=HOME, cwd=PROJECT, environ=environ, platform="linux")
     assert gemini[-1].path == Path("/srv/g.json")
 
 
@@ -103,7 +103,7 @@ def test_continue_reads_the_workspace_blocks_in_name_order(tmp_path: Path) -> No
     blocks.mkdir(parents=True)
     for name in ("b.yaml", "a.json", "c.yml", "notes.md"):
         (blocks / name).write_text("")
-    files = host_files(Host.CONTINUE, home=HOME, cwd=tmp_path, environ={}, platform="linux")
+    files = host_files(HostApp.CONTINUE, home=HOME, cwd=tmp_path, environ={}, platform="linux")
     found = [(file.path.name, file.scope, file.format) for file in files]
     assert found == [
         ("config.yaml", "user", HostFormat.CONTINUE),

@@ -21,7 +21,7 @@ from mcpmount.config import Asker, HostInput, RegistryConfig, StdioServer, load_
 from mcpmount.errors import ConfigError
 from mcpmount.hosts import (
     BARE_PATH,
-    Host,
+    HostApp,
     enter_chain,
     load_host,
     plan_adopt,
@@ -89,7 +89,7 @@ def load_for(args: argparse.Namespace, default: str, err: Console) -> RegistryCo
         config = load_config(path, ask=ask)
         files = [path]
     else:
-        loaded = load_host(Host(host), ask=ask)
+        loaded = load_host(HostApp(host), ask=ask)
         read = ", ".join(str(file) for file in loaded.read) or "no file declares servers"
         err.print(Text(f"{loaded.host.label}: {read}", style="dim"))
         files = [file.path for file in loaded.read]
@@ -123,7 +123,7 @@ def mcpmount_command() -> list[str]:
 
 
 def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
-    host = Host(args.host)
+    host = HostApp(args.host)
     plan = plan_install(
         host,
         args.config,
@@ -170,7 +170,7 @@ def run_install(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def run_adopt(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``adopt HOST [CONFIG]``: move the host's servers into CONFIG; print no value."""
-    host = Host(args.host)
+    host = HostApp(args.host)
     config = Path(args.config) if args.config else _adopted_config(host)
     plan = plan_adopt(
         host, config, command=mcpmount_command(), name=args.name, project=args.project
@@ -210,7 +210,7 @@ def run_adopt(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-def _adopted_config(host: Host) -> Path:
+def _adopted_config(host: HostApp) -> Path:
     import platformdirs
 
     return platformdirs.user_config_path("mcpmount") / f"{host.value}.toml"
@@ -218,7 +218,7 @@ def _adopted_config(host: Host) -> Path:
 
 def run_uninstall(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``uninstall HOST``: put the host's file back as it was before mcpmount."""
-    host = Host(args.host)
+    host = HostApp(args.host)
     done = uninstall(host, name=args.name, project=args.project)
     if getattr(args, "json", False):
         answer = {
@@ -259,7 +259,7 @@ async def run_as_host(args: argparse.Namespace, out: Console, err: Console) -> i
     """``check --as-host HOST``: start the installed entry as the host does, report each
     server; fails (exit 1) if it cannot start, or a server that is not deferred lists
     nothing."""
-    host = Host(args.as_host)
+    host = HostApp(args.as_host)
     found = await start_as_host(host, args.name)
     waiting = [
         server

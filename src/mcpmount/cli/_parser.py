@@ -36,7 +36,7 @@ HOSTS = [
     "lm-studio",
 ]
 """The hosts ``--from``, ``--as-host``, ``install``, ``adopt`` and ``uninstall`` take, by
-name (`mcpmount.hosts.Host`'s values)."""
+name (`mcpmount.hosts.HostApp`'s values)."""
 
 FAIL_ON_DEFAULT = "high"
 

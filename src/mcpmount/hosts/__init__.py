@@ -1,6 +1,6 @@
 """MCP hosts' own config files: where they are, reading them, and installing into them.
 
-`host_files` says where each `Host` (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf,
+`host_files` says where each `HostApp` (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf,
 Zed, OpenAI Codex, Gemini CLI, goose, Continue, LM Studio) keeps
 its servers, per platform (``_places``); `load_host` reads them all as the host does,
 into one config (``_read``; ``mcpmount check --from HOST``); `plan_install` works out the
@@ -24,7 +24,7 @@ from mcpmount.hosts._adopt import Adoption, Uninstalled, plan_adopt, uninstall
 from mcpmount.hosts._ashost import BARE_PATH, AsHost, start_as_host
 from mcpmount.hosts._install import Installation, plan_install
 from mcpmount.hosts._loops import SERVING, enter_chain, self_serving, serving_environment
-from mcpmount.hosts._places import Host, HostFile, host_files
+from mcpmount.hosts._places import HostApp, HostFile, host_files
 from mcpmount.hosts._read import HostConfig, load_host
 
 __all__ = [
@@ -32,7 +32,7 @@ __all__ = [
     "SERVING",
     "Adoption",
     "AsHost",
-    "Host",
+    "HostApp",
     "HostConfig",
     "HostFile",
     "Installation",

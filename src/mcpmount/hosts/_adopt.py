@@ -29,7 +29,7 @@ from mcpmount.errors import ConfigError
 from mcpmount.hosts._backup import digest, forget, last_written, read_host_file, write_host_file
 from mcpmount.hosts._edit import servers_in, without_entry
 from mcpmount.hosts._install import Installation, install_target, plan_install
-from mcpmount.hosts._places import Host
+from mcpmount.hosts._places import HostApp
 
 __all__ = ["Adoption", "Uninstalled", "plan_adopt", "uninstall"]
 
@@ -86,7 +86,7 @@ class Adoption:
 
 
 def plan_adopt(
-    host: Host,
+    host: HostApp,
     config: Path,
     *,
     command: Sequence[str],
@@ -234,7 +234,7 @@ class Uninstalled:
 
 
 def uninstall(
-    host: Host,
+    host: HostApp,
     *,
     name: str = "mcpmount",
     project: bool = False,

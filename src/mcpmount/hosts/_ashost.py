@@ -33,7 +33,7 @@ from mcpmount.errors import ConfigError
 from mcpmount.hosts._backup import read_host_file
 from mcpmount.hosts._edit import servers_in
 from mcpmount.hosts._loops import mounted_files
-from mcpmount.hosts._places import Host, HostFile, host_files
+from mcpmount.hosts._places import HostApp, HostFile, host_files
 from mcpmount.hosts._shapes import env_key
 
 __all__ = ["BARE_PATH", "AsHost", "start_as_host"]
@@ -43,7 +43,7 @@ BARE_PATH = "/usr/bin:/bin"
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
-_EXPANDS = (Host.CLAUDE_CODE, Host.CURSOR, Host.VSCODE, Host.WINDSURF, Host.GEMINI)
+_EXPANDS = (HostApp.CLAUDE_CODE, HostApp.CURSOR, HostApp.VSCODE, HostApp.WINDSURF, HostApp.GEMINI)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class AsHost:
     """What the entry wrote on stderr (its last lines)."""
 
 
-def _entry(host: Host, name: str, files: list[HostFile]) -> tuple[HostFile, dict[str, object]]:
+def _entry(host: HostApp, name: str, files: list[HostFile]) -> tuple[HostFile, dict[str, object]]:
     """Return the file holding the entry ``name`` the host uses (the last that wins), in
     the file's own format (JSON, TOML or YAML)."""
     for file in reversed(files):
@@ -90,7 +90,7 @@ def _entry(host: Host, name: str, files: list[HostFile]) -> tuple[HostFile, dict
 
 
 def host_environment(
-    host: Host, entry: Mapping[str, object], home: Path, environ: Mapping[str, str]
+    host: HostApp, entry: Mapping[str, object], home: Path, environ: Mapping[str, str]
 ) -> dict[str, str]:
     """Return the environment the host gives the entry: bare, plus its ``env``."""
     env = {"HOME": str(home), "PATH": BARE_PATH}
@@ -108,7 +108,7 @@ def host_environment(
 
 
 async def start_as_host(
-    host: Host,
+    host: HostApp,
     name: str = "mcpmount",
     *,
     home: Path | None = None,

@@ -34,7 +34,7 @@ from mcpmount.hosts._backup import read_host_file, write_host_file
 from mcpmount.hosts._commands import RawServer, host_path, stdio_servers
 from mcpmount.hosts._edit import servers_in, snippet, with_entry, without_entry
 from mcpmount.hosts._loops import self_serving
-from mcpmount.hosts._places import Host, HostFile, host_files
+from mcpmount.hosts._places import HostApp, HostFile, host_files
 from mcpmount.hosts._shapes import environment, shape_entry
 
 __all__ = ["Installation", "plan_install"]
@@ -92,7 +92,7 @@ class Installation:
 
 
 def plan_install(
-    host: Host,
+    host: HostApp,
     config: str | os.PathLike[str],
     *,
     command: Sequence[str],
@@ -160,7 +160,7 @@ def plan_install(
 
 
 def install_target(
-    host: Host,
+    host: HostApp,
     name: str,
     project: bool,
     home: Path | None = None,
@@ -177,7 +177,7 @@ def install_target(
         ConfigError: If the host has no project file and ``project`` is asked.
     """
     files = host_files(host, home=home, cwd=cwd, environ=environ, platform=platform)
-    if host is Host.CONTINUE and project:
+    if host is HostApp.CONTINUE and project:
         folder = (Path.cwd() if cwd is None else cwd.absolute()) / ".continue" / "mcpServers"
         return HostFile(host, folder / f"{name}.yaml", "project")
     scope = "project" if project else "user"

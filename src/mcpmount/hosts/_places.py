@@ -56,10 +56,10 @@ from pathlib import Path
 
 from mcpmount.config import HostFormat
 
-__all__ = ["Host", "HostFile", "app_data", "host_files"]
+__all__ = ["HostApp", "HostFile", "app_data", "host_files"]
 
 
-class Host(StrEnum):
+class HostApp(StrEnum):
     """An MCP host whose config files mcpmount reads and writes."""
 
     CLAUDE_DESKTOP = "claude-desktop"
@@ -81,24 +81,24 @@ class Host(StrEnum):
 
 
 _TITLES = {
-    Host.CLAUDE_DESKTOP: "Claude Desktop",
-    Host.CLAUDE_CODE: "Claude Code",
-    Host.CURSOR: "Cursor",
-    Host.VSCODE: "VS Code",
-    Host.WINDSURF: "Windsurf",
-    Host.ZED: "Zed",
-    Host.CODEX: "OpenAI Codex",
-    Host.GEMINI: "Gemini CLI",
-    Host.GOOSE: "goose",
-    Host.CONTINUE: "Continue",
-    Host.LM_STUDIO: "LM Studio",
+    HostApp.CLAUDE_DESKTOP: "Claude Desktop",
+    HostApp.CLAUDE_CODE: "Claude Code",
+    HostApp.CURSOR: "Cursor",
+    HostApp.VSCODE: "VS Code",
+    HostApp.WINDSURF: "Windsurf",
+    HostApp.ZED: "Zed",
+    HostApp.CODEX: "OpenAI Codex",
+    HostApp.GEMINI: "Gemini CLI",
+    HostApp.GOOSE: "goose",
+    HostApp.CONTINUE: "Continue",
+    HostApp.LM_STUDIO: "LM Studio",
 }
 
 _KEYS = {
-    Host.VSCODE: "servers",
-    Host.ZED: "context_servers",
-    Host.CODEX: "mcp_servers",
-    Host.GOOSE: "extensions",
+    HostApp.VSCODE: "servers",
+    HostApp.ZED: "context_servers",
+    HostApp.CODEX: "mcp_servers",
+    HostApp.GOOSE: "extensions",
 }
 """The key each host keeps its servers under, where it is not ``mcpServers``."""
 
@@ -107,7 +107,7 @@ _KEYS = {
 class HostFile:
     """One config file of a host, and where in it the servers are."""
 
-    host: Host
+    host: HostApp
     """Whose file it is."""
 
     path: Path
@@ -128,14 +128,14 @@ class HostFile:
         """The key its servers are under: VS Code's ``servers``, Zed's ``context_servers``,
         Codex's ``mcp_servers``, goose's ``extensions``, every other host's ``mcpServers``
         (a list in Continue's YAML, an object everywhere else)."""
-        if self.host is Host.CONTINUE and self.path.suffix.lower() == ".json":
+        if self.host is HostApp.CONTINUE and self.path.suffix.lower() == ".json":
             return "mcpServers"
         return _KEYS.get(self.host, "mcpServers")
 
     @property
     def format(self) -> HostFormat:
         """How the file is read: the host's own format (`HostFormat`)."""
-        if self.host is Host.CONTINUE and self.path.suffix.lower() == ".json":
+        if self.host is HostApp.CONTINUE and self.path.suffix.lower() == ".json":
             return HostFormat.MCP_JSON  # a block copied from another host, as it was
         return _FORMATS.get(self.host, HostFormat.MCP_JSON)
 
@@ -145,12 +145,12 @@ class HostFile:
 
 
 _FORMATS = {
-    Host.WINDSURF: HostFormat.WINDSURF,
-    Host.ZED: HostFormat.ZED,
-    Host.CODEX: HostFormat.CODEX,
-    Host.GEMINI: HostFormat.GEMINI,
-    Host.GOOSE: HostFormat.GOOSE,
-    Host.CONTINUE: HostFormat.CONTINUE,
+    HostApp.WINDSURF: HostFormat.WINDSURF,
+    HostApp.ZED: HostFormat.ZED,
+    HostApp.CODEX: HostFormat.CODEX,
+    HostApp.GEMINI: HostFormat.GEMINI,
+    HostApp.GOOSE: HostFormat.GOOSE,
+    HostApp.CONTINUE: HostFormat.CONTINUE,
 }
 """Each host's format, where it is not the ``mcpServers`` JSON of Claude's and Cursor's."""
 
@@ -165,7 +165,7 @@ def app_data(home: Path, environ: Mapping[str, str], platform: str) -> Path:
 
 
 def host_files(
-    host: Host,
+    host: HostApp,
     *,
     home: Path | None = None,
     cwd: Path | None = None,
@@ -187,31 +187,31 @@ def host_files(
     cwd = Path.cwd() if cwd is None else cwd.absolute()
     environ = os.environ if environ is None else environ
     match host:
-        case Host.CLAUDE_DESKTOP:
+        case HostApp.CLAUDE_DESKTOP:
             folder = app_data(home, environ, platform) / "Claude"
             return [HostFile(host, folder / "claude_desktop_config.json", "user")]
-        case Host.CLAUDE_CODE:
+        case HostApp.CLAUDE_CODE:
             claude_json = home / ".claude.json"
             return [
                 HostFile(host, claude_json, "user", workspace=cwd),
                 HostFile(host, cwd / ".mcp.json", "project"),
                 HostFile(host, claude_json, "local", ("projects", str(cwd)), workspace=cwd),
             ]
-        case Host.CURSOR:
+        case HostApp.CURSOR:
             return [
                 HostFile(host, home / ".cursor" / "mcp.json", "user", workspace=cwd),
                 HostFile(host, cwd / ".cursor" / "mcp.json", "project"),
             ]
-        case Host.VSCODE:
+        case HostApp.VSCODE:
             user = app_data(home, environ, platform) / "Code" / "User" / "mcp.json"
             return [
                 HostFile(host, user, "user", workspace=cwd),
                 HostFile(host, cwd / ".vscode" / "mcp.json", "project"),
             ]
-        case Host.WINDSURF:
+        case HostApp.WINDSURF:
             path = home / ".codeium" / "windsurf" / "mcp_config.json"
             return [HostFile(host, path, "user", workspace=cwd)]
-        case Host.ZED:
+        case HostApp.ZED:
             return [
                 HostFile(
                     host,
@@ -221,25 +221,25 @@ def host_files(
                 ),
                 HostFile(host, cwd / ".zed" / "settings.json", "project", workspace=cwd),
             ]
-        case Host.CODEX:
+        case HostApp.CODEX:
             codex_home = Path(environ.get("CODEX_HOME") or home / ".codex")
             return [
                 HostFile(host, codex_home / "config.toml", "user", workspace=cwd),
                 HostFile(host, cwd / ".codex" / "config.toml", "project", workspace=cwd),
             ]
-        case Host.GEMINI:
+        case HostApp.GEMINI:
             return [
                 HostFile(host, home / ".gemini" / "settings.json", "user", workspace=cwd),
                 HostFile(host, cwd / ".gemini" / "settings.json", "project", workspace=cwd),
                 HostFile(host, _gemini_system(environ, platform), "system", workspace=cwd),
             ]
-        case Host.GOOSE:
+        case HostApp.GOOSE:
             if platform == "win32":
                 folder = app_data(home, environ, platform) / "Block" / "goose" / "config"
             else:
                 folder = Path(environ.get("XDG_CONFIG_HOME") or home / ".config") / "goose"
             return [HostFile(host, folder / "config.yaml", "user", workspace=cwd)]
-        case Host.CONTINUE:
+        case HostApp.CONTINUE:
             blocks = cwd / ".continue" / "mcpServers"
             found = sorted(blocks.glob("*")) if blocks.is_dir() else []
             return [
@@ -250,7 +250,7 @@ def host_files(
                     if path.suffix.lower() in (".yaml", ".yml", ".json")
                 ),
             ]
-        case Host.LM_STUDIO:
+        case HostApp.LM_STUDIO:
             return [HostFile(host, home / ".lmstudio" / "mcp.json", "user", workspace=cwd)]
 
 

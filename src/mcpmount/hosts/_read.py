@@ -12,7 +12,7 @@ from typing import cast
 from mcpmount.config import Asker, RegistryConfig, ServerSpec, load_config
 from mcpmount.configfile import read_syntax
 from mcpmount.errors import ConfigError
-from mcpmount.hosts._places import Host, HostFile, host_files
+from mcpmount.hosts._places import HostApp, HostFile, host_files
 
 __all__ = ["HostConfig", "load_host"]
 
@@ -21,7 +21,7 @@ __all__ = ["HostConfig", "load_host"]
 class HostConfig:
     """What `load_host` found: the merged config, and the files it came from."""
 
-    host: Host
+    host: HostApp
     """Whose files were read."""
 
     config: RegistryConfig
@@ -36,7 +36,7 @@ class HostConfig:
 
 
 def load_host(
-    host: Host,
+    host: HostApp,
     *,
     home: Path | None = None,
     cwd: Path | None = None,

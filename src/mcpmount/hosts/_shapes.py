@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
-from mcpmount.hosts._places import Host
+from mcpmount.hosts._places import HostApp
 
 __all__ = ["NOT_STDIO", "environment", "shape_entry"]
 
@@ -46,25 +46,25 @@ NOT_STDIO = frozenset(
 )
 """Keys of an entry that make it a url server: dropped when an entry becomes ours."""
 
-_TYPED = (Host.CLAUDE_CODE, Host.VSCODE)
+_TYPED = (HostApp.CLAUDE_CODE, HostApp.VSCODE)
 """Hosts whose entries say their ``type``: VS Code requires it, Claude Code writes it."""
 
-_DOLLAR = (Host.CLAUDE_CODE, Host.GEMINI)
-_ENV_COLON = (Host.CURSOR, Host.VSCODE, Host.WINDSURF)
-_BY_NAME = {Host.CODEX: "env_vars", Host.GOOSE: "env_keys"}
+_DOLLAR = (HostApp.CLAUDE_CODE, HostApp.GEMINI)
+_ENV_COLON = (HostApp.CURSOR, HostApp.VSCODE, HostApp.WINDSURF)
+_BY_NAME = {HostApp.CODEX: "env_vars", HostApp.GOOSE: "env_keys"}
 """Hosts that pass a variable of their own environment by its name, and the key."""
 
 GOOSE_TIMEOUT = 300
 """goose's own default ``timeout`` (seconds per request) for an extension."""
 
 
-def env_key(host: Host) -> str:
+def env_key(host: HostApp) -> str:
     """The key of an entry's environment: goose's ``envs``, every other host's ``env``."""
-    return "envs" if host is Host.GOOSE else "env"
+    return "envs" if host is HostApp.GOOSE else "env"
 
 
 def shape_entry(
-    host: Host,
+    host: HostApp,
     name: str,
     argv: Sequence[str],
     env: Mapping[str, str],
@@ -79,7 +79,7 @@ def shape_entry(
     """
     command, args = argv[0], list(argv[1:])
     match host:
-        case Host.GOOSE:
+        case HostApp.GOOSE:
             entry: dict[str, object] = {
                 "name": name,
                 "type": "stdio",
@@ -88,9 +88,9 @@ def shape_entry(
                 "enabled": True,
                 "timeout": GOOSE_TIMEOUT,
             }
-        case Host.ZED:
+        case HostApp.ZED:
             entry = {"source": "custom", "command": command, "args": args}
-        case Host.CONTINUE:
+        case HostApp.CONTINUE:
             entry = {"name": name, "command": command, "args": args}
         case _ if host in _TYPED:
             entry = {"type": "stdio", "command": command, "args": args}
@@ -113,7 +113,7 @@ def shape_entry(
 
 
 def environment(
-    host: Host,
+    host: HostApp,
     needed: Mapping[str, bool],
     environ: Mapping[str, str],
     copy_env: bool,

@@ -52,7 +52,7 @@ from mcpmount.upstream import (
     check_tools,
 )
 
-__all__ = ["StartHost", "Starter", "start_policy"]
+__all__ = ["Starter", "StartingServers", "start_policy"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def start_policy(spec: ServerSpec, settings: RegistrySettings) -> Policy:
     return spec.start or settings.start
 
 
-class StartHost(Protocol):
+class StartingServers(Protocol):
     """What a `Starter` needs of the registry's servers (`Servers`)."""
 
     @property
@@ -108,7 +108,7 @@ class Starter:
     """The registry's cached manifests and the starts of servers published from them.
 
     Args:
-        host: The registry's servers: their settings, publishing, connections and task
+        servers: The registry's servers: their settings, publishing, connections and task
             group.
         schemas: The registry's verdicts on tool schemas, for cached lists too.
         store: Where manifests are kept; default: the one the settings name (`store_for`).
@@ -118,13 +118,13 @@ class Starter:
 
     def __init__(
         self,
-        host: StartHost,
+        servers: StartingServers,
         schemas: SchemaVetting,
         store: ManifestStore | None,
         *,
         refresh: bool,
     ) -> None:
-        self._host = host
+        self._servers = servers
         self._schemas = schemas
         self._store = store
         self._own_store: FileStore | RedisStore | None = None
@@ -132,7 +132,7 @@ class Starter:
 
     @property
     def settings(self) -> RegistrySettings:
-        return self._host.settings  # a reload may replace them
+        return self._servers.settings  # a reload may replace them
 
     @property
     def store(self) -> ManifestStore:
@@ -184,7 +184,7 @@ class Starter:
             stand_in.cleaned(cleaner)
             supervisor = Supervisor(server, spec, stand_in, cached=True)
             supervisor.sleep()
-            self._host.publish(supervisor, tools, content, first=True)
+            self._servers.publish(supervisor, tools, content, first=True)
         except RegistryError as exc:
             logger.warning(
                 "server %r: its cached manifest is refused; starting it now: %s", server, exc
@@ -220,7 +220,7 @@ class Starter:
     def wake(self, supervisor: Supervisor) -> None:
         """Start a dormant server behind its published list (once, however many ask)."""
         if supervisor.wake():
-            self._host.start_soon(self._start, supervisor)
+            self._servers.start_soon(self._start, supervisor)
 
     async def _start(self, supervisor: Supervisor) -> None:
         server, spec = supervisor.server, supervisor.spec
@@ -228,7 +228,7 @@ class Starter:
         async def start() -> Connection:
             if supervisor.closing:  # closed (the registry too) before this task ran
                 raise ServerStartError(server, "it was closed before it started")
-            return await self._host.reconnect(supervisor)
+            return await self._servers.reconnect(supervisor)
 
         logger.info("starting server %r (start = %r)", server, start_policy(spec, self.settings))
         subscribed = set(supervisor.connection.feed.subscriptions)  # before it stopped idle
@@ -236,10 +236,10 @@ class Starter:
         if connection is None:
             return
         if connection.state is ServerState.FAILED:  # it died before it was committed
-            self._host.lost(connection)
+            self._servers.lost(connection)
             return
         await self.remember(spec, connection)
-        await self._host.subscribe_again(supervisor, subscribed)
+        await self._servers.subscribe_again(supervisor, subscribed)
         idle = spec.idle_timeout or self.settings.idle_timeout
         if idle is not None:
             await self._stop_when_idle(supervisor, connection, idle)
