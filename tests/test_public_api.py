@@ -249,3 +249,13 @@ def test_serve_rooms_import_only_rooms_below_and_never_their_private_modules(pat
         assert not any(part.startswith("_") for part in parts[3:4]), (
             f"serve/{room} reaches into {name}; import it from mcpmount.serve.{other}"
         )
+
+
+def test_a_renamed_public_name_still_resolves_with_a_warning() -> None:
+    """`mcpmount.config.Asker` became `InputPrompt`; code that imports the old name runs on."""
+    with pytest.warns(DeprecationWarning, match="InputPrompt"):
+        old = mcpmount.config.Asker  # pyright: ignore[reportAttributeAccessIssue]
+    assert old is mcpmount.config.InputPrompt
+    assert "Asker" not in mcpmount.config.__all__
+    with pytest.raises(AttributeError):
+        _ = mcpmount.config.NoSuchName  # pyright: ignore[reportAttributeAccessIssue]

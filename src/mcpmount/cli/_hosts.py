@@ -17,7 +17,7 @@ from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
 from mcpmount.cli._shown import shown, visible
-from mcpmount.config import Asker, HostInput, RegistryConfig, StdioServer, load_config
+from mcpmount.config import HostInput, InputPrompt, RegistryConfig, StdioServer, load_config
 from mcpmount.errors import ConfigError
 from mcpmount.hosts import (
     BARE_PATH,
@@ -79,7 +79,7 @@ def load_for(args: argparse.Namespace, default: str, err: Console) -> RegistryCo
     of this process's environment, which every stdio server started from here inherits:
     this is the command line's process, so changing its environment is its own business.
     """
-    ask: Asker | None = None
+    ask: InputPrompt | None = None
     if args.command != "serve" and sys.stdin.isatty():
         ask = terminal_asker
     host = getattr(args, "from_host", None)

@@ -36,6 +36,8 @@ values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables
 (`load_config`; host files through the sub-room ``hostfiles``).
 """
 
+import warnings
+
 from mcpmount.config._calllog import CALL_LOG_SINKS
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
@@ -50,8 +52,8 @@ from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServe
 from mcpmount.config._urls import redacted_url
 from mcpmount.config.hostfiles import HostFormat
 from mcpmount.configfile import (
-    Asker,
     HostInput,
+    InputPrompt,
     input_variable,
     load_json,
     needed_variables,
@@ -64,12 +66,12 @@ __all__ = [
     "LIMIT_KEYS",
     "MIN_TOKEN_LENGTH",
     "TOKEN_KEY_ENV",
-    "Asker",
     "HeaderName",
     "HeaderValue",
     "HostFormat",
     "HostInput",
     "HttpServer",
+    "InputPrompt",
     "LimitRule",
     "OAuthSpec",
     "RegistryConfig",
@@ -92,3 +94,18 @@ __all__ = [
     "strip_jsonc",
     "token_key_problem",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Old names still resolve, with a warning, so that code written against them runs on.
+
+    `Asker` became `InputPrompt`: "asker" is who asks (`mcpmount.handlers.Asker`).
+    """
+    if name == "Asker":
+        warnings.warn(
+            "mcpmount.config.Asker is renamed InputPrompt; import that instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return InputPrompt
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

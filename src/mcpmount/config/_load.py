@@ -13,7 +13,7 @@ from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
 from mcpmount.config._tables import Tables
 from mcpmount.config.hostfiles import FORMATS_READ, HostFormat, read_host_file, sniff_format
-from mcpmount.configfile import Asker, Table, line, read_syntax, unknown_key, workspace_of
+from mcpmount.configfile import InputPrompt, Table, line, read_syntax, unknown_key, workspace_of
 from mcpmount.errors import ConfigError
 from mcpmount.naming import namespace_problem
 
@@ -81,7 +81,7 @@ def load_config(
     path: str | os.PathLike[str],
     *,
     environ: Mapping[str, str] | None = None,
-    ask: Asker | None = None,
+    ask: InputPrompt | None = None,
     workspace: str | os.PathLike[str] | None = None,
     within: Sequence[str] = (),
     host_format: HostFormat | None = None,

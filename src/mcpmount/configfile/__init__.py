@@ -18,18 +18,18 @@ from mcpmount.configfile._needs import needed_variables
 from mcpmount.configfile._problems import Loc, format_loc, line, problem_lines, unknown_key
 from mcpmount.configfile._read import Syntax, Table, read_config, read_syntax, syntax_of
 from mcpmount.configfile._variables import (
-    Asker,
     HostInput,
     HostVariables,
+    InputPrompt,
     input_variable,
     read_inputs,
     workspace_of,
 )
 
 __all__ = [
-    "Asker",
     "HostInput",
     "HostVariables",
+    "InputPrompt",
     "Loc",
     "Syntax",
     "Table",

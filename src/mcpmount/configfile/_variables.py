@@ -8,7 +8,7 @@ and Cursor (``.cursor/mcp.json``, cursor.com/docs/context/mcp, "Config interpola
 ``${input:id}``: a value asked of the user, declared in the file's ``inputs``.
 
 An input is taken from ``MCPMOUNT_INPUT_<ID>`` (`input_variable`) first; else it is asked
-through the caller's `Asker` (the command line asks on a terminal, ``mcpmount serve``
+through the caller's `InputPrompt` (the command line asks on a terminal, ``mcpmount serve``
 never asks); else its ``default``; else it is a problem that names the variable to set.
 Each input is asked at most once per load, and its answer is a secret.
 
@@ -31,9 +31,9 @@ from mcpmount.configfile._read import Table
 
 __all__ = [
     "PREDEFINED",
-    "Asker",
     "HostInput",
     "HostVariables",
+    "InputPrompt",
     "input_variable",
     "read_inputs",
     "workspace_of",
@@ -65,7 +65,7 @@ class HostInput:
         return input_variable(self.id)
 
 
-Asker: TypeAlias = Callable[[HostInput], str | None]
+InputPrompt: TypeAlias = Callable[[HostInput], str | None]
 """Asks the user for one input; None when the answer could not be had (end of input)."""
 
 PREDEFINED = frozenset({"userHome", "workspaceFolder", "workspaceFolderBasename", "pathSeparator"})
@@ -159,7 +159,7 @@ class HostVariables:
     inputs: Mapping[str, HostInput]
     """The file's ``inputs`` by id; empty when it has none."""
 
-    ask: Asker | None
+    ask: InputPrompt | None
     """Asks the user for an input; None where nobody can be asked."""
 
     _answers: dict[str, str | None] = field(

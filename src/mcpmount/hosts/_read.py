@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from mcpmount.config import Asker, RegistryConfig, ServerSpec, load_config
+from mcpmount.config import InputPrompt, RegistryConfig, ServerSpec, load_config
 from mcpmount.configfile import read_syntax
 from mcpmount.errors import ConfigError
 from mcpmount.hosts._places import HostApp, HostFile, host_files
@@ -41,7 +41,7 @@ def load_host(
     home: Path | None = None,
     cwd: Path | None = None,
     environ: Mapping[str, str] | None = None,
-    ask: Asker | None = None,
+    ask: InputPrompt | None = None,
     platform: str | None = None,
 ) -> HostConfig:
     """Load the servers ``host`` would start, from each of its config files.

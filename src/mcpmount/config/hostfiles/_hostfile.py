@@ -44,7 +44,7 @@ from mcpmount.config.hostfiles._yamlhosts import (
     goose_entry,
 )
 from mcpmount.config.hostfiles._zed import zed_entry
-from mcpmount.configfile import Asker, HostVariables, Loc, Table, line, read_inputs
+from mcpmount.configfile import HostVariables, InputPrompt, Loc, Table, line, read_inputs
 from mcpmount.naming import MAX_NAMESPACE_LENGTH
 
 __all__ = ["read_host_file"]
@@ -102,7 +102,7 @@ def read_host_file(
     host_format: HostFormat = HostFormat.MCP_JSON,
     within: Sequence[str] = (),
     workspace: Path,
-    ask: Asker | None,
+    ask: InputPrompt | None,
 ) -> tuple[RegistrySettings | None, dict[str, ServerSpec]]:
     """Return the settings (from ``MCPMOUNT_*`` only) and the servers of a host file.
 
