@@ -1,7 +1,7 @@
 """What is mounted: the name table, its search index and manifest, the prompt and resource
 tables with their registry URIs, and the lock file's pins."""
 
-from mcpmount.catalog._catalog import Catalog, Listener, RegistryChange
+from mcpmount.catalog._catalog import Catalog, ChangeListener, RegistryChange
 from mcpmount.catalog._library import Library, MountedPrompt, StagedContent
 from mcpmount.catalog._pins import (
     CONTENT_KINDS,
@@ -29,8 +29,8 @@ __all__ = [
     "LOCK_VERSION",
     "URI_SCHEME",
     "Catalog",
+    "ChangeListener",
     "Library",
-    "Listener",
     "MountedPrompt",
     "Pins",
     "RegistryChange",

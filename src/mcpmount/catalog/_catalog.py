@@ -41,7 +41,7 @@ from mcpmount.search import (
 )
 from mcpmount.tool import MountedTool
 
-__all__ = ["Catalog", "Listener", "RegistryChange"]
+__all__ = ["Catalog", "ChangeListener", "RegistryChange"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,8 @@ class RegistryChange:
         return bool(self.added or self.removed or self.changed)
 
 
-Listener = Callable[[RegistryChange], None]
+ChangeListener = Callable[[RegistryChange], None]
+"""Called after each change of the registry's tables, with what changed (`subscribe`)."""
 
 
 class Catalog:
@@ -210,7 +211,7 @@ class Catalog:
 
     # -- listeners ----------------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener`` after every change of the table; returns the unsubscriber.
 
         Listeners run synchronously, right after the change: keep them short (set an event,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import mcp_types
 
 from mcpmount import naming
-from mcpmount.catalog._catalog import Listener, RegistryChange
+from mcpmount.catalog._catalog import ChangeListener, RegistryChange
 from mcpmount.catalog._listeners import Listeners
 from mcpmount.catalog._pins import CONTENT_KINDS, Pins, content_hash, diff_hashes
 from mcpmount.catalog._uris import registry_uri
@@ -241,7 +241,7 @@ class Library:
 
     # -- listeners ----------------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener`` after every change of a prompt or resource list."""
         return self._listeners.add(listener)
 

@@ -27,7 +27,7 @@ import mcp_types
 import pydantic
 from mcp import Client
 
-from mcpmount.catalog import Catalog, Library, Listener, rewrite_prompt, rewrite_read
+from mcpmount.catalog import Catalog, ChangeListener, Library, rewrite_prompt, rewrite_read
 from mcpmount.errors import (
     NotSupportedError,
     ServerNotRunningError,
@@ -56,7 +56,9 @@ UpdateListener = Callable[[str], None]
 """Gets the registry URI of a resource its server says was updated."""
 
 
-def subscribe_all(catalog: Catalog, library: Library, listener: Listener) -> Callable[[], None]:
+def subscribe_all(
+    catalog: Catalog, library: Library, listener: ChangeListener
+) -> Callable[[], None]:
     """Call ``listener`` after every change of the tool, prompt or resource tables; returns
     the unsubscriber (see `Registry.subscribe`)."""
     from_tools = catalog.subscribe(listener)

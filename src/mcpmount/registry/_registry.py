@@ -15,7 +15,7 @@ import mcp_types
 from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount.audit import ServerListing
-from mcpmount.catalog import Listener, Pins
+from mcpmount.catalog import ChangeListener, Pins
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError, UnknownToolError
 from mcpmount.gates import Interception, guarded_handlers
@@ -265,7 +265,7 @@ class Registry:
         what removes them."""
         return self._interception.add(interceptor)
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener`` after every change of the tool, prompt or resource tables
         (`RegistryChange.kind` says which); returns the unsubscriber.
 
