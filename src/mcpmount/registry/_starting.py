@@ -56,12 +56,12 @@ __all__ = ["Starter", "StartingServers", "start_policy"]
 
 logger = logging.getLogger(__name__)
 
-Policy = Literal["eager", "background", "lazy"]
+StartPolicy = Literal["eager", "background", "lazy"]
 
 Args = TypeVarTuple("Args")
 
 
-def start_policy(spec: ServerSpec, settings: RegistrySettings) -> Policy:
+def start_policy(spec: ServerSpec, settings: RegistrySettings) -> StartPolicy:
     """Return how ``spec`` starts: its own ``start``, else the registry's."""
     return spec.start or settings.start
 

@@ -1,6 +1,6 @@
 """A sandbox per stdio server: bubblewrap on Linux, sandbox-exec on macOS.
 
-`policy_for` reads a server's ``sandbox`` (and the registry's default) into a `Policy`;
+`policy_for` reads a server's ``sandbox`` (and the registry's default) into a `SandboxPolicy`;
 `sandboxed` turns a command into the one that runs it under that policy, with the proxy
 of a host allow-list beside it; `summary` says how a server is sandboxed here.
 
@@ -17,7 +17,7 @@ from mcpmount.sandbox._launch import Launch, sandboxed
 from mcpmount.sandbox._macos import sandbox_exec_profile
 from mcpmount.sandbox._policy import (
     Mounts,
-    Policy,
+    SandboxPolicy,
     SandboxUnavailableError,
     mounts_of,
     policy_for,
@@ -27,7 +27,7 @@ from mcpmount.sandbox._policy import (
 __all__ = [
     "Launch",
     "Mounts",
-    "Policy",
+    "SandboxPolicy",
     "SandboxUnavailableError",
     "credential_locations",
     "exposed",

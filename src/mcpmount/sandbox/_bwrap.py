@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcpmount.sandbox._policy import Policy
+from mcpmount.sandbox._policy import SandboxPolicy
 from mcpmount.sandbox._runtime import SYSTEM_DIRS, Program
 
 __all__ = ["FORWARDER", "PROXY_PORT", "PROXY_SOCKET", "bwrap_argv", "python_paths"]
@@ -123,7 +123,7 @@ def python_paths() -> tuple[str, str]:
 
 def bwrap_argv(
     bwrap: str,
-    policy: Policy,
+    policy: SandboxPolicy,
     program: Program,
     args: Sequence[str],
     *,

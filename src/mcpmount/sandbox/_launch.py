@@ -1,4 +1,4 @@
-"""From a server's command and its `Policy` to the command line that runs it sandboxed.
+"""From a server's command and its `SandboxPolicy` to the command line that runs it sandboxed.
 
 `sandboxed` is entered around the spawn and left after the server is reaped: it owns what
 the sandbox needs beside the process, the host allow-list's proxy and, on macOS, the
@@ -20,7 +20,13 @@ import anyio.to_thread
 
 from mcpmount.sandbox._bwrap import PROXY_PORT, bwrap_argv
 from mcpmount.sandbox._macos import sandbox_exec_profile
-from mcpmount.sandbox._policy import Policy, SandboxUnavailableError, Tool, find_tool, resolve
+from mcpmount.sandbox._policy import (
+    SandboxPolicy,
+    SandboxUnavailableError,
+    Tool,
+    find_tool,
+    resolve,
+)
 from mcpmount.sandbox._proxy import AllowList, Limits, serve_proxy
 from mcpmount.sandbox._runtime import Program
 
@@ -47,7 +53,7 @@ class Launch:
 
 @contextlib.asynccontextmanager
 async def sandboxed(
-    policy: Policy | None,
+    policy: SandboxPolicy | None,
     server: str,
     command: str,
     args: Sequence[str],
@@ -121,7 +127,11 @@ async def sandboxed(
 
 
 def _prepare(
-    policy: Policy, command: str, args: Sequence[str], env: Mapping[str, str], cwd: str | None
+    policy: SandboxPolicy,
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
 ) -> tuple[Program, str, str]:
     """Find the program (`resolve`); return it, the home and the start dir."""
     program = resolve(policy, command, args, env, cwd)
@@ -134,7 +144,7 @@ def _prepare(
 async def _serve(
     stack: contextlib.AsyncExitStack,
     listener: anyio.abc.Listener[anyio.abc.ByteStream],
-    policy: Policy,
+    policy: SandboxPolicy,
     server: str,
 ) -> None:
     """Run the proxy of ``policy``'s host list on ``listener`` until ``stack`` closes."""

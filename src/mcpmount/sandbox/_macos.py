@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from mcpmount.sandbox._policy import Policy
+from mcpmount.sandbox._policy import SandboxPolicy
 
 __all__ = ["sandbox_exec_profile"]
 
@@ -86,7 +86,7 @@ def _nested(readable: list[str], writable: tuple[str, ...]) -> list[str]:
 
 
 def sandbox_exec_profile(
-    policy: Policy,
+    policy: SandboxPolicy,
     program_paths: Iterable[str],
     *,
     home: str,

@@ -1,4 +1,4 @@
-"""What a server's sandbox allows (`Policy`), which tool can enforce it here (`find_tool`),
+"""What a server's sandbox allows (`SandboxPolicy`), which tool can enforce it here (`find_tool`),
 and what it shows of the host (`resolve`, `mounts_of`: for the launch, ``check`` and ``status``)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from mcpmount.sandbox._runtime import Program, program_paths, resolve_command
 
 __all__ = [
     "Mounts",
-    "Policy",
+    "SandboxPolicy",
     "SandboxUnavailableError",
     "Tool",
     "find_tool",
@@ -33,7 +33,7 @@ _INSTALL_HINT = "install bubblewrap (apt install bubblewrap, dnf install bubblew
 
 
 @dataclass(frozen=True, slots=True)
-class Policy:
+class SandboxPolicy:
     """A server's sandbox: what it may read and write, and where it may connect."""
 
     read: tuple[str, ...] = ()
@@ -65,7 +65,7 @@ def policy_for(
     default: bool | Literal["prefer"],
     home: str,
     token_dir: str | None = None,
-) -> Policy | None:
+) -> SandboxPolicy | None:
     """Return the sandbox a server runs in, or None if it runs unsandboxed.
 
     Args:
@@ -83,12 +83,12 @@ def policy_for(
     if table is None:
         if default is False:
             return None
-        return Policy(prefer=default == "prefer", private=private)
+        return SandboxPolicy(prefer=default == "prefer", private=private)
     if not table.enabled:
         return None
 
     network = table.network if isinstance(table.network, bool) else tuple(table.network)
-    return Policy(
+    return SandboxPolicy(
         read=tuple(map(expand, table.read)),
         write=tuple(map(expand, table.write)),
         network=network,
@@ -156,7 +156,11 @@ def homes(env: Mapping[str, str]) -> list[str]:
 
 
 def resolve(
-    policy: Policy, command: str, args: Sequence[str], env: Mapping[str, str], cwd: str | None
+    policy: SandboxPolicy,
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
 ) -> Program:
     """Check the policy's paths, and find the program and what it needs shown.
 

@@ -42,7 +42,7 @@ from mcp.shared.message import SessionMessage
 from mcpmount.errors import describe_invalid
 from mcpmount.hosts import serving_environment
 from mcpmount.processes import STOP_BOUND, ProcessGroup, Reaper
-from mcpmount.sandbox import Policy, SandboxUnavailableError, sandboxed
+from mcpmount.sandbox import SandboxPolicy, SandboxUnavailableError, sandboxed
 from mcpmount.transports._base import Diagnostics, ServerTransport
 from mcpmount.transports._limits import MessageLimits
 
@@ -85,7 +85,7 @@ class StdioTransport(ServerTransport):
         cwd: str | None = None,
         limits: MessageLimits = _DEFAULT_LIMITS,
         reaper: Reaper | None = None,
-        sandbox: Policy | None = None,
+        sandbox: SandboxPolicy | None = None,
         server: str = "",
     ) -> None:
         """Describe the server to spawn.
