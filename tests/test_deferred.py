@@ -57,9 +57,9 @@ async def test_a_deferred_server_is_hidden_searchable_and_callable() -> None:
         assert added.structured_content == {"result": 3}
 
 
-async def test_defer_globs_and_pins_choose_tools_by_raw_name() -> None:
-    """defer = [globs] hides matches; pin keeps a match visible."""
-    spec = fixture("--tools", "3", defer=["tool_*", "sleep"], pin=["tool_1"])
+async def test_defer_globs_and_visible_choose_tools_by_raw_name() -> None:
+    """defer = [globs] hides matches; visible keeps a match visible."""
+    spec = fixture("--tools", "3", defer=["tool_*", "sleep"], visible=["tool_1"])
     async with Registry() as registry:
         await mounted(registry, "g", spec)
         manifest = names(registry.tools())
@@ -69,10 +69,10 @@ async def test_defer_globs_and_pins_choose_tools_by_raw_name() -> None:
         assert "g__echo" in manifest
 
 
-async def test_defer_all_hides_everything_but_pins() -> None:
-    """The registry-wide switch, with a per-server pin."""
+async def test_defer_all_hides_everything_but_visible() -> None:
+    """The registry-wide switch, with a per-server visible list."""
     async with Registry(RegistrySettings(defer_all=True)) as registry:
-        await mounted(registry, "a", fixture(pin=["echo"]))
+        await mounted(registry, "a", fixture(visible=["echo"]))
         assert names(registry.tools()) == ["a__echo", TOOL_SEARCH_NAME]
 
 

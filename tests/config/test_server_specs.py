@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from config_support import SECRET, Write, http, problems_of
 from pydantic import TypeAdapter, ValidationError
 
 from mcpmount.config import HttpServer, ServerSpec, StdioServer, load_config
+from mcpmount.config._server import PIN_RENAMED
 from mcpmount.errors import ConfigError
 
 _TAGS = "'stdio', 'http', 'sse' or 'auto'"
@@ -241,8 +243,32 @@ def test_a_secret_never_appears_in_pydantic_errors_from_code() -> None:
     assert SECRET not in str(caught.value)
 
 
+def test_the_old_pin_key_is_read_as_visible_with_a_warning(
+    write: Write, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``pin`` was renamed ``visible`` ("pins" are the lock file's): a file that still says
+    ``pin`` loads the same, and is told where to rename it; ``visible`` loads silently."""
+    old = write("old.toml", '[servers.fs]\ncommand = "x"\ndefer = true\npin = ["read*"]\n')
+    new = write("new.toml", '[servers.fs]\ncommand = "x"\ndefer = true\nvisible = ["read*"]\n')
+    with caplog.at_level(logging.WARNING, logger="mcpmount"):
+        specs = [load_config(path, environ={}).servers["fs"] for path in (new, old)]
+    assert specs[0] == specs[1]
+    assert specs[1].visible == ["read*"]
+    assert not specs[1].is_deferred("read_file", False)
+    assert specs[1].is_deferred("write_file", False)
+    warned = [record.getMessage() for record in caplog.records]
+    assert warned == ["servers.fs.pin: " + PIN_RENAMED]
+    both = write("both.toml", '[servers.fs]\ncommand = "x"\npin = ["a"]\nvisible = ["b"]\n')
+    assert problems_of(both) == (
+        "servers.fs.pin: the old name of `visible`, which is set too: merge it into `visible`",
+    )
+    with pytest.warns(DeprecationWarning, match="visible"):
+        built = StdioServer(command="x", pin=["read*"])  # pyright: ignore[reportCallIssue]
+    assert built.visible == ["read*"]
+
+
 @pytest.mark.parametrize(
-    ("defer", "pin", "defer_all", "raw_name", "deferred"),
+    ("defer", "visible", "defer_all", "raw_name", "deferred"),
     [
         (False, [], False, "read", False),
         (True, [], False, "read", True),
@@ -256,11 +282,11 @@ def test_a_secret_never_appears_in_pydantic_errors_from_code() -> None:
         (["*"], ["Read"], False, "read", True),
     ],
 )
-def test_is_deferred_follows_defer_and_defer_all_but_pin_wins(
-    defer: bool | list[str], pin: list[str], defer_all: bool, raw_name: str, deferred: bool
+def test_is_deferred_follows_defer_and_defer_all_but_visible_wins(
+    defer: bool | list[str], visible: list[str], defer_all: bool, raw_name: str, deferred: bool
 ) -> None:
-    """``pin`` beats ``defer`` and ``defer_all``; globs are case-sensitive fnmatch patterns."""
-    server = StdioServer(command="x", defer=defer, pin=pin)
+    """``visible`` beats ``defer`` and ``defer_all``; globs are case-sensitive fnmatch patterns."""
+    server = StdioServer(command="x", defer=defer, visible=visible)
     assert server.is_deferred(raw_name, defer_all) is deferred
 
 

@@ -112,7 +112,7 @@ class Catalog:
 
         Args:
             server: The namespace.
-            spec: The server's config (overrides, defer, pin, trust and ``on_change``).
+            spec: The server's config (overrides, defer, visible, trust and ``on_change``).
             tools: Its checked tool list, raw names; overrides are applied here, before
                 naming, so a public name is built from an override's name.
             first: The server's first list: publish (and tell listeners) even if empty.

@@ -7,17 +7,21 @@ something else; a url server's tag may also say how the URL is reached (`TRANSPO
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
-from typing import ClassVar, Literal, Self, cast
+from typing import Any, ClassVar, Literal, Self, cast
 
-from pydantic import BaseModel, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mcpmount.config._fields import STRICT_DATA, Command, EnvName, Limit, RootUri, Timeout
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._secrecy import decide
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
+
+PIN_RENAMED = "the key `pin` is renamed `visible` (it keeps tools visible); rename it"
+"""What a server table or spec that still says ``pin`` is told."""
 
 IMPLIED_BY: Mapping[str, str] = {"command": "stdio", "url": "http"}
 """The key that makes a server table each kind of server."""
@@ -30,6 +34,18 @@ class ServerBase(BaseModel):
     """What every server declares, whatever its transport."""
 
     model_config = STRICT_DATA
+
+    @model_validator(mode="before")
+    @classmethod
+    def _visible_was_pin(cls, data: Any) -> Any:
+        """Read the old ``pin`` key as ``visible``, with a warning."""
+        if not isinstance(data, dict):
+            return cast("object", data)
+        table = dict(cast("dict[str, object]", data))
+        if "pin" in table:
+            warnings.warn(PIN_RENAMED, DeprecationWarning, stacklevel=2)
+            table.setdefault("visible", table.pop("pin"))
+        return table
 
     required: bool = True
     """A failing required server fails the whole ``open_registry``; others are skipped.
@@ -46,8 +62,9 @@ class ServerBase(BaseModel):
     defer: bool | list[str] = False
     """True hides every tool from the manifest; a list hides raw names matching its globs."""
 
-    pin: list[str] = []
-    """Globs of raw names that stay visible even when deferred."""
+    visible: list[str] = []
+    """Globs of raw names that stay visible even when deferred (formerly ``pin``, still
+    read with a warning: "pins" are the lock file's hashes)."""
 
     tools: list[str] | None = None
     """Globs of the raw names to mount; None mounts every tool (``enabledTools`` in an
@@ -260,14 +277,14 @@ class ServerBase(BaseModel):
     def is_deferred(self, raw_name: str, defer_all: bool) -> bool:
         """Return whether the tool ``raw_name`` is hidden from the manifest.
 
-        A ``pin`` match always wins; otherwise the tool is deferred if ``defer_all`` is set,
+        A ``visible`` match always wins; otherwise the tool is deferred if ``defer_all`` is set,
         ``defer`` is true, or ``defer`` is a list with a matching glob.
 
         Args:
             raw_name: The tool's name as the server listed it.
             defer_all: The registry's ``defer_all`` setting.
         """
-        if any(fnmatchcase(raw_name, glob) for glob in self.pin):
+        if any(fnmatchcase(raw_name, glob) for glob in self.visible):
             return False
         if isinstance(self.defer, bool):
             return defer_all or self.defer

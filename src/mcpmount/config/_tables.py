@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import cast
 
 from pydantic import ValidationError
 
+from mcpmount.config._server import PIN_RENAMED
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import IMPLIED_BY, KINDS, SPEC, ServerSpec, kind_of
 from mcpmount.configfile import (
@@ -21,6 +23,8 @@ from mcpmount.configfile import (
     problem_lines,
     unknown_key,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class Tables:
         ``spelt`` maps our keys to the file's, for a file whose keys differ from ours;
         ``host`` resolves a host file's own variables.
         """
+        if "pin" in data:
+            self._rename_pin(data, loc)
         expanded: list[tuple[str, str]] = []
         skip = expand_server(data, loc, self.environ, self.problems, expanded, host)
         cwd = data.get("cwd")
@@ -95,6 +101,17 @@ class Tables:
         if not self._names_known(spec, data, expanded, loc):
             return None
         return spec.with_expanded(spec.named_secrets(expanded))
+
+    def _rename_pin(self, data: Table, loc: Loc) -> None:
+        """Take the old ``pin`` key as ``visible``, saying where to rename it; with both, the
+        file is ambiguous, so that is a problem."""
+        pin = data.pop("pin")
+        if "visible" in data:
+            message = "the old name of `visible`, which is set too: merge it into `visible`"
+            self.problems.append(line((*loc, "pin"), message))
+            return
+        data["visible"] = pin
+        logger.warning("%s", line((*loc, "pin"), PIN_RENAMED))
 
     def _names_known(
         self, spec: ServerSpec, data: Table, expanded: list[tuple[str, str]], loc: Loc
