@@ -145,14 +145,20 @@ async def client_of(url: str, token: str, sent: Sent, *, mode: str) -> AsyncGene
 
 
 @asynccontextmanager
-async def serving(config: str, tmp_path: Path, *flags: str) -> AsyncGenerator[str]:
+async def serving(
+    config: str, tmp_path: Path, *flags: str, log: Path | None = None
+) -> AsyncGenerator[str]:
     """Serve ``config`` over HTTP; yield its URL once every server is mounted (waiting with
-    a client whose requests are not counted)."""
+    a client whose requests are not counted) and, given the ``log`` it writes, once that
+    client's records are in it (serve flushes its log every few tens of milliseconds)."""
     async with served_http(config, tmp_path, *flags) as (url, _):
-        async with client_of(url, FULL, Sent(), mode="legacy") as client:
+        ready = Sent()
+        async with client_of(url, FULL, ready, mode="legacy") as client:
             with anyio.fail_after(STARTUP):
                 while "vault__echo" not in names(await client.list_tools()):
                     await anyio.sleep(0.1)
+        if log is not None:
+            await wait_for_records(log, len(ready.requests))
         yield url
 
 

@@ -6,9 +6,11 @@ import logging
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
+import anyio
+
 from mcpmount.config import ServeSettings
 from mcpmount.errors import ConfigError
-from mcpmount.serve.calllog._sinks import JsonLinesFile, OtelLogs, Sink, Stdout
+from mcpmount.serve.calllog._sinks import FLUSH_EVERY, JsonLinesFile, OtelLogs, Sink, Stdout
 
 __all__ = ["open_sink"]
 
@@ -21,7 +23,8 @@ async def open_sink(
 ) -> AsyncGenerator[Sink | None]:
     """Open where the call log goes: ``target`` (``--call-log``: a path relative to the
     working directory, ``stdout`` or ``otel``), else the settings' ``call_log``; None when
-    neither names one. Closed when the block ends.
+    neither names one. Flushed every `FLUSH_EVERY` seconds while the block runs, and
+    closed (flushed) when it ends.
 
     Raises:
         ConfigError: ``stdout`` under the stdio transport (stdout is the MCP stream), or
@@ -49,6 +52,15 @@ async def open_sink(
             raise ConfigError("serve", [problem + "; does its directory exist?"]) from None
     logger.info("call log: one record per request to %s", target)
     try:
-        yield sink
+        async with anyio.create_task_group() as flushing:
+            flushing.start_soon(_flush_every, sink)
+            yield sink
+            flushing.cancel_scope.cancel()
     finally:
         sink.close()
+
+
+async def _flush_every(sink: Sink) -> None:
+    while True:
+        await anyio.sleep(FLUSH_EVERY)
+        sink.flush()
