@@ -28,6 +28,7 @@ FLOORS = {
     "processes": 1,
     "semantic": 1,
     "search": 2,
+    "codemode": 2,
     "observers": 2,
     "transports": 2,
     "catalog": 2,

@@ -1,0 +1,17 @@
+"""Code mode: a model's short Python program calls many tools in one sandboxed run.
+
+`run_code` runs the program in a fresh sandbox (bubblewrap and a seccomp filter on Linux:
+no network, no user files, no new processes; CPU, memory, output, call and wall-clock
+limits), with the mounted tools importable as typed functions (``from tools import fs``).
+Each call the program makes goes over a pipe to the caller's `ToolCaller`, the normal
+call path, so visibility, the secret guard, approval and policy apply to it as to any
+call. Where no sandbox can be made, `run_code` raises `SandboxUnavailableError` saying
+what to install: code never runs unsandboxed.
+
+Modules: ``_limits`` (`CodeLimits`, `CodeRun`, `ToolCaller`).
+"""
+
+from mcpmount.codemode._limits import CodeLimits, CodeRun, ToolCaller
+from mcpmount.errors import SandboxUnavailableError
+
+__all__ = ["CodeLimits", "CodeRun", "SandboxUnavailableError", "ToolCaller"]
