@@ -1,0 +1,262 @@
+"""Mounted tools as typed Python functions: the sandbox's ``tools`` module and its stubs.
+
+``tools_module`` writes the source of the module a code-mode program imports
+(``from tools import github``): one class per namespace holding one keyword-only function
+per tool, typed from the tool's schemas, documented from its descriptions, each calling
+``_mcpmount_code.call`` with the tool's public name and only the arguments given.
+``stubs`` writes the same signatures and docstrings without bodies: what a model reads.
+
+Every name, description and schema comes from an untrusted server, and the source is
+compiled and run, so nothing of it reaches the source unescaped: names become
+identifiers (`mcpmount.codemode._names`), literals are ``ascii()`` reprs, types come only
+from `type_text`, and descriptions go into docstrings with control and invisible
+characters dropped, backslashes doubled and quotes that could close the string escaped.
+The module imports only ``_mcpmount_code`` and ``typing``, and its annotations are never
+evaluated (``from __future__ import annotations``), so it imports fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import mcp_types
+
+from mcpmount.codemode._names import SEPARATOR, unique_identifiers
+from mcpmount.codemode._schemas import literal_text, type_text
+
+__all__ = ["python_names", "stubs", "tools_module"]
+
+_MODULE_NAMES: Final = frozenset({"Any", "Literal", "ToolError", "annotations"})
+"""Names the generated module defines itself; a namespace or tool never takes one."""
+
+_MAX_DESCRIPTION: Final = 4000
+_MAX_ARGUMENT_DESCRIPTION: Final = 600
+"""Longer descriptions are cut, with a marker: a stub is read by a model, token by token."""
+
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+    "\ud800-\udfff\U000e0000-\U000e007f]"
+)
+"""Control characters (but tab and newline), invisible and bidi formatting, lone
+surrogates and tag characters: nothing a reader should get from a description."""
+
+_QUOTE = re.compile(r'"(?="|$)')
+"""A quote another quote follows, or the text's last: escaped, three can never close."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Param:
+    name: str
+    """The Python identifier."""
+    key: str
+    """The property name sent in the arguments."""
+    annotation: str
+    default: str | None
+    """The default's source (``None`` for an optional one); None when required."""
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Function:
+    name: str
+    public: str
+    params: tuple[_Param, ...]
+    returns: str
+    description: str
+
+
+def python_names(tools: Sequence[mcp_types.Tool]) -> dict[str, tuple[str, str]]:
+    """Map each public name to (namespace identifier, function identifier).
+
+    The namespace is the part of the public name before the first ``__``; a name without
+    one (a server mounted with ``prefix = false``) is a function of the module itself, and
+    its namespace identifier is ``""``. Deterministic, and unique: names that read alike
+    (``read-file``, ``read.file``) get stable suffixes (see `unique_identifiers`).
+    """
+    split = {tool.name: _split(tool.name) for tool in tools}
+    namespaces = unique_identifiers(
+        sorted({ns for ns, _ in split.values() if ns}), "ns", _MODULE_NAMES
+    )
+    top = unique_identifiers(
+        sorted(raw for ns, raw in split.values() if not ns),
+        "tool",
+        _MODULE_NAMES | set(namespaces.values()),
+    )
+    members: dict[str, list[str]] = {}
+    for ns, raw in split.values():
+        if ns:
+            members.setdefault(ns, []).append(raw)
+    inner = {ns: unique_identifiers(sorted(raws), "tool") for ns, raws in members.items()}
+    return {
+        public: (namespaces[ns], inner[ns][raw]) if ns else ("", top[raw])
+        for public, (ns, raw) in split.items()
+    }
+
+
+def tools_module(tools: Sequence[mcp_types.Tool]) -> str:
+    """Return the source of the in-sandbox module ``tools`` (see the module docstring).
+
+    Safe to compile and run for any tool list: no name, description or schema can add
+    code. Calling a function sends only the arguments given; an optional one left at
+    None is not sent.
+    """
+    groups = _groups(tools)
+    exported = ["ToolError", *sorted(groups)]
+    namespaces = ", ".join(ns for ns in sorted(groups) if ns) or "none"
+    lines = [
+        '"""The mounted tools as functions: ``from tools import <namespace>``.',
+        "",
+        "Each function calls its tool and returns its structured result (a dict) when it",
+        "has one, else its text; an error result raises ToolError.",
+        f"Namespaces: {namespaces}.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Any, Literal",
+        "",
+        "from _mcpmount_code import ToolError",
+        "from _mcpmount_code import call as _code_call",
+        "",
+        f"__all__ = {sorted(set(exported) - {''}) + sorted(f.name for f in groups.get('', ()))}",
+        "",
+        "",
+        "def _call(name: str, arguments: dict[str, Any], optional: tuple[str, ...]) -> Any:",
+        "    sent = {k: v for k, v in arguments.items() if v is not None or k not in optional}",
+        "    return _code_call(name, sent)",
+    ]
+    lines += _render(groups, bodies=True)
+    return "\n".join(lines) + "\n"
+
+
+def stubs(tools: Sequence[mcp_types.Tool]) -> str:
+    """Return the `.pyi`-style text of ``tools``: signatures and docstrings, no bodies,
+    grouped by namespace (one class each). What a model reads to learn the functions."""
+    return "\n".join(_render(_groups(tools), bodies=False)).lstrip("\n") + "\n"
+
+
+def _split(public: str) -> tuple[str, str]:
+    namespace, separator, raw = public.partition(SEPARATOR)
+    return (namespace, raw) if separator and namespace else ("", public)
+
+
+def _groups(tools: Sequence[mcp_types.Tool]) -> dict[str, list[_Function]]:
+    """Namespace identifier ("" for the module's own) -> its functions, by name."""
+    unique = list({tool.name: tool for tool in reversed(tools)}.values())[::-1]
+    names = python_names(unique)
+    groups: dict[str, list[_Function]] = {}
+    for tool in unique:
+        namespace, name = names[tool.name]
+        groups.setdefault(namespace, []).append(_function(tool, name))
+    for functions in groups.values():
+        functions.sort(key=lambda f: f.name)
+    return groups
+
+
+def _function(tool: mcp_types.Tool, name: str) -> _Function:
+    schema = _mapping(tool.input_schema)
+    properties = _mapping(schema.get("properties"))
+    listed: object = schema.get("required")
+    required = (
+        {r for r in cast("list[object]", listed) if isinstance(r, str)}
+        if isinstance(listed, list)
+        else set[str]()
+    )
+    keys = list(properties) + sorted(required - set(properties))
+    idents = unique_identifiers(keys, "arg")
+    params: list[_Param] = []
+    for key in keys:
+        prop = _mapping(properties.get(key))
+        annotation = type_text(prop, schema)
+        if key in required:
+            default = None
+        else:
+            default = literal_text(prop.get("default")) if "default" in prop else None
+            if default is None or default == "None":
+                default = "None"
+                annotation = annotation if annotation == "Any" else _optional(annotation)
+        described = prop.get("description")
+        text = _clean(described, _MAX_ARGUMENT_DESCRIPTION) if isinstance(described, str) else ""
+        if idents[key] != key:
+            text = f"(sent as {_clean(key, 80)!s}) {text}".rstrip()
+        params.append(_Param(idents[key], key, annotation, default, text))
+    params.sort(key=lambda p: p.default is not None)  # required first, each in schema order
+    output = cast("object", tool.output_schema)
+    returns = "Any" if output is None else type_text(output)
+    description = _clean(tool.description or tool.title or "", _MAX_DESCRIPTION)
+    return _Function(name, tool.name, tuple(params), returns, description)
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one: schemas are untrusted."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+
+
+def _optional(annotation: str) -> str:
+    return (
+        annotation
+        if annotation.endswith("| None") or annotation == "None"
+        else f"{annotation} | None"
+    )
+
+
+def _render(groups: Mapping[str, list[_Function]], *, bodies: bool) -> list[str]:
+    lines: list[str] = []
+    for function in groups.get("", ()):
+        lines += ["", "", *_function_lines(function, "", bodies=bodies)]
+    for namespace in sorted(ns for ns in groups if ns):
+        lines += ["", "", f"class {namespace}:"]
+        lines += _docstring(f"The tools of {namespace}.", "    ")
+        for function in groups[namespace]:
+            lines += ["", *_function_lines(function, "    ", bodies=bodies)]
+    return lines
+
+
+def _function_lines(function: _Function, indent: str, *, bodies: bool) -> list[str]:
+    params = [
+        f"{p.name}: {p.annotation}" + ("" if p.default is None else f" = {p.default}")
+        for p in function.params
+    ]
+    signature = f"*, {', '.join(params)}" if params else ""
+    lines = [f"{indent}def {function.name}({signature}) -> {function.returns}:"]
+    inner = indent + "    "
+    documented = [p for p in function.params if p.description]
+    text = function.description
+    if documented:
+        args = "\n".join(f"    {p.name}: {p.description}" for p in documented)
+        text = f"{text}\n\nArgs:\n{args}".lstrip("\n")
+    if text:
+        lines += _docstring(text, inner)
+    if bodies:
+        arguments = ", ".join(f"{p.key!a}: {p.name}" for p in function.params)
+        left_out = [f"{p.key!a}" for p in function.params if p.default is not None]
+        optional = ", ".join(left_out) + ("," if len(left_out) == 1 else "")
+        lines.append(f"{inner}return _call({function.public!a}, {{{arguments}}}, ({optional}))")
+    elif not text:
+        lines.append(f"{inner}...")
+    return lines
+
+
+def _docstring(text: str, indent: str) -> list[str]:
+    """``text`` as a docstring at ``indent``; ``text`` is already `_clean`."""
+    escaped = _QUOTE.sub('\\\\"', text.replace("\\", "\\\\"))
+    body = escaped.split("\n")
+    if len(body) == 1:
+        return [f'{indent}"""{body[0]}"""']
+    return [
+        f'{indent}"""{body[0]}',
+        *(f"{indent}{line}".rstrip() for line in body[1:]),
+        f'{indent}"""',
+    ]
+
+
+def _clean(text: str, limit: int) -> str:
+    """Untrusted text as plain lines: unsafe characters dropped, bounded in length."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n")
+    text = _UNSAFE.sub("", text.replace("\t", "    ").replace("\u2029", "\n")).strip()
+    lines = [line.rstrip() for line in text.split("\n")]
+    text = "\n".join(lines)
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
