@@ -105,6 +105,9 @@ ELSEWHERE = {
         "to be moved after issue 40 lands (serve/sessions changes now)"
     ),
     "mcpmount.audit._hidden.KeysCollide": "private: the cleaner's signal, caught in audit",
+    "mcpmount.codemode._child.ToolError": (
+        "raised inside code mode's sandbox, by a program that imports nothing of mcpmount"
+    ),
     "mcpmount.cli._exit.UsageError": "private: the command line's, told as exit code 2",
     "mcpmount.sandbox._addresses.Refused": "private: one refused connection, the proxy's answer",
     "mcpmount.semantic._int8_graph.Int8GraphError": (

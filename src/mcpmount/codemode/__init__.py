@@ -12,11 +12,16 @@ The tools are offered as typed functions: `tools_module` writes the sandbox's ``
 module, `stubs` the signatures a model reads (``tool_search`` with ``"format": "python"``),
 `python_names` which function each public name became.
 
-Modules: ``_limits`` (`CodeLimits`, `CodeRun`, `ToolCaller`), ``_stubs`` (`tools_module`,
-`stubs`, `python_names`), ``_names`` (identifiers), ``_schemas`` (JSON Schema to types).
+Modules: ``_limits`` (`CodeLimits`, `CodeRun`, `ToolCaller`), ``_runner`` (the parent
+side of a run: spawn, calls, limits, result), ``_sandbox`` (the sandbox's command line,
+`code_sandbox_problem`), ``_seccomp`` (the seccomp filters), ``_child`` (the program run
+inside the sandbox, standard library only), ``_stubs`` (`tools_module`, `stubs`,
+`python_names`), ``_names`` (identifiers), ``_schemas`` (JSON Schema to types).
 """
 
 from mcpmount.codemode._limits import CodeLimits, CodeRun, ToolCaller
+from mcpmount.codemode._runner import run_code
+from mcpmount.codemode._sandbox import code_sandbox_problem
 from mcpmount.codemode._stubs import python_names, stubs, tools_module
 from mcpmount.errors import SandboxUnavailableError
 
@@ -25,7 +30,9 @@ __all__ = [
     "CodeRun",
     "SandboxUnavailableError",
     "ToolCaller",
+    "code_sandbox_problem",
     "python_names",
+    "run_code",
     "stubs",
     "tools_module",
 ]

@@ -12,6 +12,7 @@ Seatbelt profile), ``_proxy`` (the allow-list proxy), ``_addresses`` (which addr
 may reach) and ``_launch`` (all of it around one spawn).
 """
 
+from mcpmount.sandbox._bwrap import python_paths
 from mcpmount.sandbox._exposure import credential_locations, exposed
 from mcpmount.sandbox._launch import Launch, sandboxed
 from mcpmount.sandbox._macos import sandbox_exec_profile
@@ -19,20 +20,27 @@ from mcpmount.sandbox._policy import (
     Mounts,
     SandboxPolicy,
     SandboxUnavailableError,
+    Tool,
+    find_tool,
     mounts_of,
     policy_for,
     summary,
 )
+from mcpmount.sandbox._runtime import SYSTEM_DIRS
 
 __all__ = [
+    "SYSTEM_DIRS",
     "Launch",
     "Mounts",
     "SandboxPolicy",
     "SandboxUnavailableError",
+    "Tool",
     "credential_locations",
     "exposed",
+    "find_tool",
     "mounts_of",
     "policy_for",
+    "python_paths",
     "sandbox_exec_profile",
     "sandboxed",
     "summary",
