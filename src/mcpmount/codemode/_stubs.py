@@ -17,6 +17,7 @@ evaluated (``from __future__ import annotations``), so it imports fast.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ _MODULE_NAMES: Final = frozenset({"Any", "Literal", "ToolError", "annotations"})
 
 _MAX_DESCRIPTION: Final = 4000
 _MAX_ARGUMENT_DESCRIPTION: Final = 600
+_MAX_FIELDS: Final = 12
 """Longer descriptions are cut, with a marker: a stub is read by a model, token by token."""
 
 _UNSAFE = re.compile(
@@ -63,8 +65,12 @@ class _Param:
 class _Function:
     name: str
     public: str
+    namespace: str
+    """As in the public name (``my-fs``), for the namespace's docstring."""
     params: tuple[_Param, ...]
     returns: str
+    fields: str
+    """The returned object's fields and types (``{'rows': list[Any]}``), or ""."""
     description: str
 
 
@@ -132,10 +138,18 @@ def tools_module(tools: Sequence[mcp_types.Tool]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stubs(tools: Sequence[mcp_types.Tool]) -> str:
+def stubs(tools: Sequence[mcp_types.Tool], *, among: Sequence[mcp_types.Tool] = ()) -> str:
     """Return the `.pyi`-style text of ``tools``: signatures and docstrings, no bodies,
-    grouped by namespace (one class each). What a model reads to learn the functions."""
-    return "\n".join(_render(_groups(tools), bodies=False)).lstrip("\n") + "\n"
+    grouped by namespace (one class each). What a model reads to learn the functions.
+
+    Args:
+        tools: The tools to show.
+        among: The tools the ``tools`` module is made of, when ``tools`` are a few of them
+            (a search's hits): names are given among all of them, so that each function
+            is shown under the name the module has (names that read alike are told apart
+            only when both are there).
+    """
+    return "\n".join(_render(_groups(tools, among), bodies=False)).lstrip("\n") + "\n"
 
 
 def _split(public: str) -> tuple[str, str]:
@@ -143,12 +157,16 @@ def _split(public: str) -> tuple[str, str]:
     return (namespace, raw) if separator and namespace else ("", public)
 
 
-def _groups(tools: Sequence[mcp_types.Tool]) -> dict[str, list[_Function]]:
+def _groups(
+    tools: Sequence[mcp_types.Tool], among: Sequence[mcp_types.Tool] = ()
+) -> dict[str, list[_Function]]:
     """Namespace identifier ("" for the module's own) -> its functions, by name."""
-    unique = list({tool.name: tool for tool in reversed(tools)}.values())[::-1]
-    names = python_names(unique)
+    unique: dict[str, mcp_types.Tool] = {}
+    for tool in tools:
+        unique.setdefault(tool.name, tool)
+    names = python_names([*unique.values(), *among])
     groups: dict[str, list[_Function]] = {}
-    for tool in unique:
+    for tool in unique.values():
         namespace, name = names[tool.name]
         groups.setdefault(namespace, []).append(_function(tool, name))
     for functions in groups.values():
@@ -187,7 +205,19 @@ def _function(tool: mcp_types.Tool, name: str) -> _Function:
     output = cast("object", tool.output_schema)
     returns = "Any" if output is None else type_text(output)
     description = _clean(tool.description or tool.title or "", _MAX_DESCRIPTION)
-    return _Function(name, tool.name, tuple(params), returns, description)
+    namespace = _split(tool.name)[0]
+    return _Function(
+        name, tool.name, namespace, tuple(params), returns, _fields(output), description
+    )
+
+
+def _fields(output: object) -> str:
+    """What a program reads of a result: the fields of the output schema, with types."""
+    properties = _mapping(_mapping(output).get("properties"))
+    shown = [f"{key!a}: {type_text(value, output)}" for key, value in properties.items()]
+    if len(shown) > _MAX_FIELDS:
+        shown = [*shown[:_MAX_FIELDS], "..."]
+    return "{" + ", ".join(shown) + "}" if shown else ""
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -208,8 +238,9 @@ def _render(groups: Mapping[str, list[_Function]], *, bodies: bool) -> list[str]
     for function in groups.get("", ()):
         lines += ["", "", *_function_lines(function, "", bodies=bodies)]
     for namespace in sorted(ns for ns in groups if ns):
+        listed = _clean(groups[namespace][0].namespace, 80)
         lines += ["", "", f"class {namespace}:"]
-        lines += _docstring(f"The tools of {namespace}.", "    ")
+        lines += _docstring(f"The tools of {listed}.", "    ")
         for function in groups[namespace]:
             lines += ["", *_function_lines(function, "    ", bodies=bodies)]
     return lines
@@ -228,6 +259,8 @@ def _function_lines(function: _Function, indent: str, *, bodies: bool) -> list[s
     if documented:
         args = "\n".join(f"    {p.name}: {p.description}" for p in documented)
         text = f"{text}\n\nArgs:\n{args}".lstrip("\n")
+    if function.fields:
+        text = f"{text}\n\nReturns: {function.fields}".lstrip("\n")
     if text:
         lines += _docstring(text, inner)
     if bodies:
@@ -257,6 +290,5 @@ def _clean(text: str, limit: int) -> str:
     """Untrusted text as plain lines: unsafe characters dropped, bounded in length."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n")
     text = _UNSAFE.sub("", text.replace("\t", "    ").replace("\u2029", "\n")).strip()
-    lines = [line.rstrip() for line in text.split("\n")]
-    text = "\n".join(lines)
+    text = inspect.cleandoc(text)  # a description copied from a docstring keeps its indent
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."

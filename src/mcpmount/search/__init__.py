@@ -29,7 +29,8 @@ Ranking, in order:
 
 Ties break by public name. Scores depend only on the set of indexed tools, never on the
 order they were added in. Query forms: plain keywords; ``select:a,b`` returns exactly those
-tools (public or raw names) in that order; ``+word`` requires a word (``+github issue``).
+tools (public or raw names) in that order; ``+word`` requires a word (``+github issue``);
+the meta-tool also takes ``describe:<namespace>``, every tool of one namespace.
 An empty, unmatched or malformed query returns no hits and a `SearchResult.hint`; search
 never raises.
 
@@ -44,7 +45,8 @@ its words.
 
 Modules: ``_analysis`` (words to terms), ``_synonyms``, ``_fields`` (what of a tool is
 read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`SearchIndex`),
-``_result`` (`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_fusion``
+``_result`` (`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_describe``
+(its ``describe:<namespace>`` query and ``"format": "python"`` answer), ``_fusion``
 (reciprocal rank fusion). The semantic ranking is its own package, `mcpmount.semantic`,
 imported only when an index is given a ``semantic_model`` (it needs numpy and ONNX
 Runtime).

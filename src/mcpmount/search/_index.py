@@ -100,6 +100,11 @@ class SearchIndex:
     def __repr__(self) -> str:
         return f"<SearchIndex tools={len(self._ids)}>"
 
+    def tools(self) -> list[MountedTool]:
+        """Every indexed tool, in no particular order (``describe:`` reads a namespace's)."""
+        docs = self._postings.docs
+        return [docs[doc_id].tool for doc_id in self._ids.values()]
+
     @property
     def analyzer(self) -> Analyzer:
         """This index's text analysis, with its own cache of the words it has seen."""

@@ -1,4 +1,9 @@
-"""The ``tool_search`` meta-tool: its definition, and one call of it against an index."""
+"""The ``tool_search`` meta-tool: its definition, and one call of it against an index.
+
+Its answer is JSON definitions by default; ``"format": "python"`` answers with the found
+tools' Python stubs, and ``describe:<namespace>`` finds a whole namespace
+(`mcpmount.search._describe`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from typing import Any, Final
 import anyio.to_thread
 import mcp_types
 
+from mcpmount.search._describe import describe, is_describe, python_stubs
 from mcpmount.search._index import DEFAULT_LIMIT, MAX_LIMIT, SearchIndex
 from mcpmount.search._result import SearchResult
 
@@ -24,46 +30,73 @@ __all__ = [
 TOOL_SEARCH_NAME: Final = "tool_search"
 """The public name of the meta-tool."""
 
+FORMATS: Final = ("json", "python")
+"""The values of ``tool_search``'s ``format`` argument; the first is the default."""
 
-def tool_search_definition(max_limit: int = MAX_LIMIT) -> mcp_types.Tool:
+
+def tool_search_definition(
+    max_limit: int = MAX_LIMIT, *, code_mode: bool = False
+) -> mcp_types.Tool:
     """Return the definition of the ``tool_search`` meta-tool.
 
     Args:
         max_limit: The largest ``limit`` the schema allows (at most `MAX_LIMIT`).
+        code_mode: Whether ``run_code`` is offered: the schema then shows the ``format``
+            argument, whose ``"python"`` answers with the functions a program calls. (The
+            argument is read either way; without code mode it is just not advertised.)
     """
     max_limit = max(1, min(max_limit, MAX_LIMIT))
+    properties: dict[str, Any] = {
+        "query": {
+            "type": "string",
+            "description": (
+                'Keywords, "select:name_a,name_b", "describe:namespace", or keywords with '
+                '"+required" words.'
+            ),
+        },
+        "limit": {
+            "type": "integer",
+            "description": "How many tools to return at most.",
+            "default": min(DEFAULT_LIMIT, max_limit),
+            "minimum": 1,
+            "maximum": max_limit,
+        },
+    }
+    description = (
+        "Search the tools that are available but not loaded yet, and load the best "
+        "matches. Call it before saying that no tool can do something. Returns the full "
+        "definitions (name, description, input schema) of the matching tools, best first; "
+        "every returned tool can be called right away.\n"
+        "Query forms:\n"
+        '- keywords naming the action and the object, e.g. "stop virtual machine" or '
+        '"list pull requests"; a tool\'s exact name ranks that tool first;\n'
+        '- "select:name_a,name_b" loads exactly those tools by name, in that order;\n'
+        '- "describe:github" returns every tool of the github server (limit does not apply);\n'
+        '- "+word" requires a word, e.g. "+github issue" for issue tools of the '
+        "github server (server names are words of the tool names)."
+    )
+    if code_mode:
+        properties["format"] = {
+            "type": "string",
+            "enum": list(FORMATS),
+            "default": FORMATS[0],
+            "description": (
+                '"python": the found tools as the Python functions run_code programs '
+                "call (signatures and docstrings) instead of JSON definitions."
+            ),
+        }
+        description += (
+            '\nWith "format": "python" the answer is the Python signatures of the tools '
+            "as run_code programs import them (from tools import <server>): read those "
+            'instead of JSON schemas, e.g. {"query": "describe:github", "format": "python"}.'
+        )
     return mcp_types.Tool(
         name=TOOL_SEARCH_NAME,
         title="Search for tools",
-        description=(
-            "Search the tools that are available but not loaded yet, and load the best "
-            "matches. Call it before saying that no tool can do something. Returns the full "
-            "definitions (name, description, input schema) of the matching tools, best first; "
-            "every returned tool can be called right away.\n"
-            "Query forms:\n"
-            '- keywords naming the action and the object, e.g. "stop virtual machine" or '
-            '"list pull requests"; a tool\'s exact name ranks that tool first;\n'
-            '- "select:name_a,name_b" loads exactly those tools by name, in that order;\n'
-            '- "+word" requires a word, e.g. "+github issue" for issue tools of the '
-            "github server (server names are words of the tool names)."
-        ),
+        description=description,
         input_schema={
             "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": (
-                        'Keywords, "select:name_a,name_b", or keywords with "+required" words.'
-                    ),
-                },
-                "limit": {
-                    "type": "integer",
-                    "description": "How many tools to return at most.",
-                    "default": min(DEFAULT_LIMIT, max_limit),
-                    "minimum": 1,
-                    "maximum": max_limit,
-                },
-            },
+            "properties": properties,
             "required": ["query"],
             "additionalProperties": False,
         },
@@ -96,18 +129,37 @@ def call_tool_search(
 ) -> ToolSearchCall:
     """Run ``tool_search`` with the model's ``arguments`` against ``index``; never raises.
 
+    ``"format": "python"`` answers with the found tools' Python stubs as text (no
+    structured content); a ``describe:<namespace>`` query finds every tool of a namespace.
+
     ``servers``, ``tools``: search only their tools (`SearchIndex.search`); None: every tool.
     """
     args = dict(arguments or {})
     query = args.get("query")
     limit = args.get("limit", DEFAULT_LIMIT)
-    if not isinstance(query, str) or not isinstance(limit, int) or isinstance(limit, bool):
-        text = 'tool_search takes {"query": string, "limit": integer (1-20, default 5)}'
+    form = args.get("format", FORMATS[0])
+    if (
+        not isinstance(query, str)
+        or not isinstance(limit, int)
+        or isinstance(limit, bool)
+        or form not in FORMATS
+    ):
+        text = (
+            'tool_search takes {"query": string, "limit": integer (1-20, default 5), '
+            '"format": "json" or "python" (default "json")}'
+        )
         error = mcp_types.CallToolResult(
             content=[mcp_types.TextContent(type="text", text=text)], is_error=True
         )
         return ToolSearchCall(error, None)
-    found = index.search(query, limit, servers=servers, tools=tools)
+    if is_describe(query):
+        found = describe(index, query, servers=servers, tools=tools)
+    else:
+        found = index.search(query, limit, servers=servers, tools=tools)
+    if form == "python":
+        text = python_stubs(index, found, servers=servers, tools=tools)
+        result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)])
+        return ToolSearchCall(result, found)
     payload: dict[str, Any] = {"tools": [hit.tool.to_dict() for hit in found.hits]}
     if found.hint:
         payload["hint"] = found.hint
@@ -132,6 +184,6 @@ async def run_tool_search(
     itself (well under a millisecond) then runs here, on the index's owner's loop.
     """
     query = (arguments or {}).get("query")
-    if isinstance(query, str) and index.query_needs_vector(query):
+    if isinstance(query, str) and not is_describe(query) and index.query_needs_vector(query):
         await anyio.to_thread.run_sync(index.embed_query, query)
     return call_tool_search(index, arguments, servers=servers)
