@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import signal
 import subprocess
@@ -72,10 +73,14 @@ async def run_code(
     header = {
         "source": source,
         "tools": tools_module(tools),
-        "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes},
-        "exec_filter": exec_filter().hex(),
+        "limits": {
+            "cpu_seconds": limits.cpu_seconds,
+            "memory_bytes": limits.memory_bytes,
+            "sigxfsz": int(signal.SIGXFSZ),
+        },
+        "exec_filter": exec_filter(),
     }
-    return await _Run(limits, call).run(tool.path, json.dumps(header).encode() + b"\n")
+    return await _Run(limits, call).run(tool.path, _frame(header))
 
 
 class _Run:
@@ -237,7 +242,11 @@ class _Run:
             self._stop("it wrote something else than a call on the sandbox's call pipe")
             return False
         answer = await self._answer(name, arguments)  # pyright: ignore[reportUnknownArgumentType]
-        return await _write(answers, json.dumps(answer).encode() + b"\n")
+        try:
+            framed = _frame(answer)
+        except ValueError:  # not JSON data after all: the program is told, not crashed
+            framed = _frame({"error": f"{name}: its result cannot be passed to the program"})
+        return await _write(answers, framed)
 
     async def _answer(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if self.calls >= self.limits.max_calls:
@@ -302,6 +311,16 @@ class _Run:
         if code == 128 + signal.SIGSYS:
             return "it was stopped by the sandbox: it made a system call that is not allowed"
         return f"it ended with exit status {code}"
+
+
+def _frame(message: dict[str, Any]) -> bytes:
+    """A message to the child: its length, then ``marshal`` (see ``_child``).
+
+    Raises:
+        ValueError: If it holds something ``marshal`` cannot write.
+    """
+    data = marshal.dumps(message)
+    return len(data).to_bytes(8, "big") + data
 
 
 def _text(text: str, *, error: bool) -> mcp_types.CallToolResult:
