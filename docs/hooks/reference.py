@@ -234,6 +234,8 @@ def _toml(value: object) -> str:
         return "[" + ", ".join(_toml(item) for item in typing.cast("list[object]", value)) + "]"
     if isinstance(value, dict):
         return "{}" if not value else str(value)
+    if isinstance(value, BaseModel):  # a sub-table: its own keys' defaults
+        return "{}"
     return str(value)
 
 

@@ -27,7 +27,8 @@ each, naming the key; no line ever contains a value, because values may be secre
 A file's text is read, and its variables expanded, by the room below
 (`mcpmount.configfile`); this one makes of the tables it reads strict, frozen data. Its
 modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message shows),
-``_fields`` (checked field types), ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``),
+``_fields`` (checked field types), ``_code_mode`` (``[registry.code_mode]``),
+``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``),
 ``_override`` (per-tool overrides), ``_server`` (what every server declares), ``_oauth``
 (a url server's OAuth), ``_http`` (the url kind), ``_secrecy`` (which of a server's
 values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables``
@@ -39,6 +40,7 @@ values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables
 import warnings
 
 from mcpmount.config._calllog import CALL_LOG_SINKS
+from mcpmount.config._code_mode import CodeModeSettings
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import TOKEN_KEY_ENV, OAuthSpec, token_key_problem
@@ -66,6 +68,7 @@ __all__ = [
     "LIMIT_KEYS",
     "MIN_TOKEN_LENGTH",
     "TOKEN_KEY_ENV",
+    "CodeModeSettings",
     "HeaderName",
     "HeaderValue",
     "HostFormat",

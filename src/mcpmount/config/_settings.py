@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
@@ -17,6 +18,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from mcpmount.config._code_mode import CodeModeSettings
 from mcpmount.config._fields import RootUri
 from mcpmount.configfile import Loc, problem_lines, unknown_key
 from mcpmount.naming import MIN_NAME_LENGTH
@@ -203,6 +205,22 @@ class RegistrySettings(BaseSettings):
     whose arguments carry a secret of the called server itself, or text in a well-known
     credential format. A secret of another server is always refused."""
 
+    code_mode: CodeModeSettings = CodeModeSettings()
+    """The ``run_code`` meta-tool (``[registry.code_mode]``): off unless ``enabled``."""
+
+    @field_validator("code_mode", mode="before")
+    @classmethod
+    def _code_mode_json(cls, value: object) -> object:
+        """``MCPMOUNT_CODE_MODE`` holds the table as JSON text (``{"enabled": true}``)."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                raise PydanticCustomError(
+                    "mcpmount_json", 'give the table as JSON, e.g. {"enabled": true}'
+                ) from None
+        return value
+
     @field_validator("cache")
     @classmethod
     def _redis_url(cls, value: str | None) -> str | None:
@@ -278,10 +296,19 @@ def build_settings(
             return (ENV_PREFIX + key.upper(),) if came_from_env else None
 
         problems += problem_lines(
-            exc.errors(include_url=False, include_input=False),
+            [_nested_unknown(e) for e in exc.errors(include_url=False, include_input=False)],
             prefix,
             table="a table",
             unknown=lambda key: unknown_key(key, RegistrySettings.model_fields),
             rename=rename,
         )
         return None
+
+
+def _nested_unknown(error: ErrorDetails) -> ErrorDetails:
+    """``error`` in our words when it is an unknown key of ``[registry.code_mode]``."""
+    loc = error["loc"]
+    if error["type"] != "extra_forbidden" or loc[:1] != ("code_mode",) or len(loc) != 2:
+        return error
+    message = unknown_key(str(loc[1]), CodeModeSettings.model_fields)
+    return {**error, "type": "mcpmount_unknown", "msg": message}

@@ -61,7 +61,7 @@ NOT_LIVE_KEYS = ("max_name_length", "defer_all", "cache", "cache_dir")
 """Registry settings a reload cannot apply: they name or hide every tool of every server,
 or move the manifest cache the registry has open."""
 
-_LIVE_KEYS = ("call_timeout", "approval", "first_list_wait", "block_secrets")
+_LIVE_KEYS = ("call_timeout", "approval", "first_list_wait", "block_secrets", "code_mode")
 """Registry settings read at each call: a reload applies them without touching a server."""
 
 _URL_KEYS = ("token_dir", "token_store")
