@@ -1,6 +1,7 @@
 """What is mounted: the name table, its search index and manifest, the prompt and resource
 tables with their registry URIs, and the lock file's pins."""
 
+from mcpmount.catalog._apps import model_visible
 from mcpmount.catalog._catalog import Catalog, ChangeListener, RegistryChange
 from mcpmount.catalog._library import Library, MountedPrompt, StagedContent
 from mcpmount.catalog._pins import (
@@ -40,6 +41,7 @@ __all__ = [
     "diff_hashes",
     "diff_tools",
     "lock_path",
+    "model_visible",
     "registry_uri",
     "rewrite_blocks",
     "rewrite_call",

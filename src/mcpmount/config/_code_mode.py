@@ -39,7 +39,7 @@ class CodeModeSettings(BaseModel):
     cpu_seconds: int = Field(default=10, ge=1, le=3600)
     """CPU seconds the program may use."""
 
-    memory_mb: int = Field(default=512, ge=32, le=65536)
+    memory_mb: int = Field(default=512, ge=64, le=65536)
     """Megabytes of address space the program may map."""
 
     output_bytes: int = Field(default=65536, ge=1024, le=16_777_216)

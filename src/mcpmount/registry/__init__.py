@@ -5,6 +5,7 @@ from mcpmount.gates import needs_approval
 from mcpmount.observers import CallEvent, Observers, SearchEvent
 from mcpmount.registry._clients import Clients, ConnectionAuth
 from mcpmount.registry._closer import Closer
+from mcpmount.registry._code import META_TOOLS, code_tools
 from mcpmount.registry._mounting import required_as_written
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
@@ -14,6 +15,7 @@ from mcpmount.registry._tasks import TaskHandle, Tasks, TaskStatusListener
 from mcpmount.registry._view import View
 
 __all__ = [
+    "META_TOOLS",
     "CallEvent",
     "Clients",
     "Closer",
@@ -29,6 +31,7 @@ __all__ = [
     "TaskStatusListener",
     "Tasks",
     "View",
+    "code_tools",
     "needs_approval",
     "open_registry",
     "read_pins",

@@ -16,6 +16,7 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount.audit import ServerListing
 from mcpmount.catalog import ChangeListener, Pins
+from mcpmount.codemode import RUN_CODE_NAME, read_code
 from mcpmount.config import RegistryConfig, RegistrySettings, ServerSpec
 from mcpmount.errors import ServerError, UnknownToolError
 from mcpmount.gates import Interception, guarded_handlers
@@ -25,6 +26,7 @@ from mcpmount.observers import Observers
 from mcpmount.registry._calls import call_tool
 from mcpmount.registry._clients import Clients
 from mcpmount.registry._closer import Closer
+from mcpmount.registry._code import run_code_of, with_code_mode
 from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
@@ -252,6 +254,9 @@ class Registry:
         """
         if name == TOOL_SEARCH_NAME:
             return (await self.run_tool_search(arguments)).result
+        if name == RUN_CODE_NAME and self.settings.code_mode.enabled:
+            code = read_code(arguments)
+            return await self.run_code(code, context=context) if isinstance(code, str) else code
         if timeout is not None and not timeout > 0:  # NaN too
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         entry = self._catalog.get(name)
@@ -259,6 +264,20 @@ class Registry:
         return await call_tool(
             self._servers, entry, arguments, timeout, progress, context, interception, observers
         )
+
+    async def run_code(
+        self, source: str, *, context: object | None = None
+    ) -> mcp_types.CallToolResult:
+        """Run the Python program ``source`` in a fresh sandbox, with every tool a model may
+        see importable (``from tools import fs``), and return what it printed.
+
+        Each call it makes is a `call` with ``context``: the secret guard, approval and
+        interceptors apply. ``[registry.code_mode]`` sets its limits; ``enabled`` says only
+        whether models are offered ``run_code``. A failing program, and one stopped by a
+        limit, is an error result; so is a run where no sandbox can be made (it says what
+        to install; nothing runs unsandboxed).
+        """
+        return await run_code_of(self, source, context)
 
     def intercept(self, interceptor: Interceptor) -> Callable[[], None]:
         """Add hooks around every call, after those given (see `Interceptor`); returns
@@ -399,8 +418,10 @@ class Registry:
         return lock_pins(self._catalog, self._library, self._servers.failures, previous)
 
     def tools(self) -> list[mcp_types.Tool]:
-        """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred."""
-        return self._interception.secrets.redact_listing(self._catalog.manifest())
+        """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred,
+        and ``run_code`` (with ``tool_search``) where code mode is enabled and can run."""
+        manifest = with_code_mode(self._catalog.manifest(), self)
+        return self._interception.secrets.redact_listing(manifest)
 
     def mounted_tools(self) -> list[MountedTool]:
         """Return every mounted tool, deferred ones included, sorted by name."""
