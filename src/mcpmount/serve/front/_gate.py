@@ -24,13 +24,14 @@ from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from pydantic import BaseModel
 
+from mcpmount.codemode import RUN_CODE_NAME
 from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve.access import Door, NameKind, Principal, principal_of, resource_not_found
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME
 
 __all__ = ["Gate"]
 
-_META_TOOLS: Final = (TOOL_SEARCH_NAME, CALL_TOOL_NAME)
+_META_TOOLS: Final = (TOOL_SEARCH_NAME, CALL_TOOL_NAME, RUN_CODE_NAME)
 
 _LISTS: Final[dict[str, tuple[str, str, NameKind]]] = {
     "tools/list": ("tools", "name", "tool"),

@@ -50,6 +50,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from mcpmount.catalog import Pins
+from mcpmount.codemode import RUN_CODE_NAME
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import RegistryError, UnknownToolError, UpstreamError
 from mcpmount.registry import Registry
@@ -57,6 +58,7 @@ from mcpmount.search import TOOL_SEARCH_NAME
 from mcpmount.serve.access import Door, Principal, current_principal
 from mcpmount.serve.front._activations import ActivationStore, InMemoryActivations
 from mcpmount.serve.front._call_tool import CALL_TOOL_NAME, CallToolOffer, unwrap
+from mcpmount.serve.front._code import CodeFront
 from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
@@ -139,6 +141,8 @@ class RegistryServer:
             on_unsubscribe_resource=self._subscriptions.unsubscribe,
             on_subscriptions_listen=self._subscriptions.listen,
         )
+        self.code = CodeFront(registry, self.door, self.server)
+        """``run_code``: each call of a program re-enters the request path."""
         middleware = self.server.middleware
         for at, each in enumerate(middleware):
             if isinstance(each, OpenTelemetryMiddleware):
@@ -218,7 +222,7 @@ class RegistryServer:
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
         await self._wait_mounted()
-        return mcp_types.ListToolsResult(tools=await self.lists.tools(ctx))
+        return mcp_types.ListToolsResult(tools=self.code.listed(ctx, await self.lists.tools(ctx)))
 
     async def _wait_mounted(self) -> None:
         # Many clients list once and never again, and give up after a few seconds: the
@@ -254,6 +258,8 @@ class RegistryServer:
             if isinstance(call, mcp_types.CallToolResult):
                 return call
             name, arguments = call.name, call.arguments
+        if name == RUN_CODE_NAME and self.code.enabled():
+            return await self.code.run(ctx, arguments)
         if name == TOOL_SEARCH_NAME:
             search = await self.lists.search(caller, arguments)
             if search.grew and caller.session:
