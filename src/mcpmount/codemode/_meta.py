@@ -11,7 +11,7 @@ hundreds would cost the tokens code mode saves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import mcp_types
@@ -21,6 +21,7 @@ from mcpmount.codemode._runner import run_code
 from mcpmount.codemode._stubs import python_names
 from mcpmount.config import CodeModeSettings
 from mcpmount.errors import SandboxUnavailableError
+from mcpmount.naming import SEPARATOR
 
 __all__ = [
     "MAX_LISTED_NAMESPACES",
@@ -49,7 +50,7 @@ def run_code_definition(
 
     Args:
         namespaces: The ``tools`` attributes the caller's program may import (its
-            namespaces as Python identifiers, `python_namespaces`).
+            namespaces as Python identifiers: `python_namespaces`).
         settings: The limits to tell the model of; default: the defaults.
     """
     settings = settings if settings is not None else CodeModeSettings()
@@ -94,10 +95,21 @@ def run_code_definition(
     )
 
 
-def python_namespaces(tools: Sequence[mcp_types.Tool]) -> list[str]:
-    """The ``tools`` module's attributes for ``tools``: their namespaces as the program
-    imports them, sorted."""
-    return sorted({namespace for namespace, _ in python_names(tools).values()})
+def python_namespaces(names: Iterable[str]) -> list[str]:
+    """The ``tools`` module's namespaces for the tools of these public names, as the
+    program imports them (`python_names`' identifiers), sorted.
+
+    An identifier depends only on the namespaces, so one tool of each stands for all of
+    them: a registry of thousands of tools lists its namespaces without a definition
+    built.
+    """
+    one_each: dict[str, str] = {}
+    for name in names:
+        namespace, separator, _ = name.partition(SEPARATOR)
+        if separator and namespace:
+            one_each.setdefault(namespace, name)
+    stand_ins = [mcp_types.Tool(name=name, input_schema={}) for name in one_each.values()]
+    return sorted({namespace for namespace, _ in python_names(stand_ins).values() if namespace})
 
 
 def read_code(arguments: Mapping[str, Any] | None) -> str | mcp_types.CallToolResult:

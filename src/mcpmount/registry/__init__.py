@@ -5,7 +5,7 @@ from mcpmount.gates import needs_approval
 from mcpmount.observers import CallEvent, Observers, SearchEvent
 from mcpmount.registry._clients import Clients, ConnectionAuth
 from mcpmount.registry._closer import Closer
-from mcpmount.registry._code import META_TOOLS, code_tools
+from mcpmount.registry._code import META_TOOLS, code_names, code_tools
 from mcpmount.registry._mounting import required_as_written
 from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
@@ -31,6 +31,7 @@ __all__ = [
     "TaskStatusListener",
     "Tasks",
     "View",
+    "code_names",
     "code_tools",
     "needs_approval",
     "open_registry",

@@ -30,7 +30,15 @@ from mcpmount.errors import RegistryError
 from mcpmount.registry._view import Viewed
 from mcpmount.search import TOOL_SEARCH_NAME, tool_search_definition
 
-__all__ = ["META_TOOLS", "CodeHost", "code_tools", "offers_code", "run_code_of", "with_code_mode"]
+__all__ = [
+    "META_TOOLS",
+    "CodeHost",
+    "code_names",
+    "code_tools",
+    "offers_code",
+    "run_code_of",
+    "with_code_mode",
+]
 
 META_TOOLS: Final = frozenset((RUN_CODE_NAME, TOOL_SEARCH_NAME, "call_tool"))
 """Names a program may not call: the meta-tools (``call_tool`` is serve's)."""
@@ -48,14 +56,19 @@ def offers_code(settings: RegistrySettings) -> bool:
     return settings.code_mode.enabled and code_sandbox_problem() is None
 
 
-def code_tools(host: CodeHost, sees: Callable[[str], bool] | None = None) -> list[mcp_types.Tool]:
-    """The tools a program may import: every tool a model may see (deferred ones too), as
-    the model is shown it (secrets redacted); with ``sees``, only the names it accepts."""
+def code_names(host: CodeHost, sees: Callable[[str], bool] | None = None) -> list[str]:
+    """The public names of the tools a program may import: every tool a model may see
+    (deferred ones too); with ``sees``, only the names it accepts."""
     return [
-        host.definition(entry.name)
+        entry.name
         for entry in host.mounted_tools()
         if model_visible(entry.definition) and (sees is None or sees(entry.name))
     ]
+
+
+def code_tools(host: CodeHost, sees: Callable[[str], bool] | None = None) -> list[mcp_types.Tool]:
+    """The definitions of `code_names`, as the model is shown them (secrets redacted)."""
+    return [host.definition(name) for name in code_names(host, sees)]
 
 
 def with_code_mode(manifest: list[mcp_types.Tool], host: CodeHost) -> list[mcp_types.Tool]:
@@ -67,7 +80,7 @@ def with_code_mode(manifest: list[mcp_types.Tool], host: CodeHost) -> list[mcp_t
     listed = [search if tool.name == TOOL_SEARCH_NAME else tool for tool in manifest]
     if all(tool.name != TOOL_SEARCH_NAME for tool in listed):
         listed.append(search)
-    namespaces = python_namespaces(code_tools(host))
+    namespaces = python_namespaces(code_names(host))
     listed.append(run_code_definition(namespaces, host.settings.code_mode))
     return listed
 

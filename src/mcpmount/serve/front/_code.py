@@ -20,7 +20,7 @@ names only the namespaces it sees.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -38,7 +38,7 @@ from mcpmount.codemode import (
     run_code_definition,
     run_program,
 )
-from mcpmount.registry import META_TOOLS, Registry, code_tools
+from mcpmount.registry import META_TOOLS, Registry, code_names, code_tools
 from mcpmount.serve.access import Door, Principal, principal_of
 
 __all__ = ["CodeFront"]
@@ -74,13 +74,14 @@ class CodeFront:
         ]
 
     def _definition(self, principal: Principal) -> mcp_types.Tool:
-        namespaces = python_namespaces(self._tools(principal))
-        return run_code_definition(namespaces, self._registry.settings.code_mode)
+        names = code_names(self._registry, self._sees(principal))
+        return run_code_definition(python_namespaces(names), self._registry.settings.code_mode)
 
-    def _tools(self, principal: Principal) -> list[mcp_types.Tool]:
+    def _sees(self, principal: Principal) -> Callable[[str], bool] | None:
+        """What of the registry's tools ``principal`` sees (None: all of them)."""
         if not self._door.limits(principal):
-            return code_tools(self._registry)
-        return code_tools(self._registry, lambda name: self._door.sees(principal, "tool", name))
+            return None
+        return lambda name: self._door.sees(principal, "tool", name)
 
     async def run(
         self, ctx: ServerRequestContext[Any, Any], arguments: Mapping[str, Any] | None
@@ -96,7 +97,7 @@ class CodeFront:
                 return code_error(f"{name} cannot be called from a program")
             return await self._call(ctx, name, args)
 
-        tools = self._tools(principal_of(ctx))
+        tools = code_tools(self._registry, self._sees(principal_of(ctx)))
         return await run_program(source, tools, call, self._registry.settings.code_mode)
 
     async def _call(
