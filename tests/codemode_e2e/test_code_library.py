@@ -91,13 +91,13 @@ async def test_the_adapters_offer_run_code_and_run_it(tmp_path: Path) -> None:
         function = {"name": RUN_CODE_NAME, "arguments": json.dumps({"code": code})}
         call = {"id": "c1", "type": "function", "function": function}
         message = await openai.run(call)
-        assert message["content"] == SUMMARY
+        assert str(message["content"]).strip() == SUMMARY
         anthropic = AnthropicAdapter(registry)
         assert RUN_CODE_NAME in [tool["name"] for tool in anthropic.tools()]
         use = {"id": "t1", "name": RUN_CODE_NAME, "input": {"code": code}}
         block = await anthropic.run(use)
         assert "is_error" not in block
-        assert block["content"] == [{"type": "text", "text": SUMMARY}]
+        assert block["content"] == [{"type": "text", "text": SUMMARY + "\n"}]
 
 
 @pytest.mark.slow
