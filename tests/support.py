@@ -1,7 +1,9 @@
-"""Small helpers shared by the test modules: fixture-server paths, stdio specs and pid checks."""
+"""Small helpers shared by the test modules: fixture-server paths, stdio specs, pid checks,
+free ports and config files."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from typing import Any, cast
@@ -59,3 +61,12 @@ def alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on now: for a server that must know its URL
+    before it binds, or a URL that must be refused. Another process may take it meanwhile."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ from mcpmount.errors import (
 )
 from mcpmount.processes import group_members
 from mcpmount.registry import Registry, open_registry
-from support import FIXTURE, alive, fixture, record_pids, text_of
+from support import FIXTURE, alive, fixture, free_port, record_pids, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -334,9 +333,7 @@ class TestHttp:
 
     async def test_a_refused_connection_names_the_server_and_url(self) -> None:
         """Nothing listens on the port: a prompt, clear error."""
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
+        port = free_port()
         async with Registry() as registry:
             with pytest.raises(
                 ServerStartError, match=f"cannot connect to http://127.0.0.1:{port}"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import sys
 from pathlib import Path
 
@@ -19,16 +18,11 @@ from mcpmount.config import load_config
 from mcpmount.errors import ServerStartError
 from mcpmount.registry import Registry
 from servers.http_faults import RedirectApp, StatusApp
+from support import free_port
 
 SECRET = "sk-path-4d8e2b9a1c7f"
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _config(tmp_path: Path, table: str) -> Path:
@@ -60,7 +54,7 @@ async def test_a_secret_in_the_url_path_is_hidden_in_http_status_errors(
 
 async def test_a_secret_in_the_url_path_is_hidden_when_nothing_listens(tmp_path: Path) -> None:
     """A refused connection names the URL without the secret."""
-    url = f"http://127.0.0.1:{_free_port()}/${{PLANTED}}/mcp"
+    url = f"http://127.0.0.1:{free_port()}/${{PLANTED}}/mcp"
     message = await _start_error(_config(tmp_path, f'url = "{url}"'))
     assert "cannot connect" in message
     assert SECRET not in message

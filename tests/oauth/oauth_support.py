@@ -16,7 +16,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from leaks import record_group
+from support import free_port as free_port
 
 HERE: Final = Path(__file__).parent
 MODULES: Final = HERE / "node_modules"
@@ -510,13 +510,6 @@ async def document_host(directory: Path, document: dict[str, Any]) -> AsyncGener
             yield host
         finally:
             tasks.cancel_scope.cancel()
-
-
-def free_port() -> int:
-    """A port nothing listens on now, on 127.0.0.1."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def register_by_hand(server: AuthorizationServer, port: int) -> str:

@@ -13,21 +13,21 @@ from pathlib import Path
 
 import pytest
 import xxhash
-from oauth_support import (
-    AuthorizationServer,
-    Setup,
-    authorization_server,
-    document_host,
-    free_port,
-    login_file,
-    register_by_hand,
-    resource_server,
-)
 
 from mcpmount import open_registry
 from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
 from mcpmount.errors import UpstreamError
+from oauth.oauth_support import (
+    AuthorizationServer,
+    Setup,
+    authorization_server,
+    document_host,
+    login_file,
+    register_by_hand,
+    resource_server,
+)
+from support import free_port
 
 # The room's one module in the working tier, where it keeps its three cheapest tests (a
 # response from another issuer refused, both ways; a machine client's scope step-up): each

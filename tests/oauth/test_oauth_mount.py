@@ -14,21 +14,21 @@ from pathlib import Path
 import anyio
 import pytest
 from anyio.streams.text import TextReceiveStream
-from oauth_support import (
-    Setup,
-    authorization_server,
-    free_port,
-    login_file,
-    register_by_hand,
-    resource_server,
-    revoke_refresh_token,
-)
 
 from mcpmount import open_registry
 from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
 from mcpmount.errors import SecretRefusedError
+from oauth.oauth_support import (
+    Setup,
+    authorization_server,
+    login_file,
+    register_by_hand,
+    resource_server,
+    revoke_refresh_token,
+)
 from serve.serve_support import BEHAVIOUR, served_stdio, wait_for_tool
+from support import free_port
 
 # Two servers, a login and token lifetimes of seconds: generous on a loaded machine.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]

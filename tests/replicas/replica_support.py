@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import anyio.abc
 from mcp import Client
 
 from leaks import record_group
+from support import free_port
 
 __all__ = [
     "HAPROXY",
@@ -237,14 +237,6 @@ class Cluster:
 def stateless_client(url: str, mode: str) -> Client:
     """An SDK Client for a stateless endpoint: no response cache, so each list is fresh."""
     return Client(url, mode=mode, cache=None)
-
-
-def free_port() -> int:
-    """A port of 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 async def _stop(process: anyio.abc.Process) -> None:

@@ -7,7 +7,6 @@ import base64
 import hashlib
 import hmac
 import json
-import socket
 import sys
 import time
 from collections.abc import AsyncGenerator
@@ -30,6 +29,7 @@ from starlette.routing import Route
 
 from serve.serve_support import BEHAVIOUR, connected
 from support import SERVERS
+from support import free_port as free_port
 
 RECORDING: Final = Path(__file__).parent / "recording_server.py"
 
@@ -67,13 +67,6 @@ def calls(record: Path) -> list[str]:
     """The ``tools/call`` lines a recording server wrote."""
     lines = record.read_text().splitlines() if record.exists() else []
     return [line for line in lines if line.startswith("tools/call")]
-
-
-def free_port() -> int:
-    """A port nothing listens on now (for a server that must know its URL before it binds)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @asynccontextmanager

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from auth_support import ISSUER, Issuer, bearer_client, calls, free_port, post, recording
 from mcp import MCPError
 
 from http_fixture import serve_http
 from serve.serve_support import BEHAVIOUR, names, served_http, wait_for_tool, write_config
+from serve_auth.auth_support import ISSUER, Issuer, bearer_client, calls, post, recording
+from support import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -15,7 +15,6 @@ import httpx2
 import jwt
 import mcp_types
 import pytest
-from auth_support import bearer_client, calls, free_port, post, recording
 
 from oauth.oauth_support import (
     AuthorizationServer,
@@ -24,6 +23,8 @@ from oauth.oauth_support import (
     token_request,
 )
 from serve.serve_support import BEHAVIOUR, served_http, wait_for_tool, write_config
+from serve_auth.auth_support import bearer_client, calls, post, recording
+from support import free_port
 
 # An authorization server, a served process and token lifetimes of seconds: generous.
 pytestmark = [

@@ -6,7 +6,6 @@ thread or task is left over.
 
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
@@ -16,15 +15,9 @@ from mcpmount.config import HttpServer
 from mcpmount.errors import CallTimeoutError, ServerStartError
 from mcpmount.registry import Registry
 from servers.http_faults import HangApp, RedirectApp, SessionFaults, StatusApp
-from support import text_of
+from support import free_port, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class TestHttp:

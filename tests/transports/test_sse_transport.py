@@ -7,7 +7,6 @@ close that leaves nothing behind. Every test requests ``no_leaks``.
 
 from __future__ import annotations
 
-import socket
 import time
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from mcpmount.errors import (
 from mcpmount.registry import Registry
 from servers.http_faults import HangApp, StatusApp
 from servers.sse_faults import Garbage, Recorder, ShortStream, build_sse_server, serve_process
-from support import text_of
+from support import free_port, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -39,12 +38,6 @@ SECRET = "hunter2-sse-secret"
 
 def sse(url: str, **fields: object) -> HttpServer:
     return HttpServer.model_validate({"url": url, "transport": "sse", **fields})
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class TestSse:
