@@ -29,13 +29,12 @@ from mcp.server import ServerRequestContext
 from mcp.server.context import HandlerResult
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS.parent), str(TESTS)]  # the repository root; tests/ for the harness
-
-from tests.redis_support import running_redis  # noqa: E402
+sys.path.insert(0, str(TESTS))  # for the harness
 
 from mcpmount.config import LimitRule, RegistrySettings, ServeLimits  # noqa: E402
 from mcpmount.registry import Registry  # noqa: E402
 from mcpmount.serve.quotas import Counters, Limits, Quotas, Strategy  # noqa: E402
+from redis_support import running_redis  # noqa: E402
 
 STRATEGIES: tuple[Strategy, ...] = ("moving-window", "fixed-window", "sliding-window-counter")
 

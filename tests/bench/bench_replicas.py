@@ -33,9 +33,9 @@ import anyio
 from mcp import Client
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS.parent), str(TESTS)]  # the repository root; tests/ for the harness
+sys.path.insert(0, str(TESTS))  # for the harness
 
-from tests.replicas.replica_support import replicated  # noqa: E402
+from replicas.replica_support import replicated  # noqa: E402
 
 ECHO = Path(__file__).parent / "echo_server.py"
 TOOL = "e__echo"

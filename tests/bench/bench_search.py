@@ -42,16 +42,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
-sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "search_eval"))  # imported flat
-
-from tests.search_eval.eval_data import QUERIES, Query, eval_corpus
-from tests.search_eval.heldout_data import HELDOUT
-from tests.search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for the harness
 
 from mcpmount.search import SearchIndex
 from mcpmount.semantic._hubness import Neighbourhoods
 from mcpmount.tool import MountedTool
+from search_eval.eval_data import QUERIES, Query, eval_corpus
+from search_eval.heldout_data import HELDOUT
+from search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
 
 ROUNDS = 10
 """Passes over a query set when timing latency."""

@@ -41,13 +41,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))  # the repository root
-sys.path.insert(1, str(ROOT / "tests" / "search_eval"))  # imported flat
+sys.path.insert(0, str(ROOT / "tests"))  # for the harness
 
 import numpy as np  # noqa: E402
-from tests.search_eval.eval_data import QUERIES, Query, eval_corpus, recall  # noqa: E402
-from tests.search_eval.heldout_data import HELDOUT  # noqa: E402
-from tests.search_eval.reference_data import REFERENCE_QUERIES, reference_corpus  # noqa: E402
 
 from mcpmount.search import SearchIndex  # noqa: E402
 from mcpmount.semantic import PACKAGED_MODEL, Embedder, resolve, semantic_text  # noqa: E402
@@ -56,6 +52,9 @@ from mcpmount.semantic._int8_graph import quantize  # noqa: E402
 from mcpmount.semantic._ranker import BATCH  # noqa: E402
 from mcpmount.semantic._tokenizer import load_tokenizer  # noqa: E402
 from mcpmount.tool import MountedTool  # noqa: E402
+from search_eval.eval_data import QUERIES, Query, eval_corpus, recall  # noqa: E402
+from search_eval.heldout_data import HELDOUT  # noqa: E402
+from search_eval.reference_data import REFERENCE_QUERIES, reference_corpus  # noqa: E402
 
 REMOVED = "src/mcpmount/semantic/_wordpiece.py"
 """A file of ours that the switch to the libraries removed: its deletion names the switch."""

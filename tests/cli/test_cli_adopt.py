@@ -12,11 +12,11 @@ from pathlib import Path
 
 import mcp_types
 import pytest
-from cli_support import mcpmount
 from host_files import entry_of, user_env
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from cli.cli_support import mcpmount
 from serve.serve_support import connected, wait_for_tool
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]

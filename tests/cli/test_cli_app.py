@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, server, write_config
+
+from cli.cli_support import mcpmount, server, write_config
 
 SECRET = "s3cr3t-token-value-4242"
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import mcp_types
 import pytest
-from cli_support import mcpmount
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from cli.cli_support import mcpmount
 from serve.serve_support import connected, wait_for_tool
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(180)]

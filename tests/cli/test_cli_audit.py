@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, server, write_config
 
+from cli.cli_support import mcpmount, server, write_config
 from support import SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

@@ -7,7 +7,8 @@ import shutil
 import subprocess
 
 import pytest
-from cli_support import mcpmount
+
+from cli.cli_support import mcpmount
 
 
 def completions(script: str, *words: str) -> list[str]:

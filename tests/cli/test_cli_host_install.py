@@ -11,11 +11,11 @@ from pathlib import Path
 
 import mcp_types
 import pytest
-from cli_support import mcpmount, server
 from host_files import HOSTS, VARIABLES, argv_env, entry_of, only_added, parse, user_env
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from cli.cli_support import mcpmount, server
 from mcpmount.config import StdioServer
 from mcpmount.hosts import HostApp, load_host
 from serve.serve_support import connected, wait_for_tool

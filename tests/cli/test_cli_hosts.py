@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from cli_support import mcpmount
 
+from cli.cli_support import mcpmount
 from support import FIXTURE, SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

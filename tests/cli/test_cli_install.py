@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import mcpmount, server
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from cli.cli_support import mcpmount, server
 from serve.serve_support import connected, wait_for_tool
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

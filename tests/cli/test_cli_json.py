@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, server, write_config
 
+from cli.cli_support import mcpmount, server, write_config
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.cli._completion import _commands  # pyright: ignore[reportPrivateUsage]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import server, write_config
 from mcp import MCPError
 
+from cli.cli_support import server, write_config
 from serve.serve_support import served_stdio
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, terminal, write_config
 
+from cli.cli_support import mcpmount, terminal, write_config
 from support import FIXTURE, SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

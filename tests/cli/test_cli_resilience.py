@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, server, write_config
+
+from cli.cli_support import mcpmount, server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

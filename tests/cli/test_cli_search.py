@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, server, terminal, write_config
 
+from cli.cli_support import mcpmount, server, terminal, write_config
 from leaks import record_group
 from mcpmount.config import RegistrySettings
 from mcpmount.registry import Registry

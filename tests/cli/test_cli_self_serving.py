@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount
+
+from cli.cli_support import mcpmount
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 

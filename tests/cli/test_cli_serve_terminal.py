@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import server, write_config
+
+from cli.cli_support import server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, server, write_config
 
+from cli.cli_support import mcpmount, server, write_config
 from leaks import record_group
 from support import alive
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from cli_support import server, write_config
 from mcp import Client
 
+from cli.cli_support import server, write_config
 from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,

@@ -17,8 +17,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from cli_support import mcpmount, terminal, write_config
 
+from cli.cli_support import mcpmount, terminal, write_config
 from mcpmount.cli._shown import visible
 from support import SERVERS
 

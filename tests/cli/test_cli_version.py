@@ -5,7 +5,8 @@ from __future__ import annotations
 from importlib.metadata import version
 
 import pytest
-from cli_support import mcpmount
+
+from cli.cli_support import mcpmount
 
 pytestmark = pytest.mark.slow
 

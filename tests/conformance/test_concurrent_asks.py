@@ -10,7 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from everything_support import NODE
+
+from conformance.everything_support import NODE
 
 pytestmark = [pytest.mark.anyio, pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from everything_support import NAMESPACE, STARTUP, write_config
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+from conformance.everything_support import NAMESPACE, STARTUP, write_config
 
 pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from everything_support import NAMESPACE, STARTUP, arguments_for, connected
 from mcp import Client, MCPError
+
+from conformance.everything_support import NAMESPACE, STARTUP, arguments_for, connected
 
 pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
 

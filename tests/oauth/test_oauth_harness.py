@@ -23,7 +23,9 @@ from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientMetadata,
 )
-from oauth_support import (
+from pydantic import AnyUrl
+
+from oauth.oauth_support import (
     AuthorizationServer,
     CallbackListener,
     MemoryStorage,
@@ -34,8 +36,6 @@ from oauth_support import (
     revoke_refresh_token,
     token_request,
 )
-from pydantic import AnyUrl
-
 from support import text_of
 
 # Each test starts Node (oidc-provider) and a Python server: on a loaded 2-core machine that

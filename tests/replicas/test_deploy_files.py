@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Final
 
 import pytest
-from replica_support import HAPROXY, haproxy_config
 
 from mcpmount.catalog import Pins
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.config import load_config
+from replicas.replica_support import HAPROXY, haproxy_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -19,11 +19,18 @@ from typing import Final
 
 import anyio
 import pytest
-import replica_support
 from mcp import Client, MCPError
 from mcp_types import CONNECTION_CLOSED
-from replica_support import HAPROXY, Cluster, Replica, haproxy_config, replicated, stateless_client
 
+from replicas import replica_support
+from replicas.replica_support import (
+    HAPROXY,
+    Cluster,
+    Replica,
+    haproxy_config,
+    replicated,
+    stateless_client,
+)
 from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,

@@ -14,9 +14,9 @@ from typing import Final
 
 import anyio
 import pytest
-from replica_support import Cluster, replicated
 
 from redis_support import running_redis
+from replicas.replica_support import Cluster, replicated
 from serve.serve_support import STARTUP, fixture_server, names, write_config
 from serve_lists.lists_support import client_of, payload
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from eval_data import eval_corpus
 
 from mcpmount.search import SearchIndex
+from search_eval.eval_data import eval_corpus
 
 
 @pytest.fixture(scope="session", name="index")

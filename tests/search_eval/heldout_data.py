@@ -10,7 +10,7 @@ are a need in a model's words, some are keywords.
 
 from __future__ import annotations
 
-from eval_data import Query
+from search_eval.eval_data import Query
 
 __all__ = ["HELDOUT"]
 

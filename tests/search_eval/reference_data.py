@@ -23,9 +23,9 @@ import json
 from pathlib import Path
 
 import mcp_types
-from eval_data import Query, distractors
 
 from mcpmount.tool import MountedTool
+from search_eval.eval_data import Query, distractors
 
 __all__ = ["REFERENCE_QUERIES", "reference_corpus", "reference_tools"]
 

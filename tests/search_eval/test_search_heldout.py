@@ -11,10 +11,10 @@ Run ``pytest -s tests/search_eval/test_search_heldout.py`` to see the figures.
 from __future__ import annotations
 
 import pytest
-from eval_data import QUERIES, normal, report, unindexed_targets
-from heldout_data import HELDOUT
 
 from mcpmount.search import SearchIndex
+from search_eval.eval_data import QUERIES, normal, report, unindexed_targets
+from search_eval.heldout_data import HELDOUT
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,9 @@ under today's figures (recall@1 0.810, recall@5 0.988), not at them.
 from __future__ import annotations
 
 import pytest
-from eval_data import QUERIES, report, unindexed_targets
 
 from mcpmount.search import SearchIndex
+from search_eval.eval_data import QUERIES, report, unindexed_targets
 
 pytestmark = pytest.mark.slow
 

@@ -11,11 +11,11 @@ the figures.
 from __future__ import annotations
 
 import pytest
-from eval_data import QUERIES, normal, report, unindexed_targets
-from heldout_data import HELDOUT
-from reference_data import REFERENCE_QUERIES, reference_corpus
 
 from mcpmount.search import SearchIndex
+from search_eval.eval_data import QUERIES, normal, report, unindexed_targets
+from search_eval.heldout_data import HELDOUT
+from search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
 
 pytestmark = pytest.mark.slow
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 import pytest
-from eval_data import REAL_TOOLS
 
 from mcpmount.search import SearchIndex, call_tool_search, run_tool_search
+from search_eval.eval_data import REAL_TOOLS
 
 pytestmark = [
     pytest.mark.slow,

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from eval_data import Query, eval_corpus, report
-from heldout_data import HELDOUT
-from reference_data import REFERENCE_QUERIES, reference_corpus
 
 from mcpmount.search import SearchIndex
 from mcpmount.tool import MountedTool
+from search_eval.eval_data import Query, eval_corpus, report
+from search_eval.heldout_data import HELDOUT
+from search_eval.reference_data import REFERENCE_QUERIES, reference_corpus
 
 TOOLS = 1_000
 FUSED_AT_5_FLOOR = 0.78

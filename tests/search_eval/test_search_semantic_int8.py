@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from eval_data import QUERIES, REAL_TOOLS, eval_corpus
 
 from mcpmount.search import SearchIndex
 from mcpmount.semantic import PACKAGED_MODEL, PACKAGED_SHA256, Embedder, resolve, semantic_text
 from mcpmount.semantic._int8_scores import CANDIDATES, MIN_ROWS, Scorer
+from search_eval.eval_data import QUERIES, REAL_TOOLS, eval_corpus
 
 pytestmark = [
     pytest.mark.slow,

@@ -17,7 +17,8 @@ import anyio
 import mcp_types
 from mcp import Client
 from mcp.client import ClientRequestContext
-from serve_support import connected, served_http, served_stdio
+
+from serve.serve_support import connected, served_http, served_stdio
 
 ERAS = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
 """Each downstream era as a client reaches it: ``auto`` discovers 2026-07-28."""

@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 from relay_support import ERAS, EVERY_WAY, Host, served
-from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
+from serve.serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

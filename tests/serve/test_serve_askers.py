@@ -18,10 +18,10 @@ import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 from relay_support import ERAS
-from serve_support import BEHAVIOUR, connected, served_http, wait_for_tool
 
 from asking_support import fresh_asking_server, prompt_text, read_text
 from http_fixture import serve_http
+from serve.serve_support import BEHAVIOUR, connected, served_http, wait_for_tool
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

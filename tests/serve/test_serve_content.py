@@ -19,8 +19,8 @@ import pytest
 from mcp import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated
 from relay_support import EVERY_WAY, served
-from serve_support import BEHAVIOUR, wait_for_tool, write_config
 
+from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

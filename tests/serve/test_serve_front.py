@@ -14,7 +14,8 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client, MCPError
-from serve_support import (
+
+from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
@@ -26,7 +27,6 @@ from serve_support import (
     wait_for_tool,
     write_config,
 )
-
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -29,8 +29,8 @@ import mcp_types
 import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
-from serve_support import BEHAVIOUR, connected, served_http, wait_for_tool, write_config
 
+from serve.serve_support import BEHAVIOUR, connected, served_http, wait_for_tool, write_config
 from support import SERVERS, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -13,7 +13,8 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client
-from serve_support import (
+
+from serve.serve_support import (
     BEHAVIOUR,
     connected,
     fixture_server,

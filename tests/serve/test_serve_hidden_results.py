@@ -17,9 +17,9 @@ import pydantic
 import pytest
 from mcp import Client, MCPError
 from relay_support import ERAS, served
-from serve_support import BEHAVIOUR, wait_for_tool, write_config
 
 from mcpmount.audit import hidden_in
+from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, strings_in, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from serve_support import served_stdio, wait_for_tool, write_config
 
 from mcpmount.audit import hidden_in
+from serve.serve_support import served_stdio, wait_for_tool, write_config
 from support import SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
+
+from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -12,7 +12,8 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from serve_support import (
+
+from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
@@ -23,7 +24,6 @@ from serve_support import (
     wait_for_tool,
     write_config,
 )
-
 from support import alive
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -12,7 +12,8 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client, MCPError
-from serve_support import (
+
+from serve.serve_support import (
     BEHAVIOUR,
     connected,
     fixture_server,
@@ -20,7 +21,6 @@ from serve_support import (
     wait_for_tool,
     write_config,
 )
-
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

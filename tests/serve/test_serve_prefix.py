@@ -18,8 +18,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from relay_support import EVERY_WAY, served
-from serve_support import BEHAVIOUR, STARTUP, names, wait_for_tool, write_config
 
+from serve.serve_support import BEHAVIOUR, STARTUP, names, wait_for_tool, write_config
 from support import SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

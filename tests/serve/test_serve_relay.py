@@ -16,7 +16,8 @@ import mcp_types
 import pytest
 from mcp import Client, MCPError
 from relay_support import ERAS, EVERY_WAY, Host, served
-from serve_support import (
+
+from serve.serve_support import (
     BEHAVIOUR,
     asking,
     connected,
@@ -24,7 +25,6 @@ from serve_support import (
     wait_for_tool,
     write_config,
 )
-
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -17,7 +17,9 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client
-from serve_support import (
+
+from cli.cli_support import mcpmount
+from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
@@ -28,8 +30,6 @@ from serve_support import (
     wait_for_tool,
     write_config,
 )
-
-from cli.cli_support import mcpmount
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

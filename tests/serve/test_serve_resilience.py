@@ -23,7 +23,11 @@ import mcp_types
 import pytest
 from mcp import Client
 from relay_support import Host
-from serve_support import (
+
+from mcpmount.registry import Registry
+from mcpmount.serve.front import Retries
+from mcpmount.serve.front._retries import ATTEMPTS, FIRST_DELAY, JITTER, MAX_DELAY
+from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
@@ -33,10 +37,6 @@ from serve_support import (
     served_stdio,
     wait_for_tool,
 )
-
-from mcpmount.registry import Registry
-from mcpmount.serve.front import Retries
-from mcpmount.serve.front._retries import ATTEMPTS, FIRST_DELAY, JITTER, MAX_DELAY
 from support import SERVERS, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

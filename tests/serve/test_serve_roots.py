@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 from relay_support import Host, served
-from serve_support import BEHAVIOUR, asking, wait_for_tool
 
+from serve.serve_support import BEHAVIOUR, asking, wait_for_tool
 from support import SERVERS, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

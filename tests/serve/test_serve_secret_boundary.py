@@ -19,13 +19,13 @@ from typing import Any
 import anyio
 import mcp_types
 import pytest
-import serve_support
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
 from relay_support import ERAS, Host, served
-from serve_support import BEHAVIOUR, wait_for_tool, write_config
 
 from secret_support import assert_planted_redacted
+from serve import serve_support
+from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

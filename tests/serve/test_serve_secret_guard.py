@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 from relay_support import served
-from serve_support import BEHAVIOUR, wait_for_tool, write_config
 
+from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
 
 from leaks import record_group
+from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
 from support import alive
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

@@ -13,7 +13,8 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client
-from serve_support import BEHAVIOUR, fixture_server, served_stdio, wait_for_tool, write_config
+
+from serve.serve_support import BEHAVIOUR, fixture_server, served_stdio, wait_for_tool, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, MCPError
-from serve_support import (
+
+from serve.serve_support import (
     BEHAVIOUR,
     connected,
     fixture_server,
@@ -19,7 +20,6 @@ from serve_support import (
     wait_for_tool,
     write_config,
 )
-
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]

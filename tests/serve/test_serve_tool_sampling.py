@@ -11,8 +11,8 @@ import pytest
 from mcp import MCPError
 from mcp.client import ClientRequestContext
 from relay_support import ERAS, EVERY_WAY, served
-from serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
+from serve.serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from auth_support import OTHER_TOKEN, TOKEN
 
 from mcpmount.config import ServeOAuth, ServeSettings, load_config
 from mcpmount.errors import ConfigError
 from mcpmount.serve.access import HttpSecurity, check_exposure
+from serve_auth.auth_support import OTHER_TOKEN, TOKEN
 
 pytestmark = pytest.mark.slow
 

@@ -8,15 +8,6 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from auth_support import (
-    OTHER_TOKEN,
-    TOKEN,
-    bearer_client,
-    calls,
-    content,
-    post,
-    recording,
-)
 from mcp import MCPError
 
 from serve.serve_support import (
@@ -28,6 +19,15 @@ from serve.serve_support import (
     served_http,
     wait_for_tool,
     write_config,
+)
+from serve_auth.auth_support import (
+    OTHER_TOKEN,
+    TOKEN,
+    bearer_client,
+    calls,
+    content,
+    post,
+    recording,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

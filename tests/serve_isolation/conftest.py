@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from isolation_support import Shared, serving
 
 from leaks import leak_checked
+from serve_isolation.isolation_support import Shared, serving
 
 
 @pytest.fixture(scope="module", name="shared")

@@ -15,7 +15,10 @@ from typing import Any
 
 import anyio
 import mcp_types
-from isolation_support import (
+from mcp import Client
+from pydantic import BaseModel
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     HIDDEN,
     ITEMS,
@@ -26,8 +29,6 @@ from isolation_support import (
     counterpart,
     uri,
 )
-from mcp import Client
-from pydantic import BaseModel
 
 Send = Callable[[Client, str], Awaitable[BaseModel]]
 

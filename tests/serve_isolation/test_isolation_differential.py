@@ -14,7 +14,8 @@ import anyio
 import mcp_types
 import pytest
 from isolation_probes import exercise_hidden, listening, probes
-from isolation_support import (
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     ERAS,
     FULL,

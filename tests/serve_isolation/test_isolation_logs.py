@@ -12,7 +12,8 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from isolation_support import (
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     FULL,
     HIDDEN,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import anyio
 import mcp_types
 import pytest
-from isolation_support import (
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     FULL,
     HIDDEN,

@@ -15,7 +15,9 @@ import anyio
 import mcp_types
 import pytest
 from isolation_probes import listening
-from isolation_support import (
+from mcp import MCPError
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     FULL,
     HIDDEN,
@@ -28,7 +30,6 @@ from isolation_support import (
     serving,
     uri,
 )
-from mcp import MCPError
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

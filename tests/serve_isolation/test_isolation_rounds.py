@@ -14,7 +14,10 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from isolation_support import (
+from mcp.client.session import ClientSession
+from pydantic import BaseModel
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     FULL,
     HIDDEN,
@@ -27,9 +30,6 @@ from isolation_support import (
     serving,
     uri,
 )
-from mcp.client.session import ClientSession
-from pydantic import BaseModel
-
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

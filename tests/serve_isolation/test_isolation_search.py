@@ -14,7 +14,8 @@ from typing import Any
 import anyio
 import mcp_types
 import pytest
-from isolation_support import (
+
+from serve_isolation.isolation_support import (
     BEHAVIOUR,
     FULL,
     HIDDEN,

@@ -13,12 +13,12 @@ from contextlib import asynccontextmanager
 import anyio
 import anyio.abc
 import pytest
-from lists_support import client_of
 
 from mcpmount.config import RegistrySettings
 from mcpmount.serve import ActivationStore, Host, InMemoryActivations
 from mcpmount.serve.front import open_front
 from serve.serve_support import BEHAVIOUR, STARTUP, names
+from serve_lists.lists_support import client_of
 from support import fixture
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]

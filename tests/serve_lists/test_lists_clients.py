@@ -19,10 +19,10 @@ import pytest
 from agents.mcp import MCPServerStreamableHttp
 from fastmcp import Client as FastMCPClient
 from fastmcp.client.transports import StreamableHttpTransport
-from lists_support import config_with
 
 from mcpmount.serve import CALL_TOOL_NAME, CONVERSATION_HEADER
 from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, served_http
+from serve_lists.lists_support import config_with
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

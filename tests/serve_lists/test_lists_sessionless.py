@@ -14,12 +14,12 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from lists_support import client_of, config_with, payload
 from mcp import Client, MCPError
 from mcp.client.session import MessageHandlerFnT
 
 from mcpmount.serve import CALL_TOOL_NAME
 from serve.serve_support import BEHAVIOUR, fixture_server, names, served_http, wait_for_tool
+from serve_lists.lists_support import client_of, config_with, payload
 from support import text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -13,7 +13,6 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from lists_support import client_of, config_with
 from mcp import Client
 from mcp.shared.subscriptions import ToolsListChanged
 
@@ -23,6 +22,7 @@ from serve.serve_support import (
     names,
     served_http,
 )
+from serve_lists.lists_support import client_of, config_with
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

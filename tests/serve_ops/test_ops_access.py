@@ -10,7 +10,6 @@ from typing import Final
 import anyio
 import httpx2
 import pytest
-from ops_support import base_of, scrape, series_of
 
 from serve.serve_support import (
     BEHAVIOUR,
@@ -21,6 +20,7 @@ from serve.serve_support import (
     write_config,
 )
 from serve_auth.auth_support import OTHER_TOKEN, TOKEN, bearer_client, post
+from serve_ops.ops_support import base_of, scrape, series_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -10,9 +10,9 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from ops_support import META, base_of, front_over_http, probe
 
 from serve import serve_support as serving
+from serve_ops.ops_support import META, base_of, front_over_http, probe
 from support import stdio_spec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

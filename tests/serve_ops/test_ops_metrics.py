@@ -10,7 +10,6 @@ import mcp_types
 import prometheus_client
 import pytest
 from mcp import Client, MCPError
-from ops_support import META, Samples, base_of, front_over_http, scrape, series_of, value
 
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import CallTimeoutError
@@ -26,6 +25,7 @@ from serve.serve_support import (
     wait_for_tool,
     write_config,
 )
+from serve_ops.ops_support import META, Samples, base_of, front_over_http, scrape, series_of, value
 from support import fixture, stdio_spec
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

@@ -20,13 +20,13 @@ from mcp import Client, MCPError
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
-from ops_support import META, front_over_http
 from tracing_support import recorded_spans
 
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import UpstreamError
 from mcpmount.registry import Registry
 from serve.serve_support import connected, served_http, write_config
+from serve_ops.ops_support import META, front_over_http
 from support import fixture, stdio_spec
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

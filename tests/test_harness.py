@@ -1,0 +1,123 @@
+"""The test harness itself: each support module imported under one name, each helper
+written once.
+
+A module imported under two names (``serve_support`` and ``serve.serve_support``) is two
+module objects in one run: two copies of its state and classes an ``isinstance`` tells
+apart. ``pyproject.toml`` puts ``tests/`` on the path, so a module at the top of ``tests/``
+is imported by its name (``support``) and one in a room by its room's name too
+(``serve.serve_support``) from anywhere; a room's own tests may import a module no other
+room imports by its bare name, as pytest puts the room's folder on the path.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+SKIP = {"node_modules", "__pycache__"}
+
+
+@functools.cache
+def _sources() -> tuple[Path, ...]:
+    """Every Python file under ``tests/`` but installed packages (walked, not globbed, so
+    that node_modules is never entered)."""
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(TESTS):
+        subfolders[:] = [name for name in subfolders if name not in SKIP]
+        found += [Path(folder, name) for name in files if name.endswith(".py")]
+    return tuple(sorted(found))
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), str(path))
+
+
+def _module_file(name: str, importer: Path) -> Path | None:
+    """The file under ``tests/`` that ``import name`` in ``importer`` loads, if any: from
+    ``tests/`` (also spelled ``tests.``), from the importer's folder, or, for a bare name,
+    from the room that pytest put on the path."""
+    parts = name.split(".")
+    if parts[0] == "tests":
+        parts = parts[1:]
+    if not parts:
+        return None
+    for base in (TESTS, importer.parent):
+        candidate = base.joinpath(*parts).with_suffix(".py")
+        if candidate.is_file():
+            return candidate
+    if len(parts) == 1:
+        rooms = [path for path in _sources() if path.stem == parts[0]]
+        if len(rooms) == 1:
+            return rooms[0]
+    return None
+
+
+def _names_of_modules() -> dict[Path, dict[str, set[str]]]:
+    """Each module under ``tests/`` that another imports: the names it is imported by, and
+    for each name the files that use it."""
+    found: dict[Path, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for path in _sources():
+        where = str(path.relative_to(TESTS))
+        for node in ast.walk(_tree(path)):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+                names += [f"{node.module}.{alias.name}" for alias in node.names]
+            for name in names:
+                module = _module_file(name, path)
+                if module is not None and module != path:
+                    found[module][name.removeprefix("tests.")].add(where)
+    return found
+
+
+def test_each_test_module_is_imported_under_one_name() -> None:
+    found = _names_of_modules()
+    assert TESTS / "support.py" in found  # the walk saw the imports
+    assert TESTS / "serve" / "serve_support.py" in found
+    twice = {
+        str(module.relative_to(TESTS)): {name: sorted(users) for name, users in names.items()}
+        for module, names in found.items()
+        if len(names) > 1
+    }
+    assert twice == {}, (
+        "a test module imported under two names is two module objects: import a room's "
+        "module as `room.module` wherever another room imports it"
+    )
+
+
+def test_no_module_is_imported_with_the_tests_prefix() -> None:
+    """``tests.`` works only from the repository's root; ``tests/`` is on the path."""
+    prefixed = sorted(
+        f"{path.relative_to(TESTS)}: {line.strip()}"
+        for path in _sources()
+        for line in path.read_text().splitlines()
+        if re.match(r"\s*(from|import) tests\.", line)
+    )
+    assert prefixed == []
+
+
+HOMES = {
+    "free_port": "support.py",
+}
+"""Helpers once copied from room to room, and the one module that defines each now."""
+
+
+def test_each_shared_helper_is_defined_in_its_home_only() -> None:
+    defined: dict[str, list[str]] = defaultdict(list)
+    for path in _sources():
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = node.name.lstrip("_")
+                if name in HOMES:
+                    defined[name].append(str(path.relative_to(TESTS)))
+    assert {name: sorted(set(where)) for name, where in defined.items()} == {
+        name: [home] for name, home in HOMES.items()
+    }, "a helper of tests/support.py written again: import it from its home instead"
