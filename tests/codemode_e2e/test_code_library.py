@@ -47,6 +47,10 @@ async def test_a_program_combines_three_tools_of_two_real_servers(tmp_path: Path
         assert TOOL_SEARCH_NAME in listed
         description = listed[RUN_CODE_NAME].description or ""
         assert "Namespaces: fs, memory." in description
+        assert "format" in listed[TOOL_SEARCH_NAME].input_schema["properties"]
+        describe = {"query": "describe:fs", "format": "python"}
+        described = output(await registry.call(TOOL_SEARCH_NAME, describe))
+        assert "def read_text_file(" in described
         result = await registry.call(RUN_CODE_NAME, {"code": program_text(folder)})
         assert not result.is_error, output(result)
         assert output(result) == SUMMARY

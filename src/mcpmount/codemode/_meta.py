@@ -4,7 +4,8 @@ and the reading of its arguments.
 The description is the model's only manual, so it says all a first program needs: how to
 import a namespace, what a function returns, which exception a failed call raises, that
 only printed output comes back, and how to learn the signatures without full JSON schemas
-(``tool_search`` with ``"format": "python"``, or the query ``describe:<namespace>``). It
+(``tool_search`` with ``"format": "python"``, its query ``describe:<namespace>`` for a
+whole namespace). It
 lists the namespaces the caller sees, at most `MAX_LISTED_NAMESPACES` of them: a list of
 hundreds would cost the tokens code mode saves.
 """
@@ -71,8 +72,8 @@ def run_code_definition(
         "else its text (a str); a failed or refused call raises `tools.ToolError`.\n"
         "- print() what you need; an uncaught exception returns its traceback.\n"
         "- Learn the signatures with tool_search: "
-        '{"query": "<what you need>", "format": "python"}, or the query '
-        '"describe:<namespace>" for all of one namespace\'s functions.\n'
+        '{"query": "<what you need>", "format": "python"}, or '
+        '{"query": "describe:<namespace>", "format": "python"} for all of a namespace.\n'
         f"Limits: {settings.timeout:g} s, {settings.max_calls} tool calls and "
         f"{settings.output_bytes} bytes of output per run.\n"
         f"Namespaces: {listed}."

@@ -76,7 +76,7 @@ def with_code_mode(manifest: list[mcp_types.Tool], host: CodeHost) -> list[mcp_t
     when code mode is offered; else ``manifest`` itself."""
     if not offers_code(host.settings):
         return manifest
-    search = tool_search_definition()
+    search = tool_search_definition(code_mode=True)
     listed = [search if tool.name == TOOL_SEARCH_NAME else tool for tool in manifest]
     if all(tool.name != TOOL_SEARCH_NAME for tool in listed):
         listed.append(search)
