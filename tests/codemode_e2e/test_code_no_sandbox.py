@@ -33,6 +33,7 @@ def _without_bwrap(tmp_path: Path) -> str:
     return str(empty)
 
 
+@pytest.mark.slow
 async def test_without_bwrap_run_code_is_not_listed_and_a_call_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

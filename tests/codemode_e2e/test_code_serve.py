@@ -76,23 +76,30 @@ async def _wait_for(client: Client, name: str) -> None:
             await anyio.sleep(0.1)
 
 
-class _Session:
-    """A client of the served URL with a bearer token."""
+ERAS: Final = [
+    pytest.param("legacy", id="handshake"),
+    pytest.param("auto", id="2026", marks=pytest.mark.slow),
+]
+"""The SDK Client's mode: the handshake era (2025-11-25, with a session), or 2026-07-28."""
 
-    def __init__(self, url: str, token: str) -> None:
-        self.url, self.token = url, token
+
+class _Session:
+    """A client of the served URL with a bearer token, in the SDK Client's ``mode``."""
+
+    def __init__(self, url: str, token: str, mode: str = "legacy") -> None:
+        self.url, self.token, self.mode = url, token, mode
 
     async def run(self, code: str) -> mcp_types.CallToolResult:
         headers = {"Authorization": f"Bearer {self.token}"}
         async with httpx2.AsyncClient(headers=headers, timeout=BEHAVIOUR * 3) as http:
-            client = Client(streamable_http_client(self.url, http_client=http), mode="legacy")
+            client = Client(streamable_http_client(self.url, http_client=http), mode=self.mode)
             async with connected(client):
                 return await client.call_tool(RUN_CODE_NAME, {"code": code})
 
     async def tools(self) -> list[mcp_types.Tool]:
         headers = {"Authorization": f"Bearer {self.token}"}
         async with httpx2.AsyncClient(headers=headers, timeout=BEHAVIOUR) as http:
-            client = Client(streamable_http_client(self.url, http_client=http), mode="legacy")
+            client = Client(streamable_http_client(self.url, http_client=http), mode=self.mode)
             async with connected(client):
                 await _wait_for(client, "pub__echo")
                 return (await client.list_tools()).tools
@@ -112,14 +119,15 @@ for name in ("vault__echo", "vaulx__echo"):
 """Which namespaces the ``tools`` module holds; a hidden tool's call, then a nonexistent one's."""
 
 
+@pytest.mark.parametrize("mode", ERAS)
 async def test_a_hidden_tool_is_absent_from_a_program_and_unknown_to_its_calls(
-    tmp_path: Path,
+    tmp_path: Path, mode: str
 ) -> None:
     """For ``limited``, ``vault`` is neither in ``run_code``'s description nor in ``tools``,
     and calling ``vault__echo`` answers exactly as calling a tool that does not exist; for
     ``full`` (the same program, the same path) it runs."""
     async with served_http(_access_config(tmp_path), tmp_path) as (url, _):
-        full, limited = _Session(url, FULL), _Session(url, LIMITED)
+        full, limited = _Session(url, FULL, mode), _Session(url, LIMITED, mode)
         await _wait_for_vault(full)
         seen = {tool.name: tool for tool in await full.tools()}
         assert "vault" in (seen[RUN_CODE_NAME].description or "")
