@@ -70,6 +70,8 @@ from mcpmount.registry import Registry
 
 FRAMING = 3
 """Tokens each chat message costs beyond its text (OpenAI's count for its chat format)."""
+PIECE = 50_000
+"""Characters the tokenizer is given at once (far under its 200,000-token limit)."""
 DEADLINE = 600.0
 """Seconds the whole benchmark may take before it is stopped."""
 
@@ -81,7 +83,16 @@ class Tokens:
         self._encoding = bpe_openai.get_encoding("o200k_base")
 
     def __call__(self, text: str) -> int:
-        return len(self._encoding.encode(text, disallowed_special=()))
+        """Tokens of ``text``, encoded in pieces cut after a newline: the encoder refuses
+        over 200,000 tokens at once (a piece boundary may shift a token or two)."""
+        count, start = 0, 0
+        while start < len(text):
+            end = start + PIECE
+            if end < len(text):
+                end = text.rfind("\n", start, end) + 1 or end
+            count += len(self._encoding.encode(text[start:end], disallowed_special=()))
+            start = end
+        return count
 
 
 @dataclass
