@@ -31,6 +31,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpmount.codemode import RUN_CODE_NAME
+from serve.relay_support import Host
 from serve.serve_support import BEHAVIOUR, STARTUP, connected, names, served_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
@@ -188,3 +189,34 @@ def _records(path: Path) -> list[dict[str, object]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+ONE_ADD: Final = """
+from tools import pub, ToolError
+try:
+    pub.add(a=1, b=2)
+    print("added")
+except ToolError as exc:
+    print("refused:", exc)
+"""
+
+
+@pytest.mark.slow
+async def test_serve_asks_the_client_to_approve_a_call_of_the_program(tmp_path: Path) -> None:
+    """A gated tool called from a program is put to the client (an elicitation on the
+    ``run_code`` request's stream): declined, the program's call fails; accepted, it runs."""
+    config = tmp_path / "approve.toml"
+    config.write_text(f"{CODE_ON}\n" + fixture_table("pub", 'approve = ["add"]'))
+    outputs: list[str] = []
+    async with served_http(str(config), tmp_path) as (url, _):
+        for approve in (False, True):
+            host = Host(approve=approve)
+            client = Client(url, mode="legacy", cache=None, **host.callbacks())
+            async with connected(client):
+                await _wait_for(client, "pub__add")
+                outputs.append(output(await client.call_tool(RUN_CODE_NAME, {"code": ONE_ADD})))
+            assert host.asked == ["elicitation:form"]
+            assert "pub__add" in host.messages[0]
+    assert outputs[0].startswith("refused: server 'pub': tool 'pub__add': the call was denied")
+    assert outputs[0].endswith("the user did not approve pub__add (decline)")
+    assert outputs[1] == "added"
