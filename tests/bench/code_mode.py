@@ -382,4 +382,9 @@ if __name__ == "__main__":
     parser.add_argument("--startup-runs", type=int, default=30, help="code runs timed")
     parser.add_argument("--max-startup-ms", type=float, default=150.0, help="median allowed")
     parser.add_argument("--json", action="store_true", help="print JSON, not a table")
-    sys.exit(anyio.run(main, parser.parse_args()))
+    options = parser.parse_args()
+    if not 1 <= options.services <= 1000 or not 1 <= options.startup_runs <= 1000:
+        parser.error("--services and --startup-runs take 1 to 1000")
+    if not 0 <= options.log_lines <= 1000:
+        parser.error("--log-lines takes 0 to 1000")
+    sys.exit(anyio.run(main, options))
