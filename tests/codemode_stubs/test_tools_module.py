@@ -190,16 +190,7 @@ def test_no_name_description_or_schema_adds_code(tools: list[mcp_types.Tool]) ->
     function only a docstring and its call, and every call sends the tool's own name and
     argument names; the stubs hold only signatures and docstrings."""
     source = tools_module(tools)
-    header = ast.parse(tools_module([])).body
-    body = ast.parse(source).body
-    exported = body[len(header) - 2]  # __all__, before the call helper
-    assert [ast.dump(node) for node in body[1 : len(header)] if node is not exported] == [
-        ast.dump(node) for node in header[1:] if node is not header[len(header) - 2]
-    ]
-    assert isinstance(exported, ast.Assign)
-    assert isinstance(exported.value, ast.List)
-    assert all(isinstance(name, ast.Constant) for name in exported.value.elts)
-    _assert_only_definitions(body[len(header) :], bodies=True)
+    _assert_only_definitions(_definitions(source), bodies=True)
     _assert_only_definitions(ast.parse(stubs(tools)).body, bodies=False)
     with loaded(source) as (module, recorder):
         assert not hasattr(builtins, "PWNED")
@@ -232,6 +223,42 @@ def test_hostile_descriptions_come_out_as_their_text_and_no_more() -> None:
         shown = pydoc.render_doc(module.ns)
         for hidden in ("\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u200b", "\U000e0041"):
             assert hidden not in shown
+
+
+def _definitions(source: str) -> list[ast.stmt]:
+    """The module's own functions and its namespaces' classes; every other statement is
+    the same as in the module of no tools, but for ``__all__`` and ``_SOURCES``."""
+    body = ast.parse(source).body
+    fixed = ("_call", "__getattr__", "__dir__")
+    own = [n for n in body if isinstance(n, ast.FunctionDef) and n.name not in fixed]
+    rest = [n for n in body if n not in own]
+    assigned = {_assigned(n): n for n in rest if isinstance(n, ast.Assign) and _assigned(n)}
+    empty = ast.parse(tools_module([])).body
+    assert [ast.dump(n) for n in rest[1:] if not _assigned(n)] == [
+        ast.dump(n) for n in empty[1:] if not _assigned(n)
+    ]
+    assert set(assigned) == {"__all__", "_SOURCES"}
+    exported = assigned["__all__"].value
+    assert isinstance(exported, ast.List)
+    assert all(isinstance(name, ast.Constant) for name in exported.elts)
+    sources = assigned["_SOURCES"].value
+    assert isinstance(sources, ast.Dict)
+    classes: list[ast.stmt] = []
+    for key, value in zip(sources.keys, sources.values, strict=True):
+        assert isinstance(key, ast.Constant)
+        assert isinstance(value, ast.Constant)
+        assert isinstance(value.value, str)
+        (namespace,) = ast.parse(value.value).body
+        assert isinstance(namespace, ast.ClassDef)
+        assert namespace.name == key.value
+        classes.append(namespace)
+    return own + classes
+
+
+def _assigned(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
 
 
 def _parameters(function: Any) -> list[str]:

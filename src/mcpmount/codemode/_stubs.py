@@ -11,8 +11,9 @@ compiled and run, so nothing of it reaches the source unescaped: names become
 identifiers (`mcpmount.codemode._names`), literals are ``ascii()`` reprs, types come only
 from `type_text`, and descriptions go into docstrings with control and invisible
 characters dropped, backslashes doubled and quotes that could close the string escaped.
-The module imports only ``_mcpmount_code`` and ``typing``, and its annotations are never
-evaluated (``from __future__ import annotations``), so it imports fast.
+The module imports only ``_mcpmount_code``: its annotations are never evaluated (``from
+__future__ import annotations``), so even ``typing`` (7 ms or more to import, more than the
+module itself for 50 tools) is not needed.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from mcpmount.codemode._schemas import literal_text, type_text
 __all__ = ["python_names", "stubs", "tools_module"]
 
 _MODULE_NAMES: Final = frozenset({"Any", "Literal", "ToolError", "annotations"})
-"""Names the generated module defines itself; a namespace or tool never takes one."""
+"""Names the generated module defines or its annotations name; no namespace or tool takes one."""
 
 _MAX_DESCRIPTION: Final = 4000
 _MAX_ARGUMENT_DESCRIPTION: Final = 600
@@ -122,8 +123,6 @@ def tools_module(tools: Sequence[mcp_types.Tool]) -> str:
         "",
         "from __future__ import annotations",
         "",
-        "from typing import Any, Literal",
-        "",
         "from _mcpmount_code import ToolError",
         "from _mcpmount_code import call as _code_call",
         "",
@@ -134,8 +133,33 @@ def tools_module(tools: Sequence[mcp_types.Tool]) -> str:
         "    sent = {k: v for k, v in arguments.items() if v is not None or k not in optional}",
         "    return _code_call(name, sent)",
     ]
-    lines += _render(groups, bodies=True)
+    for function in groups.get("", ()):
+        lines += ["", "", *_function_lines(function, "", bodies=True)]
+    lines += ["", "", "_SOURCES = {"]
+    for namespace in sorted(ns for ns in groups if ns):
+        source = "\n".join(_class_lines(namespace, groups[namespace], bodies=True)) + "\n"
+        lines.append(f"    {namespace!a}: {source!a},")
+    lines += ["}", *_LAZY]
     return "\n".join(lines) + "\n"
+
+
+_LAZY: Final = (
+    '"""Each namespace\'s source, compiled when first used: a program that uses one',
+    "namespace of fifty does not wait for the other forty-nine to compile.",
+    '"""',
+    "",
+    "",
+    "def __getattr__(name: str) -> Any:",
+    "    source = _SOURCES.get(name)",
+    "    if source is None:",
+    "        raise AttributeError(f\"module 'tools' has no attribute {name!r}\")",
+    "    exec(compile(source, f'<tools.{name}>', 'exec'), globals())",
+    "    return globals()[name]",
+    "",
+    "",
+    "def __dir__() -> list[str]:",
+    "    return sorted({*globals(), *_SOURCES})",
+)
 
 
 def stubs(tools: Sequence[mcp_types.Tool], *, among: Sequence[mcp_types.Tool] = ()) -> str:
@@ -238,11 +262,15 @@ def _render(groups: Mapping[str, list[_Function]], *, bodies: bool) -> list[str]
     for function in groups.get("", ()):
         lines += ["", "", *_function_lines(function, "", bodies=bodies)]
     for namespace in sorted(ns for ns in groups if ns):
-        listed = _clean(groups[namespace][0].namespace, 80)
-        lines += ["", "", f"class {namespace}:"]
-        lines += _docstring(f"The tools of {listed}.", "    ")
-        for function in groups[namespace]:
-            lines += ["", *_function_lines(function, "    ", bodies=bodies)]
+        lines += ["", "", *_class_lines(namespace, groups[namespace], bodies=bodies)]
+    return lines
+
+
+def _class_lines(namespace: str, functions: list[_Function], *, bodies: bool) -> list[str]:
+    listed = _clean(functions[0].namespace, 80)
+    lines = [f"class {namespace}:", *_docstring(f"The tools of {listed}.", "    ")]
+    for function in functions:
+        lines += ["", *_function_lines(function, "    ", bodies=bodies)]
     return lines
 
 
