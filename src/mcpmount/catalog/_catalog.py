@@ -23,10 +23,9 @@ from mcpmount import naming
 from mcpmount.catalog._apps import app_names, model_visible, with_app_uris
 from mcpmount.catalog._listeners import Listeners
 from mcpmount.catalog._overrides import apply_overrides
-from mcpmount.catalog._pins import Pins, diff_tools, pin_of
+from mcpmount.catalog._pins import Pins, diff_tools, hold_to_lock, pin_of
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
-    DefinitionChangedError,
     NameCollisionError,
     ToolListError,
     UnknownToolError,
@@ -194,20 +193,10 @@ class Catalog:
         old: Mapping[str, MountedTool],
     ) -> None:
         """Hold a tool list against the lock file's pins, per the server's ``on_change``."""
-        if self.pins is None or spec.on_change == "accept":
-            return
-        diff = diff_tools(self.pins.servers.get(server, {}), tools.values(), old)
-        if not diff:
-            return
-        if spec.on_change == "refuse":
-            raise DefinitionChangedError(server, diff.summary(), diff.details)
-        logger.warning(
-            "server %r: tools differ from the lock file (%s); accepted because on_change = "
-            '"warn"\n%s',
-            server,
-            diff.summary(),
-            diff.details,
-        )
+        pins = self.pins
+        if pins is not None:
+            on_change, before = spec.on_change, pins.servers.get(server, {})
+            hold_to_lock(server, on_change, lambda: diff_tools(before, tools.values(), old))
 
     # -- listeners ----------------------------------------------------------------------------
 

@@ -15,17 +15,17 @@ import difflib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import mcp_types
 
 from mcpmount import naming
 from mcpmount.catalog._catalog import ChangeListener, RegistryChange
 from mcpmount.catalog._listeners import Listeners
-from mcpmount.catalog._pins import CONTENT_KINDS, Pins, content_hash, diff_hashes
+from mcpmount.catalog._pins import CONTENT_KINDS, Pins, content_hash, diff_hashes, hold_to_lock
 from mcpmount.catalog._uris import registry_uri
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
-    DefinitionChangedError,
     NameCollisionError,
     ToolListError,
     UnknownPromptError,
@@ -221,23 +221,15 @@ class Library:
     def _check_pins(self, spec: ServerSpec, staged: StagedContent) -> None:
         """Hold each list against its lock file section, per the server's ``on_change``."""
         pins = self.pins
-        if pins is None or pins.content is None or spec.on_change == "accept":
+        if pins is None or pins.content is None:
             return
         server = staged.server
         for kind, hashes in staged.hashes().items():
             if kind not in pins.content:
                 continue  # a lock file older than this section pins nothing of its kind
-            diff = diff_hashes(pins.content[kind].get(server, {}), hashes)
-            if not diff:
-                continue
-            if spec.on_change == "refuse":
-                raise DefinitionChangedError(server, diff.summary(), what=kind)
-            logger.warning(
-                'server %r: %s differ from the lock file (%s); accepted because on_change = "warn"',
-                server,
-                kind,
-                diff.summary(),
-            )
+            before = pins.content[kind].get(server, {})
+            diff = partial(diff_hashes, before, hashes)
+            hold_to_lock(server, spec.on_change, diff, what=kind)
 
     # -- listeners ----------------------------------------------------------------------------
 

@@ -23,16 +23,18 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Literal, cast
 
 import mcp_types
 import pydantic
 import xxhash
 
+from mcpmount.errors import DefinitionChangedError
 from mcpmount.tool import MountedTool
 
 __all__ = [
@@ -43,10 +45,13 @@ __all__ = [
     "content_hash",
     "diff_hashes",
     "diff_tools",
+    "hold_to_lock",
     "lock_path",
     "pin_of",
     "tool_hash",
 ]
+
+logger = logging.getLogger(__name__)
 
 LOCK_VERSION = 1
 
@@ -140,6 +145,33 @@ class ToolDiff:
             if names
         ]
         return "; ".join(parts) or "no change"
+
+
+def hold_to_lock(
+    server: str,
+    on_change: Literal["refuse", "warn", "accept"],
+    diff: Callable[[], ToolDiff],
+    *,
+    what: str = "tools",
+) -> None:
+    """Hold a list of ``server`` to the lock file as its ``on_change`` says: ``accept`` it
+    unseen (``diff`` is not even computed), or if it differs, ``refuse`` it or ``warn``
+    and accept it. The one place of that policy, for tools and the other lists alike.
+
+    Raises:
+        DefinitionChangedError: The list differs and the policy refuses it.
+    """
+    if on_change == "accept" or not (found := diff()):
+        return
+    if on_change == "refuse":
+        raise DefinitionChangedError(server, found.summary(), found.details, what=what)
+    logger.warning(
+        'server %r: %s differ from the lock file (%s); accepted because on_change = "warn"%s',
+        server,
+        what,
+        found.summary(),
+        f"\n{found.details}" if found.details else "",
+    )
 
 
 def diff_tools(
