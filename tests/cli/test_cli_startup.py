@@ -34,6 +34,7 @@ LIGHT = {
     "mcpmount.cli._exit",
     "mcpmount.cli._log_args",
     "mcpmount.cli._parser",
+    "mcpmount.cli._serve_args",
 }
 """All the command line's own modules that parsing may load."""
 

@@ -67,7 +67,7 @@ def flaky(name: str, flag: Path, extra: str = "") -> str:
 def three_servers(tmp_path: Path, flag: Path) -> str:
     path = tmp_path / "serve.toml"
     path.write_text(
-        f"[registry]\nfirst_list_wait = {FIRST_LIST_WAIT}\n\n"
+        f"[serve]\nfirst_list_wait = {FIRST_LIST_WAIT}\n\n"
         + fixture_server("good")
         + fixture_server("hung", "--no-init", extra=f"startup_timeout = {HUNG_TIMEOUT}")
         + flaky("crashy", flag)
@@ -165,7 +165,7 @@ async def test_over_http_the_good_server_serves_and_the_failure_is_told(tmp_path
     test's)."""
     flag = tmp_path / "broken"
     flag.touch()
-    body = f"[registry]\nfirst_list_wait = {FIRST_LIST_WAIT}\n\n"
+    body = f"[serve]\nfirst_list_wait = {FIRST_LIST_WAIT}\n\n"
     config = tmp_path / "serve.toml"
     config.write_text(body + fixture_server("good") + flaky("crashy", flag))
     host = Host()

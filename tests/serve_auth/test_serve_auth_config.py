@@ -101,13 +101,13 @@ def test_beyond_loopback_authentication_or_an_explicit_allowance_is_needed(
     assert f"refusing to serve HTTP on {host} without authentication" in str(error.value)
     tokens = tmp_path / "tokens.txt"
     tokens.write_text(f"{OTHER_TOKEN}\n")
-    check_exposure(host, HttpSecurity.build(ServeSettings(), tokens_file=tokens))
-    check_exposure(host, HttpSecurity.build(ServeSettings(), allow_unauthenticated=True))
+    check_exposure(host, HttpSecurity.build(ServeSettings(tokens_file=str(tokens))))
+    check_exposure(host, HttpSecurity.build(ServeSettings(allow_unauthenticated=True)))
 
 
 def test_allowed_hosts_keep_loopback_and_take_any_port_unless_one_is_named() -> None:
     security = HttpSecurity.build(
-        ServeSettings(), allowed_hosts=["mcp.example.com", "edge.example.com:8443"]
+        ServeSettings(allowed_hosts=["mcp.example.com", "edge.example.com:8443"])
     )
     settings = security.app_options("0.0.0.0")["transport_security"]
     assert settings is not None
@@ -124,5 +124,5 @@ def test_allowed_hosts_keep_loopback_and_take_any_port_unless_one_is_named() -> 
 def test_an_oauth_issuer_or_resource_that_is_no_url_is_refused_before_serving() -> None:
     oauth = ServeOAuth(issuer="auth.example.com", jwks_url="x", resource="/mcp")
     with pytest.raises(ConfigError) as error:
-        HttpSecurity.build(ServeSettings(), oauth=oauth)
+        HttpSecurity.build(ServeSettings(oauth=oauth))
     assert error.value.problems == ("oauth: the issuer and the resource must be http(s) URLs",)

@@ -24,7 +24,7 @@ from mcpmount.cli._exit import EXIT_OK
 from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
 from mcpmount.errors import ConfigError
 
-__all__ = ["ON_A_TERMINAL", "JsonLogHandler", "run_serve"]
+__all__ = ["ON_A_TERMINAL", "JsonLogHandler", "run_serve", "serve_flags"]
 
 ON_A_TERMINAL: Final = (
     "mcpmount serve: an MCP server on stdin/stdout, for a host (Claude Desktop, Cursor...) "
@@ -62,43 +62,50 @@ def _say(err: Console, as_json: bool, event: str, text: str, **fields: str) -> N
 
 
 async def run_serve(config: RegistryConfig, args: argparse.Namespace, err: Console) -> int:
-    from mcpmount.serve import serve, write_portfile  # uvicorn only when serving
+    from mcpmount.serve import serve  # uvicorn only when serving
 
-    if args.transport == "stdio" and sys.stdin.isatty():
+    config = config.with_serve(**serve_flags(args))
+    if config.serve.transport == "stdio" and sys.stdin.isatty():
         _say(err, args.json, "note", ON_A_TERMINAL, message=ON_A_TERMINAL)
 
     def ready(url: str) -> None:
         _say(err, args.json, "serving", f"mcpmount: serving MCP at {url}", url=url)
-        if args.portfile:
-            write_portfile(args.portfile, url)
 
     def metrics_ready(url: str) -> None:
         _say(err, args.json, "metrics", f"mcpmount: serving metrics at {url}", url=url)
-        if args.metrics_portfile:
-            write_portfile(args.metrics_portfile, url)
 
-    await serve(
-        config,
-        transport=args.transport,
-        host=args.host,
-        port=args.port,
-        stateless=args.stateless,
-        json_response=args.json_response,
-        on_ready=ready,
-        watch=not args.no_watch,
-        shared_state=args.shared_state,
-        tokens=_env_tokens(args.token_env),
-        tokens_file=args.tokens_file,
-        oauth=_oauth(args),
-        allowed_hosts=args.allowed_host,
-        allow_unauthenticated=args.allow_unauthenticated,
-        metrics_port=args.metrics_port,
-        metrics_host=args.metrics_host,
-        metrics_token=_env_value("--metrics-token-env", args.metrics_token_env),
-        on_metrics_ready=metrics_ready,
-        call_log=args.call_log,
-    )
+    await serve(config, on_ready=ready, on_metrics_ready=metrics_ready)
     return EXIT_OK
+
+
+def serve_flags(args: argparse.Namespace) -> dict[str, object]:
+    """The ``[serve]`` settings ``mcpmount serve``'s flags give, by key; a flag not given
+    is None, so that the config's key stands (`RegistryConfig.with_serve` merges them).
+
+    Raises:
+        ConfigError: A ``--token-env`` or ``--metrics-token-env`` variable is not set or
+            too short, or the ``--oauth-*`` flags are incomplete.
+    """
+    return {
+        "transport": args.transport,
+        "host": args.host,
+        "port": args.port,
+        "stateless": args.stateless,
+        "json_response": args.json_response,
+        "portfile": args.portfile,
+        "watch": args.watch,
+        "shared_state": args.shared_state,
+        "call_log": args.call_log,
+        "tokens": _env_tokens(args.token_env) or None,
+        "tokens_file": args.tokens_file,
+        "oauth": _oauth(args),
+        "allowed_hosts": args.allowed_host or None,
+        "allow_unauthenticated": args.allow_unauthenticated,
+        "metrics_port": args.metrics_port,
+        "metrics_host": args.metrics_host,
+        "metrics_portfile": args.metrics_portfile,
+        "metrics_token": _env_value("--metrics-token-env", args.metrics_token_env),
+    }
 
 
 def _env_tokens(names: list[str]) -> dict[str, ServeToken]:

@@ -33,8 +33,10 @@ modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message show
 (a url server's OAuth), ``_http`` (the url kind), ``_secrecy`` (which of a server's
 values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables``
 (tables to data), ``_sandbox`` (a stdio server's sandbox),
-``_serve`` (the ``[serve]`` table), ``_quotas`` (its ``limits``) and ``_load``
-(`load_config`; host files through the sub-room ``hostfiles``).
+``_serve`` (the ``[serve]`` table; where serve listens: ``_serving``; its call log:
+``_calllog``), ``_quotas`` (its ``limits``), ``_given`` (settings given beside the file,
+merged into ``[serve]`` once) and ``_load`` (`load_config`; host files through the
+sub-room ``hostfiles``).
 """
 
 import warnings

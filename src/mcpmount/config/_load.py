@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from mcpmount.config._given import serve_given
 from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
@@ -16,6 +20,11 @@ from mcpmount.config.hostfiles import FORMATS_READ, HostFormat, read_host_file, 
 from mcpmount.configfile import InputPrompt, Table, line, read_syntax, unknown_key, workspace_of
 from mcpmount.errors import ConfigError
 from mcpmount.naming import namespace_problem
+
+logger = logging.getLogger(__name__)
+
+WAIT_MOVED = "moved to [serve] first_list_wait, where serve's settings are; move it"
+"""What a config that still sets ``[registry] first_list_wait`` is told."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +49,22 @@ class RegistryConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "servers", MappingProxyType(dict(self.servers)))
+        if self.settings.first_list_wait is not None:
+            warnings.warn(f"first_list_wait: {WAIT_MOVED}", DeprecationWarning, stacklevel=3)
+            settings, serve = _wait_moved(self.settings, self.serve)
+            object.__setattr__(self, "settings", settings)
+            object.__setattr__(self, "serve", serve)
+
+    def with_serve(self, **given: object) -> RegistryConfig:
+        """This config with ``given`` ``[serve]`` settings merged into its own, as
+        ``mcpmount serve``'s flags are: given tokens and allowed hosts join the table's,
+        ``allow_unauthenticated`` holds if either says so, any other key replaces the
+        table's; None is not given. ``config.with_serve(transport="http", port=0)``.
+
+        Raises:
+            ConfigError: A key is unknown or a value invalid; the problem names the key.
+        """
+        return dataclasses.replace(self, serve=serve_given(self.serve, given))
 
     @classmethod
     def from_servers(cls, servers: Mapping[str, ServerSpec], **settings: object) -> RegistryConfig:
@@ -67,6 +92,15 @@ class RegistryConfig:
         if problems or registry is None:
             raise ConfigError("<code>", problems)
         return cls(settings=registry, servers=servers)
+
+
+def _wait_moved(
+    registry: RegistrySettings, serve: ServeSettings
+) -> tuple[RegistrySettings, ServeSettings]:
+    """``[registry] first_list_wait`` moved to ``[serve]``, unless that sets its own."""
+    if "first_list_wait" not in serve.model_fields_set:
+        serve = serve.model_copy(update={"first_list_wait": registry.first_list_wait})
+    return registry.model_copy(update={"first_list_wait": None}), serve
 
 
 def _check_namespace(namespace: str, problems: list[str]) -> bool:
@@ -142,6 +176,11 @@ def load_config(
         serve = read_serve(document.get("serve", {}), tables)
     if problems or registry is None:
         raise ConfigError(str(path), problems)
+    if registry.first_list_wait is not None:
+        variable = any(k.lower() == "mcpmount_first_list_wait" for k in environ)
+        where = "MCPMOUNT_FIRST_LIST_WAIT" if variable else "registry.first_list_wait"
+        logger.warning("%s: %s", where, WAIT_MOVED)
+        registry, serve = _wait_moved(registry, serve)
     return RegistryConfig(
         settings=registry,
         servers=servers,

@@ -1,6 +1,9 @@
 """Who may use HTTP ``mcpmount serve`` and read its metrics, how it stops, and what it
 offers its clients: the ``[serve]`` table.
 
+Where it listens is `ServingSettings`' part of it, the call log `CallLogSettings`'; every
+``serve`` flag overrides the key of its name (`RegistryConfig.with_serve`).
+
 ::
 
     [serve]
@@ -39,6 +42,7 @@ from pydantic_core import PydanticCustomError
 from mcpmount.config._calllog import CALL_LOG_SINKS, CallLogSettings
 from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
 from mcpmount.config._quotas import ServeLimits
+from mcpmount.config._serving import ServingSettings
 from mcpmount.config._tables import Tables
 from mcpmount.configfile import Loc, Table, expand, format_loc, problem_lines, unknown_key
 from mcpmount.errors import ConfigError
@@ -94,10 +98,11 @@ class ServeOAuth(BaseModel):
     """Scopes every token must hold (403 ``insufficient_scope`` otherwise)."""
 
 
-class ServeSettings(CallLogSettings):
+class ServeSettings(CallLogSettings, ServingSettings):
     """Inbound authentication, allowed hosts, the metrics' listener and token and how a
     graceful stop goes, of HTTP ``serve``, and what every ``serve`` offers its clients (the
-    ``[serve]`` table); the call log's keys are `CallLogSettings`'."""
+    ``[serve]`` table); where it listens is `ServingSettings`', the call log's keys are
+    `CallLogSettings`'."""
 
     model_config = STRICT_DATA
 
@@ -214,9 +219,10 @@ def read_serve(value: object, tables: Tables) -> ServeSettings:
             )
         )
         return ServeSettings()
-    if settings.tokens_file is not None:
-        path = str(tables.base / settings.tokens_file)  # an absolute path replaces the base
-        settings = settings.model_copy(update={"tokens_file": path})
+    files = ("tokens_file", "portfile", "metrics_portfile")
+    if paths := {key: getattr(settings, key) for key in files if getattr(settings, key)}:
+        # An absolute path replaces the base.
+        settings = settings.model_copy(update={k: str(tables.base / v) for k, v in paths.items()})
     if settings.call_log is not None and settings.call_log not in CALL_LOG_SINKS:
         path = str(tables.base / settings.call_log)
         settings = settings.model_copy(update={"call_log": path})

@@ -74,10 +74,10 @@ class RegistrySettings(BaseSettings):
     startup_timeout: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     """Seconds per server to spawn or connect, handshake and list its tools."""
 
-    first_list_wait: float = Field(default=2.0, ge=0, allow_inf_nan=False)
-    """``serve``: seconds the first lists wait for servers that are not required (the
-    required ones are always waited for); then they answer with what is mounted, and the
-    rest is announced as it comes."""
+    first_list_wait: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """Deprecated: ``[serve] first_list_wait`` is its home. Still read (here and from
+    ``MCPMOUNT_FIRST_LIST_WAIT``) with a warning, for a ``[serve]`` table that does not
+    set it."""
 
     call_timeout: float = Field(default=120.0, gt=0, allow_inf_nan=False)
     """Seconds one call may take."""

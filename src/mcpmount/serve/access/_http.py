@@ -1,8 +1,8 @@
 """Who may use HTTP ``serve``: bearer tokens, the hosts clients may name, and exposure.
 
-`HttpSecurity` turns the ``[serve]`` settings (with the ``serve`` command's flags merged in)
-into the SDK's own HTTP protections, passed to ``Server.streamable_http_app``
-(mcp/server/lowlevel/server.py):
+`HttpSecurity` turns the ``[serve]`` settings (with the ``serve`` command's flags merged in,
+`mcpmount.config.RegistryConfig.with_serve`) into the SDK's own HTTP protections, passed to
+``Server.streamable_http_app`` (mcp/server/lowlevel/server.py):
 
 - tokens: the SDK's bearer middleware with our verifier (`mcpmount.serve.access._tokens`).
   ``/mcp`` without a valid token is answered 401 with ``WWW-Authenticate: Bearer
@@ -14,15 +14,14 @@ into the SDK's own HTTP protections, passed to ``Server.streamable_http_app``
 - allowed hosts: the SDK's DNS-rebinding check (Host and Origin), loopback names always
   allowed; without allowed hosts the SDK's default stands (on for a loopback bind).
 - exposure: `check_exposure` refuses a bind beyond loopback without authentication.
-- the metrics' port and token: merged here, used by `mcpmount.serve.ops`.
+- the metrics' port and token: carried in the settings, used by `mcpmount.serve.ops`.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypedDict
@@ -32,7 +31,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import ValidationError
 
-from mcpmount.config import ServeOAuth, ServeSettings, ServeToken
+from mcpmount.config import ServeSettings, ServeToken
 from mcpmount.errors import ConfigError
 from mcpmount.serve.access._tokens import Grant, JwtTokens, StaticTokens, read_tokens_file
 
@@ -60,50 +59,25 @@ class HttpSecurity:
     """What protects HTTP ``serve``; build it with `HttpSecurity.build`."""
 
     settings: ServeSettings
-    """The merged settings (file and flags)."""
+    """The ``[serve]`` settings (the file's, with the flags merged in)."""
 
     tokens: Mapping[str, ServeToken]
     """Every static token: the table's and the tokens file's."""
 
     @classmethod
-    def build(
-        cls,
-        settings: ServeSettings,
-        *,
-        tokens: Mapping[str, ServeToken] | None = None,
-        tokens_file: str | os.PathLike[str] | None = None,
-        oauth: ServeOAuth | None = None,
-        allowed_hosts: Sequence[str] = (),
-        allow_unauthenticated: bool = False,
-        metrics_port: int | None = None,
-        metrics_host: str | None = None,
-        metrics_token: str | None = None,
-    ) -> HttpSecurity:
-        """Merge ``settings`` (the ``[serve]`` table) with what the caller gives, and read
-        the tokens file.
-
-        Given tokens join the table's, a given tokens file, OAuth or metrics setting
-        replaces its own, given hosts join its hosts, and ``allow_unauthenticated`` holds if
-        either says so.
+    def build(cls, settings: ServeSettings) -> HttpSecurity:
+        """Make ``settings`` (the ``[serve]`` table, with whatever was given beside it
+        merged in: `RegistryConfig.with_serve`) ready to serve: read the tokens file, and
+        check the OAuth URLs now rather than once every server is mounted.
 
         Raises:
-            ConfigError: The tokens file cannot be read or has a malformed line; a given
-                metrics setting is invalid (a port beyond 65535, a token too short).
+            ConfigError: The tokens file cannot be read or has a malformed line; the OAuth
+                issuer or resource is no URL.
         """
-        merged = settings.model_copy(
-            update={
-                "tokens": {**settings.tokens, **(tokens or {})},
-                "tokens_file": os.fspath(tokens_file) if tokens_file else settings.tokens_file,
-                "oauth": oauth or settings.oauth,
-                "allowed_hosts": [*settings.allowed_hosts, *allowed_hosts],
-                "allow_unauthenticated": settings.allow_unauthenticated or allow_unauthenticated,
-                **_given_metrics(metrics_port, metrics_host, metrics_token),
-            }
-        )
-        every = dict(merged.tokens)
-        if merged.tokens_file is not None:
-            every |= read_tokens_file(Path(merged.tokens_file))
-        security = cls(merged, every)
+        every = dict(settings.tokens)
+        if settings.tokens_file is not None:
+            every |= read_tokens_file(Path(settings.tokens_file))
+        security = cls(settings, every)
         try:  # refused now, not when the app is built after every server mounted
             security._auth_settings()
         except ValidationError:
@@ -179,21 +153,6 @@ class _Verifier:
         if self._jwt is not None:
             return await self._jwt.verify_token(token)
         return None
-
-
-def _given_metrics(port: int | None, host: str | None, token: str | None) -> dict[str, object]:
-    """The metrics settings given (not None), checked as the ``[serve]`` table's are.
-
-    Raises:
-        ConfigError: One is invalid; the problem names the setting, never the token.
-    """
-    given = {"metrics_port": port, "metrics_host": host, "metrics_token": token}
-    try:
-        checked = ServeSettings.model_validate({k: v for k, v in given.items() if v is not None})
-    except ValidationError as exc:
-        problems = [f"{error['loc'][0]}: {error['msg']}" for error in exc.errors()]
-        raise ConfigError("serve", problems) from None
-    return {key: getattr(checked, key) for key in checked.model_fields_set}
 
 
 def _has_port(name: str) -> bool:

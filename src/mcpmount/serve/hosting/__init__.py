@@ -1,7 +1,8 @@
 """Hosting: a front on a transport, for as long as it is served.
 
 - `serve` (``_run``): the lifecycle of a served config: mounts in the background,
-  signals, reloads (``_reloading``), shared state, the transport, the status socket.
+  signals, reloads (``_reloading``), shared state, the transport, the status socket; its
+  keywords of before ``[serve]`` held its settings, still read (``_keywords``).
 - `Host` (``_host``): a front on stdio (its wire: ``_stdio``) or streamable HTTP
   (uvicorn, ``_runners``; what a POST's body holds: ``_bodies``), with the operator's
   endpoints beside ``/mcp`` (`mcpmount.serve.ops`); a session's DELETE after what its

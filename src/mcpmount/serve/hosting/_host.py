@@ -60,26 +60,19 @@ class Host:
         self.metrics.stop_counting()
         await run_stdio(self.front.server, self.front.initialization_options())
 
-    def http_app(
-        self,
-        *,
-        host: str = "127.0.0.1",
-        stateless: bool = False,
-        json_response: bool = False,
-        security: HttpSecurity | None = None,
-        resume_window: float = 30.0,
-    ) -> Starlette:
+    def http_app(self, security: HttpSecurity | None = None) -> Starlette:
         """Return the streamable HTTP app (path ``/mcp``; ``/healthz``, ``/readyz``, ``/metrics``).
 
-        On a loopback ``host`` the SDK's DNS-rebinding protection is on (allowed Host
-        and Origin: 127.0.0.1, localhost, [::1], any port); it guards ``/mcp`` only.
-        ``security`` adds bearer tokens on ``/mcp`` and allowed hosts
-        (`mcpmount.serve.access`), and says who reads ``/metrics`` (served here or not) and
-        ``/readyz``'s reasons (`mcpmount.serve.ops`). A session's DELETE waits for
-        what its client posted just before it (`SessionEnds`); a session's call whose
-        client closed its stream is cancelled ``resume_window`` seconds later, unless it
-        was answered (`LeftCalls`). Every request passes the graceful stop (`Stopping`)
-        first.
+        ``security`` is the ``[serve]`` settings made ready to serve (`HttpSecurity.build`);
+        None: the defaults (no tokens, bound to loopback). On a loopback ``host`` the SDK's
+        DNS-rebinding protection is on (allowed Host and Origin: 127.0.0.1, localhost,
+        [::1], any port); it guards ``/mcp`` only. ``security`` adds bearer tokens on
+        ``/mcp`` and allowed hosts (`mcpmount.serve.access`), and says who reads
+        ``/metrics`` (served here or not) and ``/readyz``'s reasons (`mcpmount.serve.ops`).
+        A session's DELETE waits for what its client posted just before it
+        (`SessionEnds`); a session's call whose client closed its stream is cancelled
+        ``resume_window`` seconds later, unless it was answered (`LeftCalls`). Every
+        request passes the graceful stop (`Stopping`) first.
 
         With ``json_response`` every request is answered with one JSON body, never a
         stream. A proxy can then replay a call whose replica died under it (nothing of its
@@ -87,68 +80,59 @@ class Host:
         begun before the call runs. The cost: whatever a server sends during a call
         (progress, log messages, questions) cannot reach the client of that call.
         """
+        settings = security.settings if security is not None else ServeSettings()
         app = self.front.server.streamable_http_app(
-            host=host,
-            stateless_http=stateless,
-            json_response=json_response,
+            host=settings.host,
+            stateless_http=settings.stateless,
+            json_response=settings.json_response,
             custom_starlette_routes=[
                 *Ops(self.readiness, self.metrics, security).routes(),
                 *self.routes,
             ],
-            **app_security(security, host),
+            **app_security(security, settings.host),
         )
         app.add_middleware(SessionEnds, on_end=self.front.registry.end_client)
-        app.add_middleware(LeftCalls, window=resume_window)  # its cancel meets all below
+        # Its cancel meets all below.
+        app.add_middleware(LeftCalls, window=settings.resume_window)
         app.add_middleware(self.stopping.middleware)  # added last: it runs first
         return app
 
     async def run_http(
         self,
         stop: anyio.Event,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        stateless: bool = False,
-        json_response: bool = False,
-        on_ready: Callable[[str], None] | None = None,
         security: HttpSecurity | None = None,
+        *,
+        on_ready: Callable[[str], None] | None = None,
         on_metrics_ready: Callable[[str], None] | None = None,
-        resume_window: float = 30.0,
     ) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until ``stop`` is set.
 
-        With ``security``'s metrics port, ``/metrics`` is also served on a listener of its
-        own (nothing else is there), opened and closed with the main one.
+        Where and how is ``security``'s settings (the ``[serve]`` table's ``host``,
+        ``port``, ``stateless``, ``json_response``, ``resume_window``; see `http_app`). With
+        its metrics port, ``/metrics`` is also served on a listener of its own (nothing
+        else is there), opened and closed with the main one.
 
         Args:
             stop: Set it to stop gracefully, as `Stopping` says (drain, close, finish, cut).
-            host: The address to bind; 127.0.0.1 by default.
-            port: The port to bind; 0 lets the OS choose.
-            stateless: A fresh transport per request, no session (for load balancers).
-            json_response: Every answer one JSON body, never a stream (see `http_app`).
+            security: The ``[serve]`` settings made ready to serve (`HttpSecurity.build`);
+                None: the defaults, but on port 0 (the OS chooses; see ``on_ready``): a
+                front served in-process without settings (a test, an embedding) has no
+                port known in advance to claim.
             on_ready: Called with the URL once the socket is bound and serving.
-            security: Bearer tokens and allowed hosts, and the metrics' port and token
-                (see `http_app`).
             on_metrics_ready: Called with the metrics listener's URL once it serves,
                 before ``on_ready``.
-            resume_window: Seconds a session's call waits for its client to come back
-                after closing the call's stream, before it is cancelled.
 
         Raises:
             OSError: An address cannot be bound.
         """
+        if security is None:
+            security = HttpSecurity.build(ServeSettings(port=0))
         ops = Ops(self.readiness, self.metrics, security)
         await run_http(
-            self.http_app(
-                host=host,
-                stateless=stateless,
-                json_response=json_response,
-                security=security,
-                resume_window=resume_window,
-            ),
+            self.http_app(security),
             stop,
-            host=host,
-            port=port,
+            host=security.settings.host,
+            port=security.settings.port,
             on_ready=ops.announcing(on_ready),
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self.front.close_streams,

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import signal
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Literal
+from collections.abc import Awaitable, Callable
+from typing import Literal, Unpack
 
 import anyio
 from anyio.abc import TaskGroup
 
-from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
+from mcpmount.config import RegistryConfig
 from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins, required_as_written
 from mcpmount.serve.access import HttpSecurity, check_exposure
@@ -33,7 +32,9 @@ from mcpmount.serve.calllog import CallLog, DigestKey, open_sink
 from mcpmount.serve.credentials import PrincipalCredentials, per_principal
 from mcpmount.serve.front import ActivationStore, Retries, Startup, mount_initial, open_front
 from mcpmount.serve.hosting._host import Host
+from mcpmount.serve.hosting._keywords import OldKeywords, with_old_keywords
 from mcpmount.serve.hosting._reloading import Reloads
+from mcpmount.serve.hosting._runners import written
 from mcpmount.serve.hosting._stopping import Stopping
 from mcpmount.serve.ops import publish_status, served_status
 from mcpmount.serve.quotas import Counters, Limits
@@ -54,25 +55,10 @@ Transport = Literal["stdio", "http"]
 async def serve(
     config: RegistryConfig,
     *,
-    transport: Transport = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 0,
-    stateless: bool = False,
-    json_response: bool = False,
     on_ready: Callable[[str], None] | None = None,
-    watch: bool = True,
-    activations: ActivationStore | None = None,
-    shared_state: str | None = None,
-    tokens: Mapping[str, ServeToken] | None = None,
-    tokens_file: str | os.PathLike[str] | None = None,
-    oauth: ServeOAuth | None = None,
-    allowed_hosts: Sequence[str] = (),
-    allow_unauthenticated: bool = False,
-    metrics_port: int | None = None,
-    metrics_host: str | None = None,
-    metrics_token: str | None = None,
     on_metrics_ready: Callable[[str], None] | None = None,
-    call_log: str | None = None,
+    activations: ActivationStore | None = None,
+    **old: Unpack[OldKeywords],
 ) -> None:
     """Serve every server of ``config`` as one MCP server until told to stop.
 
@@ -86,66 +72,38 @@ async def serve(
     error is logged and changes nothing. Returns on SIGINT, SIGTERM or (stdio) stdin EOF,
     after closing every upstream server.
 
+    How and where it serves is the config's ``[serve]`` table (`ServeSettings`: the
+    transport, the address, who may use it, the metrics, the call log, the shared state);
+    set it in code with ``config.with_serve(transport="http", port=0)``.
+
     Args:
         config: The loaded config.
-        transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
-        host: HTTP only: the address to bind.
-        port: HTTP only: the port (0: the OS chooses; see ``on_ready``).
-        stateless: HTTP only: no sessions, for replicas behind a load balancer.
-        json_response: HTTP only: answer every request with one JSON body, never a stream
-            (see `Host.http_app`).
-        on_ready: HTTP only: called with the URL once serving.
-        watch: Reload when the config file changes (a config built in code has no file:
-            SIGHUP then only says so).
+        on_ready: HTTP only: called with the URL once serving (after ``portfile`` is
+            written).
+        on_metrics_ready: HTTP only: called with the metrics listener's URL once serving.
         activations: Where each conversation's found tools are kept (see
             `mcpmount.serve.front._activations`); default: this process's memory, or
             the shared state's (``shared_state``).
-        shared_state: A Redis URL: list changes reach the clients of every replica
-            that names it (`SharedState`); None: this process alone.
-        tokens: HTTP only: static bearer tokens by name, besides the config's
-            ``[serve.tokens]``.
-        tokens_file: HTTP only: a tokens file (``TOKEN`` or ``TOKEN ns1,ns2`` a line),
-            instead of the config's ``tokens_file``.
-        oauth: HTTP only: accept this issuer's JWT access tokens, instead of the config's
-            ``[serve.oauth]``.
-        allowed_hosts: HTTP only: Host names clients may use, besides the config's
-            ``allowed_hosts`` and loopback names.
-        allow_unauthenticated: HTTP only: serve beyond loopback with no authentication.
-        metrics_port: HTTP only: serve ``/metrics`` on a listener of its own at this port
-            (0: the OS chooses), instead of the config's ``metrics_port``; then not on the
-            MCP port (see `mcpmount.serve.ops`).
-        metrics_host: HTTP only: the address the metrics listener binds, instead of the
-            config's ``metrics_host`` (127.0.0.1).
-        metrics_token: HTTP only: the bearer token ``/metrics`` answers, instead of the
-            config's ``metrics_token``; it also reads ``/readyz``'s reasons.
-        on_metrics_ready: HTTP only: called with the metrics listener's URL once serving.
-        call_log: Where the call log goes (a file, ``stdout`` or ``otel``), instead of the
-            config's ``call_log`` (`mcpmount.serve.calllog`).
+        **old: The ``[serve]`` keys this function took as keywords before they had a home
+            there (``transport=``, ``port=``...): still read, with a `DeprecationWarning`
+            naming the key; give them with `RegistryConfig.with_serve` instead.
 
     Raises:
         MountError: A server whose table says ``required = true`` failed to mount;
             everything was closed first.
         ConfigError: HTTP beyond loopback without authentication, not allowed (nothing was
-            mounted or bound); the tokens file cannot be read; or a metrics setting is
-            invalid.
+            mounted or bound); the tokens file cannot be read; a given setting is invalid;
+            ``shared_state`` is not a Redis URL, or the redis package is missing; the call
+            log cannot be opened, or is ``stdout`` under stdio.
         OSError: The HTTP address (or the metrics one) cannot be bound.
-        ConfigError: ``shared_state`` is not a Redis URL, or the redis package is missing.
-        ConfigError: The call log cannot be opened, or is ``stdout`` under stdio.
     """
+    config = with_old_keywords(config, old)
+    settings = config.serve
+    transport, shared_state = settings.transport, settings.shared_state
     security = None
     if transport == "http":
-        security = HttpSecurity.build(
-            config.serve,
-            tokens=tokens,
-            tokens_file=tokens_file,
-            oauth=oauth,
-            allowed_hosts=allowed_hosts,
-            allow_unauthenticated=allow_unauthenticated,
-            metrics_port=metrics_port,
-            metrics_host=metrics_host,
-            metrics_token=metrics_token,
-        )
-        check_exposure(host, security)
+        security = HttpSecurity.build(settings)
+        check_exposure(settings.host, security)
     config = required_as_written(config)
     current = [config]  # a reload replaces it
     credentials = _credentials(transport, config, current, shared_state)
@@ -153,9 +111,8 @@ async def serve(
     stop = anyio.Event()
     startup = Startup()
     mounted = startup.mounted
-    current = [config]  # a reload replaces it
     async with (
-        open_sink(config.serve, transport=transport, target=call_log) as sink,
+        open_sink(settings, transport=transport) as sink,
         open_shared_state(shared_state, namespace=shared_namespace(config)) as shared,
         Counters(shared_state, namespace=shared_namespace(config)) as counters,
         open_front(
@@ -218,14 +175,12 @@ async def serve(
                         return
 
             tg.start_soon(served.propagate_changes)
-            tg.start_soon(startup.hold_first_answers, config.settings.first_list_wait)
+            tg.start_soon(startup.hold_first_answers, settings.first_list_wait)
             if shared is not None:
                 tg.start_soon(tell_of_remote_changes, shared.bus, served.tell_sessions)
             tg.start_soon(mount)
             tg.start_soon(stop_on_signal)
-            _start_reloads(
-                tg, registry, config, mounted, retries, current, watch=watch, on_policy=policy
-            )
+            _start_reloads(tg, registry, config, mounted, retries, current, on_policy=policy)
             if transport == "stdio":
                 async with anyio.create_task_group() as stdio:
 
@@ -239,14 +194,9 @@ async def serve(
             else:
                 await hosted.run_http(
                     stop,
-                    host=host,
-                    port=port,
-                    stateless=stateless,
-                    json_response=json_response,
-                    on_ready=on_ready,
-                    security=security,
-                    on_metrics_ready=on_metrics_ready,
-                    resume_window=config.serve.resume_window,
+                    security,
+                    on_ready=written(on_ready, settings.portfile),
+                    on_metrics_ready=written(on_metrics_ready, settings.metrics_portfile),
                 )
             tg.cancel_scope.cancel()
     if failure is not None:
@@ -288,10 +238,9 @@ def _start_reloads(
     retries: Retries,
     current: list[RegistryConfig],
     *,
-    watch: bool,
     on_policy: Callable[[], Awaitable[None]],
 ) -> None:
-    """Reload ``config``'s file on SIGHUP and (with ``watch``) when it changes; each
+    """Reload ``config``'s file on SIGHUP and (with ``[serve] watch``) when it changes; each
     reload puts its config in ``current`` and its failures in ``retries``, and one that
     changed the policy calls ``on_policy``."""
     if config.path is None:
@@ -306,5 +255,5 @@ def _start_reloads(
     reloads = Reloads(registry, config.path, retries, current, on_policy)
     tg.start_soon(reloads.run, mounted)
     tg.start_soon(reloads.on_sighup)
-    if watch:
+    if config.serve.watch:
         tg.start_soon(reloads.watch_file)

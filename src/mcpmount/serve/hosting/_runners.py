@@ -26,7 +26,7 @@ from mcpmount.serve.hosting._stdio import stdio_wire
 from mcpmount.serve.hosting._stopping import Stopping
 from mcpmount.serve.ops import Listener
 
-__all__ = ["run_http", "run_stdio", "write_portfile"]
+__all__ = ["run_http", "run_stdio", "write_portfile", "written"]
 
 _BACKSTOP: Final = 2
 """Seconds uvicorn waits, after the stop's own bound, before cancelling what is left
@@ -133,6 +133,22 @@ def write_portfile(path: str | os.PathLike[str], url: str) -> None:
     with open(tmp, "w") as f:
         f.write(port + "\n")
     os.replace(tmp, path)
+
+
+def written(
+    on_ready: Callable[[str], None] | None, portfile: str | None
+) -> Callable[[str], None] | None:
+    """``on_ready``, then the port written to ``portfile`` (``[serve] portfile``); as it is
+    without a port file."""
+    if portfile is None:
+        return on_ready
+
+    def ready(url: str) -> None:
+        if on_ready is not None:
+            on_ready(url)
+        write_portfile(portfile, url)
+
+    return ready
 
 
 class _UvicornServer(uvicorn.Server):
