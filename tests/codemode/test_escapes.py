@@ -182,29 +182,32 @@ async def test_an_allocation_past_the_memory_limit_fails_inside_only() -> None:
     assert "[registry.code_mode] memory_mb" in text
 
 
-async def test_a_sleeping_loop_is_stopped_at_the_deadline() -> None:
-    """It runs on outside; inside it is stopped at its wall-clock deadline, which is named."""
-    source = "import time\nprint('started', flush=True)\nwhile True:\n    time.sleep(0.05)\n"
+LOOPS = {
+    "deadline": (
+        "import time\nprint('started', flush=True)\nwhile True:\n    time.sleep(0.05)\n",
+        replace(LIMITS, timeout=2),
+        "started\nit was stopped at its deadline of 2 s; raise [registry.code_mode] timeout",
+    ),
+    "cpu": (
+        "print('started', flush=True)\nwhile True:\n    pass\n",
+        replace(LIMITS, cpu_seconds=1, timeout=60),
+        "started\nit was stopped after its 1 s of CPU time; raise [registry.code_mode] cpu_seconds",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+async def test_a_loop_is_stopped_by_its_deadline_or_cpu_limit(name: str) -> None:
+    """A loop that sleeps or computes runs on outside; inside it is stopped (killed and
+    reaped, not waited for) at its wall-clock deadline or after its CPU seconds, named."""
+    source, limits, told = LOOPS[name]
     with pytest.raises(subprocess.TimeoutExpired):
         await anyio.to_thread.run_sync(outside, source, None, 3)
     started = anyio.current_time()
-    done, text = await run(source, limits=replace(LIMITS, timeout=2))
-    assert anyio.current_time() - started < 2 + 10  # killed and reaped, not waited for
+    done, text = await run(source, limits=limits)
+    assert anyio.current_time() - started < limits.timeout + 10
     assert done.result.is_error
-    assert text.startswith("started\n")
-    assert "deadline of 2 s" in text
-    assert "[registry.code_mode] timeout" in text
-
-
-async def test_a_busy_loop_is_stopped_by_its_cpu_limit() -> None:
-    """A loop that computes runs on outside; inside it is killed after its CPU seconds."""
-    source = "while True:\n    pass\n"
-    with pytest.raises(subprocess.TimeoutExpired):
-        await anyio.to_thread.run_sync(outside, source, None, 3)
-    done, text = await run(source, limits=replace(LIMITS, cpu_seconds=1, timeout=60))
-    assert done.result.is_error
-    assert "1 s of CPU time" in text
-    assert "[registry.code_mode] cpu_seconds" in text
+    assert text.startswith(told)
 
 
 async def test_a_flood_of_output_is_cut_and_stopped() -> None:

@@ -150,3 +150,16 @@ async def test_without_bwrap_a_run_is_refused_saying_what_to_install(
 
 async def _never_called(name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
     raise AssertionError(name)
+
+
+@pytest.mark.slow
+async def test_a_bug_in_the_call_path_is_raised_once_the_sandbox_is_gone() -> None:
+    """What the caller raises beyond `RegistryError` is not the program's to see: the run is
+    ended and the exception itself (no group around it) comes out of `run_code`."""
+
+    async def call(name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        raise LookupError("a bug on the way")
+
+    tools = [mcp_types.Tool(name="ns__ping", input_schema={"type": "object"})]
+    with pytest.raises(LookupError, match="a bug on the way"):
+        await run_code("from tools import ns\nns.ping()\n", tools, call, limits=LIMITS)

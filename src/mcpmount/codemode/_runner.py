@@ -99,6 +99,9 @@ class _Run:
         self.exception: str | None = None
         """The program's traceback (or exit status), as the child sent it."""
         self.memory = False
+        self.failure: Exception | None = None
+        """What the `ToolCaller` raised that is not a `RegistryError` (a bug on the way):
+        the run is ended and it is raised from `run_code`, not told to the program."""
         self.process: anyio.abc.Process | None = None
 
     async def run(self, bwrap: str, header: bytes) -> CodeRun:
@@ -137,6 +140,8 @@ class _Run:
                 await self._end()
             for fd in (*theirs, *ours):
                 os.close(fd)
+        if self.failure is not None:
+            raise self.failure
         return CodeRun(self._result(), self.calls, self.startup or 0.0)
 
     async def _supervise(
@@ -259,6 +264,10 @@ class _Run:
             result = await self.call(name, arguments)
         except RegistryError as exc:  # refused or failed on the way: the program is told
             return {"error": str(exc)}
+        except Exception as exc:  # a bug on the way: raised by run_code, not in a group
+            self.failure = exc
+            self._stop("the call path failed")
+            return {"error": f"{name}: the call failed"}
         text = "\n".join(
             block.text for block in result.content if isinstance(block, mcp_types.TextContent)
         )
