@@ -150,9 +150,11 @@ async def _wait_for_vault(session: _Session) -> None:
             await anyio.sleep(0.1)
 
 
-LIMITED_CALLS: Final = """
+def adding(times: int) -> str:
+    """A program that calls ``pub__add`` ``times`` times, printing how each went."""
+    return f"""
 from tools import pub, ToolError
-for _ in range(3):
+for _ in range({times}):
     try:
         pub.add(a=1, b=2)
         print("added")
@@ -168,7 +170,7 @@ async def test_a_rate_limit_and_the_call_log_see_each_call_of_a_program(tmp_path
     async with served_http(_access_config(tmp_path), tmp_path) as (url, _):
         full = _Session(url, FULL)
         await full.tools()
-        lines = output(await full.run(LIMITED_CALLS)).splitlines()
+        lines = output(await full.run(adding(3))).splitlines()
         log = tmp_path / "calls.jsonl"
         with anyio.fail_after(BEHAVIOUR):
             while not any(r["name"] == RUN_CODE_NAME for r in _records(log)):
@@ -191,16 +193,6 @@ def _records(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-ONE_ADD: Final = """
-from tools import pub, ToolError
-try:
-    pub.add(a=1, b=2)
-    print("added")
-except ToolError as exc:
-    print("refused:", exc)
-"""
-
-
 @pytest.mark.slow
 async def test_serve_asks_the_client_to_approve_a_call_of_the_program(tmp_path: Path) -> None:
     """A gated tool called from a program is put to the client (an elicitation on the
@@ -214,7 +206,7 @@ async def test_serve_asks_the_client_to_approve_a_call_of_the_program(tmp_path: 
             client = Client(url, mode="legacy", cache=None, **host.callbacks())
             async with connected(client):
                 await _wait_for(client, "pub__add")
-                outputs.append(output(await client.call_tool(RUN_CODE_NAME, {"code": ONE_ADD})))
+                outputs.append(output(await client.call_tool(RUN_CODE_NAME, {"code": adding(1)})))
             assert host.asked == ["elicitation:form"]
             assert "pub__add" in host.messages[0]
     assert outputs[0].startswith("refused: server 'pub': tool 'pub__add': the call was denied")
