@@ -19,7 +19,7 @@ from fault_support import raw
 from mcpmount.config import RegistryConfig, StdioServer
 from mcpmount.errors import ServerCrashedError, ServerStartError
 from mcpmount.registry import Registry, open_registry
-from mcpmount.transports import _stdio
+from mcpmount.transports import _stdio_pipes
 from support import FIXTURE, fixture, record_pids, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
@@ -179,7 +179,7 @@ async def test_a_server_that_stops_reading_its_stdin_is_dropped_not_waited_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A write that blocks past the stall bound ends the session; calls fail, naming why."""
-    monkeypatch.setattr(_stdio, "_STDIN_STALL", 1.0)
+    monkeypatch.setattr(_stdio_pipes, "_STDIN_STALL", 1.0)
     tools = (
         '{"tools": [{"name": "freeze", "inputSchema": {"type": "object"}}, '
         '{"name": "take", "inputSchema": {"type": "object"}}]}'
