@@ -89,6 +89,17 @@ def test_signatures_read_as_python_types() -> None:
     assert "def query() -> dict[str, Any]:" in stubs([output])
 
 
+def test_stubs_of_a_few_tools_name_them_as_the_module_of_all_does() -> None:
+    """A search's hits are shown under the names the ``tools`` module gives them, even when
+    a tool that reads alike is not among the hits."""
+    found = [tool("ns__read-file")]
+    every = [*found, tool("ns__read_file")]
+    name = python_names(every)["ns__read-file"][1]
+    assert name.startswith("read_file_")
+    assert f"def {name}()" in stubs(found, among=every)
+    assert "def read_file()" in stubs(found)  # alone, it needs no suffix
+
+
 def test_python_names_are_identifiers_unique_and_independent_of_order() -> None:
     """Names that read alike get stable suffixes; keywords a trailing ``_``; order does not
     change any name."""

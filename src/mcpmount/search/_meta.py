@@ -137,7 +137,7 @@ def call_tool_search(
     args = dict(arguments or {})
     query = args.get("query")
     limit = args.get("limit", DEFAULT_LIMIT)
-    form = args.get("format", FORMATS[0])
+    form = args.get("format") or FORMATS[0]  # null, as some models send: the default
     if (
         not isinstance(query, str)
         or not isinstance(limit, int)
