@@ -109,7 +109,7 @@ class _Session:
 HIDDEN_OR_ABSENT: Final = """
 from _mcpmount_code import call, ToolError
 import tools
-print(sorted(name for name in vars(tools) if name in ("pub", "vault")))
+print(sorted(name for name in dir(tools) if name in ("pub", "vault")))
 for name in ("vault__echo", "vaulx__echo"):
     try:
         call(name, {"text": "hi"})
