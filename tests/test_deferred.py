@@ -92,6 +92,22 @@ async def test_a_view_remembers_what_its_searches_found_across_turns() -> None:
         assert added.structured_content == {"result": 4}
 
 
+async def test_a_python_format_search_leaves_the_view_as_it_was() -> None:
+    """Stubs are read to write a program: their JSON definitions must not join each turn."""
+    async with Registry() as registry:
+        await mounted(registry, "hid", fixture(defer=True))
+        view = registry.view()
+        before = names(view.tools())
+        query = {"query": "add two integers", "limit": 2, "format": "python"}
+        stubs = await view.call(TOOL_SEARCH_NAME, query)
+        text = stubs.content[0]
+        assert isinstance(text, mcp_types.TextContent)
+        assert "def add(" in text.text
+        assert names(view.tools()) == before
+        await view.call(TOOL_SEARCH_NAME, {**query, "format": "json"})
+        assert "hid__add" in names(view.tools())
+
+
 async def test_the_index_follows_mounts_and_unmounts() -> None:
     """An unmounted server's tools leave search; a new one's arrive."""
     async with Registry() as registry:

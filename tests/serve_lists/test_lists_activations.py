@@ -135,3 +135,20 @@ async def test_a_failing_store_leaves_lists_and_searches_working(
     assert "call_tool" in listed
     assert ("load", "conv:c-1") in store.asked
     assert "the store failed" in caplog.text
+
+
+@pytest.mark.usefixtures("no_leaks")
+async def test_a_python_format_search_activates_nothing() -> None:
+    """Stubs are read to write a ``run_code`` program: the conversation's list stays as it
+    was, nothing is stored, and no line sends the model to ``call_tool``."""
+    store = Recording()
+    async with front_url(store) as url, client_of(url, conversation="c-1") as client:
+        query = {"query": "select:one__add", "format": "python"}
+        with anyio.fail_after(BEHAVIOUR):
+            found = await client.call_tool("tool_search", query)
+            listed = names(await client.list_tools())
+    text = "".join(getattr(block, "text", "") for block in found.content)
+    assert "def add(" in text
+    assert "call_tool" not in text
+    assert "one__add" not in listed
+    assert ("add", "conv:c-1") not in store.asked

@@ -78,7 +78,8 @@ class View:
         return self._activate(await self.registry.run_tool_search(arguments))
 
     def _activate(self, outcome: ToolSearchCall) -> ToolSearchCall:
-        self.activated += [n for n in outcome.names if n not in self.activated]
+        if outcome.activates:
+            self.activated += [n for n in outcome.names if n not in self.activated]
         return outcome
 
     async def call(

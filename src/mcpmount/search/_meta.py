@@ -114,6 +114,11 @@ class ToolSearchCall:
     found: SearchResult | None
     """The search itself; None when the arguments were malformed and nothing was searched."""
 
+    activates: bool = True
+    """Whether what it found joins the caller's tools list. A ``"format": "python"`` search
+    does not: its reader calls the tools from a ``run_code`` program, and their JSON
+    definitions in every later turn would cost the tokens code mode saves."""
+
     @property
     def names(self) -> tuple[str, ...]:
         """The public names of the found tools, best first."""
@@ -159,7 +164,7 @@ def call_tool_search(
     if form == "python":
         text = python_stubs(index, found, servers=servers, tools=tools)
         result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)])
-        return ToolSearchCall(result, found)
+        return ToolSearchCall(result, found, activates=False)
     payload: dict[str, Any] = {"tools": [hit.tool.to_dict() for hit in found.hits]}
     if found.hint:
         payload["hint"] = found.hint

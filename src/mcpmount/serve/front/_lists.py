@@ -122,13 +122,13 @@ class ToolLists:
         tools = self.door.searched(principal) if self.door is not None else None
         outcome = self._registry.tool_search(arguments, servers=principal.namespaces, tools=tools)
         new: frozenset[str] = frozenset()
-        if caller.key is not None and outcome.names:
+        if caller.key is not None and outcome.names and outcome.activates:
             before = set(await self._load(caller.key))
             new = frozenset(name for name in outcome.names if name not in before)
             if new:
                 await self._add(caller.key, outcome.names)
         result = outcome.result
-        if self._offers_call_tool(caller):
+        if self._offers_call_tool(caller) and outcome.activates:
             conversation = not caller.session and caller.key is not None
             result = search_result_via_call_tool(result, conversation=conversation)
         hits = outcome.found.hits if outcome.found is not None else ()
