@@ -122,19 +122,20 @@ class _Run:
                 fds=(requests_write, answers_read),
             )
             self.started = time.perf_counter()
-            self.process = await anyio.open_process(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                env=ENV,
-                start_new_session=True,  # one group to kill: bwrap, its init, the program
-                pass_fds=theirs,
-            )
+            with anyio.CancelScope(shield=True):  # a spawn cancelled midway would orphan it
+                self.process = await anyio.open_process(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    env=ENV,
+                    start_new_session=True,  # one group to kill: bwrap, its init, the program
+                    pass_fds=theirs,
+                )
             for fd in theirs:
                 os.close(fd)
             theirs = []
-            await self._supervise(self.process, header, requests_read, answers_write)
+            await self._supervise(header, requests_read, answers_write)
         finally:
             with anyio.CancelScope(shield=True):
                 await self._end()
@@ -144,9 +145,9 @@ class _Run:
             raise self.failure
         return CodeRun(self._result(), self.calls, self.startup or 0.0)
 
-    async def _supervise(
-        self, process: anyio.abc.Process, header: bytes, requests: int, answers: int
-    ) -> None:
+    async def _supervise(self, header: bytes, requests: int, answers: int) -> None:
+        process = self.process
+        assert process is not None  # spawned
         with anyio.move_on_after(self.limits.timeout) as deadline:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_write, answers, header)
