@@ -105,7 +105,15 @@ def test_no_module_is_imported_with_the_tests_prefix() -> None:
 
 
 HOMES = {
+    "counted_fixture": "support.py",
+    "fixture_server": "support.py",
     "free_port": "support.py",
+    "port_written": "support.py",
+    "portfile_process": "support.py",
+    "script_server": "support.py",
+    "served_http": "serve/serve_support.py",
+    "spawn_count": "support.py",
+    "write_config": "support.py",
 }
 """Helpers once copied from room to room, and the one module that defines each now."""
 
@@ -120,4 +128,4 @@ def test_each_shared_helper_is_defined_in_its_home_only() -> None:
                     defined[name].append(str(path.relative_to(TESTS)))
     assert {name: sorted(set(where)) for name, where in defined.items()} == {
         name: [home] for name, home in HOMES.items()
-    }, "a helper of tests/support.py written again: import it from its home instead"
+    }, "a shared helper of the tests written again: import it from its home instead"

@@ -19,32 +19,26 @@ from mcpmount.config import load_config
 from mcpmount.errors import RegistryError, ServerStartError, UpstreamError
 from mcpmount.registry import Registry
 from servers.http_faults import StatusApp
+from support import fixture_server, write_config
 
-FIXTURE = str(Path(__file__).parent / "servers" / "fixture_server.py")
 SECRET = "sk-planted-7f3a9c1e5b"
 LISTING = '{"tools": [{"name": "anything", "inputSchema": {"type": "object"}}]}'
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
-def write_config(tmp_path: Path, *flags: str, url: str = "http://127.0.0.1:9/mcp") -> Path:
-    args = ", ".join(f"'{a}'" for a in [FIXTURE, *flags])  # TOML literal strings
-    path = tmp_path / "servers.toml"
-    path.write_text(
-        f"""
-[servers.leaky]
-command = "{sys.executable}"
-args = [{args}]
-env = {{ API_TOKEN = "${{PLANTED}}" }}
-startup_timeout = 5
-
-[servers.web]
-url = "{url}"
-headers = {{ Authorization = "Bearer ${{PLANTED}}" }}
-required = false
-"""
+def leaky_config(tmp_path: Path, *flags: str, url: str = "http://127.0.0.1:9/mcp") -> str:
+    """The fixture server with ``flags`` (``leaky``) and an HTTP server at ``url`` (``web``),
+    both given the planted secret."""
+    return write_config(
+        tmp_path,
+        fixture_server(
+            "leaky", *flags, extra='env = { API_TOKEN = "${PLANTED}" }\nstartup_timeout = 5'
+        ),
+        f'[servers.web]\nurl = "{url}"\nrequired = false\n'
+        'headers = { Authorization = "Bearer ${PLANTED}" }\n',
+        name="servers.toml",
     )
-    return path
 
 
 def assert_clean(*texts: str) -> None:
@@ -60,13 +54,13 @@ async def test_a_secret_never_appears_in_errors_reprs_or_logs(
     environ = {"PLANTED": SECRET, "PATH": "/usr/bin:/bin"}
     async with serve_http(StatusApp(401, SECRET.encode())) as url:
         config = load_config(
-            write_config(
+            leaky_config(
                 tmp_path, "--raw", "--list-json", LISTING, "--echo-env", "API_TOKEN", url=url
             ),
             environ=environ,
         )
         start_config = load_config(
-            write_config(tmp_path, "--echo-env", "API_TOKEN", "--crash-on-start"), environ=environ
+            leaky_config(tmp_path, "--echo-env", "API_TOKEN", "--crash-on-start"), environ=environ
         )
         outputs: list[str] = [repr(config), repr(start_config), str(config.servers)]
         async with Registry(config.settings) as registry:
@@ -92,7 +86,7 @@ async def test_a_secret_never_appears_in_errors_reprs_or_logs(
 
 def test_the_cli_never_prints_a_planted_secret(tmp_path: Path) -> None:
     """`mcpmount check` and `mcpmount tools` print no secret on stdout or stderr."""
-    config = write_config(tmp_path, "--echo-env", "API_TOKEN", "--crash-on-start")
+    config = leaky_config(tmp_path, "--echo-env", "API_TOKEN", "--crash-on-start")
     env = {"PLANTED": SECRET, "PATH": "/usr/bin:/bin", "MCPMOUNT_STARTUP_TIMEOUT": "5"}
     for command in (["check", str(config)], ["tools", str(config)]):
         done = subprocess.run(
@@ -111,7 +105,7 @@ def test_the_cli_never_prints_a_planted_secret(tmp_path: Path) -> None:
 async def test_a_failed_initialize_carrying_the_secret_is_redacted(tmp_path: Path) -> None:
     """The server's own error text on initialize is redacted before it reaches the error."""
     config = load_config(
-        write_config(tmp_path, "--raw", "--init-error", "--echo-env", "API_TOKEN"),
+        leaky_config(tmp_path, "--raw", "--init-error", "--echo-env", "API_TOKEN"),
         environ={"PLANTED": SECRET},
     )
     async with Registry(config.settings) as registry:

@@ -40,7 +40,7 @@ SLOW_START = 3.0
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
 
 
-def write_config(folder: Path) -> Path:
+def bench_config(folder: Path) -> Path:
     tables = [f'[registry]\ncache_dir = "{folder / "cache"}"\n']
     for index in range(SERVERS):
         slow = index == SERVERS - 1
@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="the src folder of the version to compare")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        config = write_config(Path(folder))
+        config = bench_config(Path(folder))
         after = measure(SRC, config)
         before = measure(args.before, config) if args.before else None
     print(f"{SERVERS} servers, one starting in {SLOW_START:g} s; medians of {REPEATS} runs")

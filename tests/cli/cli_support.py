@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import pty
 import select
@@ -14,7 +13,11 @@ import termios
 from collections.abc import Mapping
 from pathlib import Path
 
-from support import FIXTURE
+from support import fixture_server
+from support import write_config as write_config
+
+server = fixture_server
+"""`support.fixture_server` under the name tests written before it moved import."""
 
 
 def mcpmount(
@@ -32,18 +35,6 @@ def mcpmount(
         cwd=cwd,
         stdin=subprocess.DEVNULL,
     )
-
-
-def write_config(tmp_path: Path, body: str) -> str:
-    path = tmp_path / "mcpmount.toml"
-    path.write_text(body)
-    return str(path)
-
-
-def server(name: str, *flags: str, extra: str = "") -> str:
-    """A config table for the fixture server, mounted as ``name``."""
-    args = json.dumps([FIXTURE, *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
 
 
 def terminal(*args: str) -> tuple[int, str]:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
+from support import fixture_server, write_config
 
 SECRET = "s3cr3t-token-value-4242"
 
@@ -15,7 +16,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 def test_a_bad_config_exits_2_naming_the_key_and_hiding_the_secret(tmp_path: Path) -> None:
     """A misspelled key is named with a suggestion; its secret value never appears."""
-    body = server("one", extra=f'enw = {{ TOKEN = "{SECRET}" }}')
+    body = fixture_server("one", extra=f'enw = {{ TOKEN = "{SECRET}" }}')
     done = mcpmount("check", write_config(tmp_path, body))
     assert done.returncode == 2
     assert "servers.one.enw" in done.stderr

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
-from support import SERVERS
+from cli.cli_support import mcpmount
+from support import SERVERS, fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -35,7 +35,7 @@ def audit_json(config: str, *flags: str) -> tuple[int, list[dict[str, str | None
 def test_audit_finds_every_planted_finding_by_rule_server_and_item(tmp_path: Path) -> None:
     """Each plant is one finding of its rule, on its server and definition, at its severity."""
     secrets = poisoned("p", f"--api-key={API_KEY}", "--token", TOKEN)
-    config = write_config(tmp_path, server("fx") + secrets)
+    config = write_config(tmp_path, fixture_server("fx") + secrets)
     code, findings = audit_json(config)
     assert code == 1
     got = {(f["rule"], f["server"], f["kind"], f["item"], f["severity"]) for f in findings}
@@ -87,7 +87,7 @@ def test_audit_never_prints_a_secret_nor_hidden_text(tmp_path: Path) -> None:
 def test_the_clean_fixture_reports_nothing_above_info(tmp_path: Path) -> None:
     """A server with nothing planted gets only info findings, and exit 0 unless
     ``--fail-on info``."""
-    config = write_config(tmp_path, server("fx"))
+    config = write_config(tmp_path, fixture_server("fx"))
     code, findings = audit_json(config)
     assert code == 0
     assert findings
@@ -115,7 +115,9 @@ def test_a_gate_clears_the_destructive_finding(tmp_path: Path) -> None:
 
 def test_a_server_that_fails_to_mount_is_a_high_finding(tmp_path: Path) -> None:
     """It cannot be read, so the audit cannot pass it: ``unmounted``, with its error."""
-    config = write_config(tmp_path, server("bad", "--crash-on-start") + server("fx"))
+    config = write_config(
+        tmp_path, fixture_server("bad", "--crash-on-start") + fixture_server("fx")
+    )
     code, findings = audit_json(config)
     assert code == 1
     [bad] = [f for f in findings if f["rule"] == "unmounted"]
@@ -137,7 +139,7 @@ def test_the_table_names_each_finding_and_the_summary_counts_them(tmp_path: Path
 def test_a_lock_file_clears_the_unpinned_finding(tmp_path: Path) -> None:
     """After ``mcpmount lock`` the servers it pinned are no longer ``unpinned`` (and a
     sandboxed one is not ``unsandboxed``: nothing is left to report)."""
-    config = write_config(tmp_path, server("fx", extra="sandbox = true"))
+    config = write_config(tmp_path, fixture_server("fx", extra="sandbox = true"))
     assert mcpmount("lock", config).returncode == 0
     code, findings = audit_json(config, "--fail-on", "info")
     assert (code, findings) == (0, [])
@@ -148,14 +150,18 @@ def test_a_server_without_a_sandbox_is_an_info_finding_and_the_default_clears_it
 ) -> None:
     """A stdio server that runs with all of the user's rights is ``unsandboxed``; the
     registry-wide ``sandbox = true`` covers every server that sets none."""
-    plain = write_config(tmp_path, server("fx") + server("own", extra="sandbox = false"))
+    plain = write_config(
+        tmp_path, fixture_server("fx") + fixture_server("own", extra="sandbox = false")
+    )
     _, findings = audit_json(plain, "--fail-on", "info")
     unsandboxed = {f["server"] for f in findings if f["rule"] == "unsandboxed"}
     assert unsandboxed == {"fx", "own"}
     assert all(f["severity"] == "info" for f in findings)
     default = write_config(
         tmp_path,
-        "[registry]\nsandbox = true\n" + server("fx") + server("own", extra="sandbox = false"),
+        "[registry]\nsandbox = true\n"
+        + fixture_server("fx")
+        + fixture_server("own", extra="sandbox = false"),
     )
     _, findings = audit_json(default, "--fail-on", "info")
     assert {f["server"] for f in findings if f["rule"] == "unsandboxed"} == {"own"}

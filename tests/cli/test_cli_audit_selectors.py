@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, write_config
-from support import SERVERS
+from cli.cli_support import mcpmount
+from support import SERVERS, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
-from support import FIXTURE
+from cli.cli_support import mcpmount
+from support import FIXTURE, fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -35,7 +35,8 @@ def clock(tmp_path: Path) -> str:
     listing = json.dumps({"tools": [{"name": "clock", "inputSchema": SCHEMA}]})
     args = json.dumps([FIXTURE, "--raw", "--list-json", listing])
     return write_config(
-        tmp_path, server("one") + f'[servers.t]\ncommand = "{sys.executable}"\nargs = {args}\n'
+        tmp_path,
+        fixture_server("one") + f'[servers.t]\ncommand = "{sys.executable}"\nargs = {args}\n',
     )
 
 
@@ -73,7 +74,7 @@ def test_describe_shows_a_table_of_the_arguments(tmp_path: Path) -> None:
 def test_describe_shows_the_description_json_and_what_an_unknown_name_may_be(
     tmp_path: Path,
 ) -> None:
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     added = mcpmount("describe", "one__add", config)
     assert "Add two integers." in added.stdout
     assert json.loads(mcpmount("describe", "one__add", config, "--json").stdout)["name"] == "add"
@@ -87,7 +88,7 @@ def test_call_with_a_json_array_is_told_arguments_are_an_object(tmp_path: Path) 
     wrong shape, not a config path: exit 2, nothing started, the way to see the
     arguments named."""
     marker = tmp_path / "one.pid"
-    write_config(tmp_path, server("one", "--pidfile", str(marker)))
+    write_config(tmp_path, fixture_server("one", "--pidfile", str(marker)))
     done = mcpmount("call", "one__echo", '["UTC"]', cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "must be a JSON object of named arguments, not an array" in done.stderr
@@ -102,7 +103,7 @@ def test_call_with_the_config_first_is_told_the_order(tmp_path: Path) -> None:
     """``call CONFIG NAME`` (the config where the name goes) is a usage error that shows the
     command in its order, not a config problem about a file named like the tool."""
     marker = tmp_path / "one.pid"
-    config = write_config(tmp_path, server("one", "--pidfile", str(marker)))
+    config = write_config(tmp_path, fixture_server("one", "--pidfile", str(marker)))
     done = mcpmount("call", str(config), "one__echo")
     assert done.returncode == 2, done.stderr
     assert f"the name comes first: mcpmount call one__echo [ARGUMENTS] {config}" in done.stderr

@@ -15,10 +15,11 @@ from host_files import HOSTS, VARIABLES, argv_env, entry_of, only_added, parse, 
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from cli.cli_support import mcpmount, server
+from cli.cli_support import mcpmount
 from mcpmount.config import StdioServer
 from mcpmount.hosts import HostApp, load_host
 from serve.serve_support import connected, wait_for_tool
+from support import fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
@@ -45,7 +46,7 @@ def places(tmp_path: Path, host: str) -> tuple[Path, Path, Path]:
     (home / file).parent.mkdir(parents=True)
     (home / file).write_text(text)
     config = tmp_path / "servers.toml"
-    config.write_text(server("fx"))
+    config.write_text(fixture_server("fx"))
     return home, home / file, config
 
 

@@ -13,12 +13,15 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from cli.cli_support import mcpmount, server
+from cli.cli_support import mcpmount
 from serve.serve_support import connected, wait_for_tool
+from support import fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
-CONFIG_BODY = server("fx") + 'env = { API_TOKEN = "${API_TOKEN}", LEVEL = "${LEVEL:-info}" }\n'
+CONFIG_BODY = (
+    fixture_server("fx") + 'env = { API_TOKEN = "${API_TOKEN}", LEVEL = "${LEVEL:-info}" }\n'
+)
 """A config that needs ``API_TOKEN`` from its environment, and may have ``LEVEL``."""
 
 SECRET = "tok-from-this-shell-4242"

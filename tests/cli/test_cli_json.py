@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.cli._completion import _commands  # pyright: ignore[reportPrivateUsage]
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -48,7 +49,7 @@ def test_a_usage_error_under_json_is_one_object_on_stdout() -> None:
 
 
 def test_a_config_error_names_its_server(tmp_path: Path) -> None:
-    config = write_config(tmp_path, server("one", extra='enw = { A = "b" }'))
+    config = write_config(tmp_path, fixture_server("one", extra='enw = { A = "b" }'))
     done = mcpmount("check", config, "--json")
     assert done.returncode == 2
     told = failure(done)
@@ -58,7 +59,9 @@ def test_a_config_error_names_its_server(tmp_path: Path) -> None:
 
 def test_a_server_that_fails_to_mount_is_named(tmp_path: Path) -> None:
     # required: a listing command lists what mounted beside an optional server's failure
-    config = write_config(tmp_path, server("one", "--crash-on-start", extra="required = true"))
+    config = write_config(
+        tmp_path, fixture_server("one", "--crash-on-start", extra="required = true")
+    )
     done = mcpmount("tools", config, "--json", "--live")
     assert done.returncode == 1
     told = failure(done)
@@ -67,7 +70,7 @@ def test_a_server_that_fails_to_mount_is_named(tmp_path: Path) -> None:
 
 
 def test_an_unknown_tool_suggests_the_near_name(tmp_path: Path) -> None:
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     done = mcpmount("call", "one__ech", "{}", config, "--json")
     assert done.returncode == 1, done.stderr
     told = failure(done)
@@ -76,7 +79,7 @@ def test_an_unknown_tool_suggests_the_near_name(tmp_path: Path) -> None:
 
 
 def test_arguments_that_are_not_an_object_are_a_usage_failure(tmp_path: Path) -> None:
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     done = mcpmount("call", "one__echo", "[1]", config, "--json")
     assert done.returncode == 2
     told = failure(done)
@@ -106,7 +109,7 @@ def test_serves_failure_under_json_is_a_json_line_on_stderr_and_nothing_on_stdou
 def test_serves_own_lines_under_json_are_json_lines(tmp_path: Path) -> None:
     """HTTP ``serve --json``: the serving line is an event with its URL; stopped with
     SIGTERM, it leaves nothing that is not JSON on stderr."""
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     command = [sys.executable, "-m", "mcpmount", "-v", "serve", config, "--json"]
     command += ["--transport", "http", "--port", "0"]
     with subprocess.Popen(

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from mcp import MCPError
 
-from cli.cli_support import server, write_config
 from serve.serve_support import served_stdio
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
 
 async def test_an_unknown_tool_is_told_to_list_or_search_the_tools(tmp_path: Path) -> None:
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     async with served_stdio(config, tmp_path) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("zzzz", {})

@@ -8,15 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
-from support import CHANGING
+from cli.cli_support import mcpmount
+from support import CHANGING, fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def test_check_reports_each_server_and_exits_1_when_one_fails(tmp_path: Path) -> None:
     """A failed server shows up with its error; the exit code is 1."""
-    config = write_config(tmp_path, server("good") + server("bad", "--crash-on-start"))
+    config = write_config(
+        tmp_path, fixture_server("good") + fixture_server("bad", "--crash-on-start")
+    )
     done = mcpmount("check", config, "--json")
     assert done.returncode == 1
     report = json.loads(done.stdout)
@@ -28,7 +30,7 @@ def test_check_reports_each_server_and_exits_1_when_one_fails(tmp_path: Path) ->
 
 def test_check_prints_a_table_and_exits_0_when_all_mount(tmp_path: Path) -> None:
     """The human form: a table on stdout, a summary on stderr."""
-    done = mcpmount("check", write_config(tmp_path, server("one", "--tools", "2")))
+    done = mcpmount("check", write_config(tmp_path, fixture_server("one", "--tools", "2")))
     assert done.returncode == 0, done.stderr
     assert "one" in done.stdout
     assert "mounted" in done.stdout
@@ -55,7 +57,9 @@ def test_lock_pins_the_tools_and_check_refuses_a_changed_server(tmp_path: Path) 
 
 def test_status_shows_each_server_state_and_pid(tmp_path: Path) -> None:
     """`mcpmount status --json`: a ready row with a pid; a failed optional server's error."""
-    body = server("good") + server("bad", "--crash-on-start", extra="required = false")
+    body = fixture_server("good") + fixture_server(
+        "bad", "--crash-on-start", extra="required = false"
+    )
     done = mcpmount("status", write_config(tmp_path, body), "--json")
     assert done.returncode == 1
     rows = {row["server"]: row for row in json.loads(done.stdout)}
@@ -69,7 +73,7 @@ def test_status_shows_a_lazy_server_from_its_cache_and_check_starts_it(tmp_path:
     """With ``start = "lazy"`` the first ``status`` mounts live and caches the manifest; the
     next shows the server lazy and cached, without a pid, and is fine; ``check`` starts it."""
     cache = json.dumps(str(tmp_path / "cache"))
-    body = f'[registry]\nstart = "lazy"\ncache_dir = {cache}\n\n' + server("fx")
+    body = f'[registry]\nstart = "lazy"\ncache_dir = {cache}\n\n' + fixture_server("fx")
     config = write_config(tmp_path, body)
     first = mcpmount("status", config, "--json")
     assert first.returncode == 0, first.stderr

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -31,7 +32,7 @@ def test_check_notes_an_override_of_a_missing_tool_and_mounts_a_task_only_one(
 ) -> None:
     """The server mounts (exit 0) with both tools; the note is on stderr under the table,
     and in JSON."""
-    config = write_config(tmp_path, server("t", "--raw-tools", TOOLS, extra=EXTRA))
+    config = write_config(tmp_path, fixture_server("t", "--raw-tools", TOOLS, extra=EXTRA))
     done = mcpmount("check", config)
     assert done.returncode == 0, done.stderr
     assert "task" not in done.stderr, done.stderr
@@ -62,7 +63,9 @@ def test_tools_callable_only_as_tasks_are_mounted_without_a_word(
     plain = {"name": "plain", "inputSchema": {"type": "object"}}
     config = write_config(
         tmp_path,
-        server("t", "--raw-tools", json.dumps([*tasks, plain]), extra='protocol = "legacy"'),
+        fixture_server(
+            "t", "--raw-tools", json.dumps([*tasks, plain]), extra='protocol = "legacy"'
+        ),
     )
     done = mcpmount(*args, config)
     assert done.returncode == 0, done.stderr

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, terminal, write_config
-from support import FIXTURE, SERVERS
+from cli.cli_support import mcpmount, terminal
+from support import FIXTURE, SERVERS, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -27,8 +28,8 @@ loaded machine."""
 
 
 def good_and_hung(tmp_path: Path, extra: str = "") -> str:
-    hung = server("hung", "--no-init", extra=f"startup_timeout = {HUNG_TIMEOUT}\n{extra}")
-    return write_config(tmp_path, server("good") + hung)
+    hung = fixture_server("hung", "--no-init", extra=f"startup_timeout = {HUNG_TIMEOUT}\n{extra}")
+    return write_config(tmp_path, fixture_server("good") + hung)
 
 
 def test_tools_lists_what_mounted_and_names_the_hung_server(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -30,9 +31,9 @@ def test_check_and_status_show_each_servers_sandbox(tmp_path: Path) -> None:
     assert shutil.which("bwrap"), "this test needs bwrap: apt-get install bubblewrap"
     config = write_config(
         tmp_path,
-        server("boxed", extra="sandbox = true")
-        + server("listed", extra='sandbox = { network = ["api.example.com"] }')
-        + server("free"),
+        fixture_server("boxed", extra="sandbox = true")
+        + fixture_server("listed", extra='sandbox = { network = ["api.example.com"] }')
+        + fixture_server("free"),
     )
     expected = {
         "boxed": "bwrap, network off",
@@ -55,7 +56,8 @@ def test_without_a_sandbox_tool_true_refuses_and_prefer_warns_once(tmp_path: Pat
     empty.mkdir()
     config = write_config(
         tmp_path,
-        server("strict", extra="sandbox = true") + server("lenient", extra='sandbox = "prefer"'),
+        fixture_server("strict", extra="sandbox = true")
+        + fixture_server("lenient", extra='sandbox = "prefer"'),
     )
     done = run("check", config, "--json", path=str(empty))
     assert done.returncode == 1

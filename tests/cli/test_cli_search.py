@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, terminal, write_config
+from cli.cli_support import mcpmount, terminal
 from leaks import record_group
 from mcpmount.config import RegistrySettings
 from mcpmount.registry import Registry
-from support import fixture
+from support import fixture, fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -67,8 +67,8 @@ async def test_search_ranks_by_meaning_as_the_library_does_and_then_from_cached_
     computes none (the append-only vector file does not grow). ``call tool_search`` waits
     for them too."""
     (tmp_path / "words").mkdir()
-    words = hits(QUERY, write_config(tmp_path / "words", server("calc")))
-    config = write_config(tmp_path, SEMANTIC + server("calc"))
+    words = hits(QUERY, write_config(tmp_path / "words", fixture_server("calc")))
+    config = write_config(tmp_path, SEMANTIC + fixture_server("calc"))
     int8_graph(vectors_of(tmp_path / "cache"))  # the model loads; its build is tested apart
     first = hits(QUERY, config)
     assert [name for name, _ in first][:1] == ["calc__add"]
@@ -88,7 +88,7 @@ def test_a_terminal_is_shown_the_tool_vectors_and_a_pipe_nothing(
 ) -> None:
     """While the vectors are found or computed, stderr's bar counts them; off a terminal
     stderr stays empty and stdout holds only the result."""
-    config = write_config(tmp_path, SEMANTIC + server("calc"))
+    config = write_config(tmp_path, SEMANTIC + fixture_server("calc"))
     int8_graph(vectors_of(tmp_path / "cache"))
     code, shown = terminal("search", QUERY, config)
     assert code == 0, shown
@@ -105,9 +105,9 @@ def test_a_model_that_cannot_load_is_said_once_and_the_words_rank(tmp_path: Path
     bogus = tmp_path / "model.onnx"
     bogus.write_bytes(b"not a model at all" * 100)
     (tmp_path / "words").mkdir()
-    words = mcpmount("search", "echo", write_config(tmp_path / "words", server("calc")))
+    words = mcpmount("search", "echo", write_config(tmp_path / "words", fixture_server("calc")))
     broken = f'[registry]\nsemantic_model = "{bogus}"\n\n'
-    done = mcpmount("search", "echo", write_config(tmp_path, broken + server("calc")))
+    done = mcpmount("search", "echo", write_config(tmp_path, broken + fixture_server("calc")))
     assert (done.returncode, done.stdout) == (0, words.stdout), done.stderr
     said = " ".join(done.stderr.split())
     assert said.count("semantic search is off") == 1, done.stderr

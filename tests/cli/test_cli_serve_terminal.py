@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import server, write_config
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -43,7 +43,7 @@ def first_stderr_line(stdin: int, config: str, *flags: str) -> str:
 
 
 def test_serve_on_a_terminal_says_what_it_is_and_how_to_stop(tmp_path: Path) -> None:
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     leader, follower = pty.openpty()
     try:
         said = first_stderr_line(follower, config)
@@ -66,7 +66,7 @@ INITIALIZE = (
 def test_serve_started_by_a_host_says_nothing(tmp_path: Path) -> None:
     """stdin a pipe, as a host starts it: once it has answered ``initialize`` (the note
     comes before serving), stderr holds no note."""
-    config = write_config(tmp_path, server("one"))
+    config = write_config(tmp_path, fixture_server("one"))
     command = [sys.executable, "-m", "mcpmount", "serve", config]
     with subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE

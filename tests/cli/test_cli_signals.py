@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
 from leaks import record_group
-from support import alive
+from support import alive, fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -38,7 +38,7 @@ def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], list[int]
     """Start ``mcpmount -v ARGS`` on a server that ignores stdin EOF and forks a helper;
     return once the server is mounted, with its pids."""
     pidfile = tmp_path / "pids"
-    body = server("stubborn", "--ignore-eof", "--spawn-helper", "--pidfile", str(pidfile))
+    body = fixture_server("stubborn", "--ignore-eof", "--spawn-helper", "--pidfile", str(pidfile))
     config = write_config(tmp_path, body)
     log = tmp_path / "stderr.log"
     with log.open("w") as errors:  # the child keeps its own copy of the descriptor
@@ -85,7 +85,7 @@ def test_call_with_arguments_json_cannot_carry_exits_2_and_sends_nothing(
     tmp_path: Path,
 ) -> None:
     """A lone surrogate or NaN in `call` arguments is a usage error naming the argument."""
-    config = write_config(tmp_path, server("a", extra='restart = "never"'))
+    config = write_config(tmp_path, fixture_server("a", extra='restart = "never"'))
     for arguments, problem in (('{"text": "\\ud800"}', "lone surrogate"), ('{"x": NaN}', "nan")):
         done = mcpmount("call", "a__echo", arguments, config)
         assert done.returncode == 2, done.stderr

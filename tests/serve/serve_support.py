@@ -12,10 +12,8 @@ bound, `BEHAVIOUR`.
 
 from __future__ import annotations
 
-import json
+import functools
 import os
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -28,8 +26,9 @@ import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from leaks import record_group
-from support import CHANGING, FIXTURE, SERVERS
+import support
+from support import CHANGING, SERVERS, portfile_process, script_server
+from support import fixture_server as fixture_server
 
 STARTUP: Final = 40.0
 """Seconds for a served process to start, or for its servers to mount, on a loaded machine."""
@@ -38,28 +37,21 @@ BEHAVIOUR: Final = 20.0
 """Seconds for what a test checks once everything is up, on a loaded machine."""
 
 
-def fixture_server(name: str, *flags: str, extra: str = "") -> str:
-    """A config table for the fixture server, mounted as ``name``."""
-    args = json.dumps([FIXTURE, *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
-
-
 def asking(name: str, extra: str = "") -> str:
     """A server whose tools ask their client for things (tests/servers/asking_server.py)."""
-    script = json.dumps([str(SERVERS / "asking_server.py")])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {script}\n{extra}\n'
+    return script_server(name, str(SERVERS / "asking_server.py"), extra=extra)
 
 
 def changing(name: str) -> str:
     """A server whose tools change at run time (tests/servers/changing_server.py)."""
-    script = json.dumps([CHANGING])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {script}\n'
+    return script_server(name, CHANGING)
 
 
-def write_config(tmp_path: Path, *servers: str) -> str:
-    path = tmp_path / "serve.toml"
-    path.write_text("[registry]\nstartup_timeout = 15\n\n" + "\n".join(servers))
-    return str(path)
+write_config = functools.partial(
+    support.write_config, registry="startup_timeout = 15", name="serve.toml"
+)
+"""`support.write_config` with serve's defaults: ``write_config(tmp_path, *tables)`` writes
+``serve.toml`` whose servers get 15 s to start."""
 
 
 def names(result: mcp_types.ListToolsResult) -> list[str]:
@@ -142,28 +134,10 @@ async def served_http(
     command = serve_command(
         config, "--transport", "http", "--port", "0", "--portfile", str(portfile)
     )
-    log = tmp_path / "serve.log"
-    with log.open("w") as errlog:
-        process = await anyio.open_process(
-            [*command, *flags],
-            stdout=subprocess.DEVNULL,
-            stderr=errlog,
-            start_new_session=True,
-            env=env,
-        )
-    record_group(process.pid)
-    async with process:
-        try:
-            with anyio.fail_after(STARTUP):
-                while not portfile.exists():
-                    assert process.returncode is None, log.read_text()
-                    await anyio.sleep(0.02)
-            yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp", process
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-            with anyio.fail_after(BEHAVIOUR):
-                await process.wait()
+    async with portfile_process(
+        [*command, *flags], portfile, tmp_path / "serve.log", env=env, start=STARTUP, stop=BEHAVIOUR
+    ) as served:
+        yield served
 
 
 async def wait_for_tool(client: Client, name: str) -> None:

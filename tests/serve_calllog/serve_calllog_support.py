@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections import Counter
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -29,7 +28,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from serve.serve_support import BEHAVIOUR, STARTUP, connected, names, served_http
-from support import FIXTURE, SERVERS
+from support import FIXTURE, SERVERS, script_server, write_config
 
 FULL: Final = "calllog-full-TOKEN-4b1d9e27a0c3"
 LIMITED: Final = "calllog-limited-TOKEN-77c0e5f1d2"
@@ -63,10 +62,7 @@ ERAS: Final = [
 
 
 def _server(name: str, script: str, extra: str = "") -> str:
-    return (
-        f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {json.dumps([script])}\n'
-        f"required = true\n{extra}\n"
-    )
+    return script_server(name, script, extra=f"required = true\n{extra}")
 
 
 POLICY: Final = """permit(principal, action, resource);
@@ -78,26 +74,26 @@ when { resource.name == "pub__big" && principal.name == "limited" };
 _PLANTED: Final = '"${CALLLOG_ENV_SECRET}"'
 
 
-def write_config(tmp_path: Path, serve: str = 'call_log = "calls.jsonl"') -> str:
+def calllog_config(tmp_path: Path, serve: str = 'call_log = "calls.jsonl"') -> str:
     """Write the config: the four servers, both tokens, and ``serve``'s lines in ``[serve]``
     (by default the call log to ``calls.jsonl`` beside it)."""
     (tmp_path / "policy.cedar").write_text(POLICY)
-    config = tmp_path / "serve.toml"
-    config.write_text(
-        "[registry]\nstartup_timeout = 15\n\n"
-        f'[serve]\n{serve}\ncall_log_key = "${{CALLLOG_KEY}}"\npolicy = "policy.cedar"\n\n'
-        '[serve.tokens.full]\ntoken = "${CALLLOG_FULL}"\n\n'
+    return write_config(
+        tmp_path,
+        '[serve.tokens.full]\ntoken = "${CALLLOG_FULL}"\n',
         '[serve.tokens.limited]\ntoken = "${CALLLOG_LIMITED}"\n'
-        'namespaces = ["pub", "env", "docs"]\n\n'
-        '[[serve.limits.rule]]\ntools = "pub__add"\nrate = "1/minute"\n\n'
-        + _server("pub", FIXTURE)
-        + _server(
+        'namespaces = ["pub", "env", "docs"]\n',
+        '[[serve.limits.rule]]\ntools = "pub__add"\nrate = "1/minute"\n',
+        _server("pub", FIXTURE),
+        _server(
             "env", str(SERVERS / "env_server.py"), 'env = { PLANTED = "${CALLLOG_ENV_SECRET}" }'
-        )
-        + _server("docs", str(SERVERS / "content_server.py"))
-        + _server("vault", FIXTURE)
+        ),
+        _server("docs", str(SERVERS / "content_server.py")),
+        _server("vault", FIXTURE),
+        registry="startup_timeout = 15",
+        serve=f'{serve}\ncall_log_key = "${{CALLLOG_KEY}}"\npolicy = "policy.cedar"',
+        name="serve.toml",
     )
-    return str(config)
 
 
 def digest(arguments: object) -> str:

@@ -21,11 +21,11 @@ from serve_calllog_support import (
     FULL,
     LIMITED,
     Sent,
+    calllog_config,
     client_of,
     digest,
     records,
     serving,
-    write_config,
 )
 
 from leaks import record_group
@@ -74,7 +74,7 @@ async def test_each_filter_of_mcpmount_log_keeps_the_records_it_names(
     variables set), and the whole log unfiltered."""
     for name, value in ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
-    config = write_config(tmp_path)
+    config = calllog_config(tmp_path)
     async with serving(config, tmp_path) as url:
         await _make_calls(url)
     every = records(tmp_path / "calls.jsonl")
@@ -108,7 +108,7 @@ async def test_mcpmount_log_follow_shows_a_new_record_and_stops_on_ctrl_c(
     ones its filter keeps), and ends with 130 on SIGINT."""
     for name, value in ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
-    config = write_config(tmp_path)
+    config = calllog_config(tmp_path)
     command = [sys.executable, "-m", "mcpmount", "log", config, "--json", "--follow"]
     async with (
         serving(config, tmp_path) as url,

@@ -21,6 +21,7 @@ from serve_calllog_support import (
     LIMITED,
     SECRETS,
     Sent,
+    calllog_config,
     client_of,
     digest,
     log_bytes,
@@ -28,7 +29,6 @@ from serve_calllog_support import (
     records,
     serving,
     wait_for_records,
-    write_config,
 )
 
 from support import text_of
@@ -52,7 +52,7 @@ async def test_the_log_holds_one_record_per_request_with_each_field_right_and_no
         monkeypatch.setenv(name, value)
     log = tmp_path / "calls.jsonl"
     full, limited = Sent(), Sent()
-    async with serving(write_config(tmp_path), tmp_path, log=log) as url:
+    async with serving(calllog_config(tmp_path), tmp_path, log=log) as url:
         before = len(records(log))
         async with client_of(url, FULL, full, mode=mode) as client:
             await client.list_tools()

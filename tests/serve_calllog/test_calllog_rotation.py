@@ -11,12 +11,12 @@ from serve_calllog_support import (
     ENVIRONMENT,
     FULL,
     Sent,
+    calllog_config,
     client_of,
     digest,
     log_files,
     records,
     serving,
-    write_config,
 )
 
 from serve.serve_support import BEHAVIOUR
@@ -38,7 +38,7 @@ async def test_the_log_rotates_past_its_size_and_keeps_the_newest_records_whole(
         monkeypatch.setenv(name, value)
     log = tmp_path / "calls.jsonl"
     rotation = f"call_log_max_bytes = {MAX_BYTES}\ncall_log_backups = {BACKUPS}"
-    config = write_config(tmp_path, f'call_log = "calls.jsonl"\n{rotation}')
+    config = calllog_config(tmp_path, f'call_log = "calls.jsonl"\n{rotation}')
     async with (
         serving(config, tmp_path) as url,
         client_of(url, FULL, Sent(), mode="legacy") as client,

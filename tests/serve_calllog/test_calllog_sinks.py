@@ -15,10 +15,10 @@ from serve_calllog_support import (
     ENVIRONMENT,
     FULL,
     Sent,
+    calllog_config,
     client_of,
     digest,
     log_files,
-    write_config,
 )
 
 from leaks import record_group
@@ -34,7 +34,7 @@ async def test_call_log_stdout_writes_each_record_on_serves_stdout(
     serve's stdout, and writes no file."""
     for name, value in ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
-    config = write_config(tmp_path, "")
+    config = calllog_config(tmp_path, "")
     portfile = tmp_path / "port"
     command = serve_command(config, "--transport", "http", "--port", "0")
     flags = ["--portfile", str(portfile), "--call-log", "stdout"]

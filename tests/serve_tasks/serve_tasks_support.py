@@ -15,7 +15,6 @@ gives back the raw result, or raises the `MCPError` the server answered.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -32,8 +31,9 @@ from mcp.client.extension import ClientExtension, NotificationBinding
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conformance.everything_support import everything_command
+from conformance.everything_support import everything_server
 from serve.serve_support import BEHAVIOUR, connected, serve_command, served_http
+from support import write_config
 
 __all__ = [
     "BEHAVIOUR",
@@ -46,7 +46,7 @@ __all__ = [
     "Tasker",
     "serving_http",
     "tasker",
-    "write_config",
+    "tasks_config",
 ]
 
 TASKS: Final = "io.modelcontextprotocol/tasks"
@@ -59,18 +59,16 @@ PREFIX: Final = "mmt-"
 """How serve's own task ids begin (the server's never leave serve)."""
 
 
-def write_config(tmp_path: Path, protocol: str = "auto", first_list_wait: float = 2.0) -> str:
+def tasks_config(tmp_path: Path, protocol: str = "auto", first_list_wait: float = 2.0) -> str:
     """A config mounting server-everything over stdio as `everything`, spoken to in
     ``protocol`` (``legacy``: its task status notices are heard, see docs/recipes/tasks.md);
     serve's first answers wait ``first_list_wait`` seconds at most for it."""
-    command, *args = everything_command()
-    path = tmp_path / "serve.toml"
-    path.write_text(
-        f"[registry]\nstartup_timeout = 30\nfirst_list_wait = {first_list_wait}\n\n"
-        f"[servers.everything]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
-        f'protocol = "{protocol}"\n'
+    return write_config(
+        tmp_path,
+        everything_server(f'protocol = "{protocol}"'),
+        registry=f"startup_timeout = 30\nfirst_list_wait = {first_list_wait}",
+        name="serve.toml",
     )
-    return str(path)
 
 
 class TaskNotices(ClientExtension):
@@ -176,7 +174,7 @@ async def tasker(
         "extensions": [notices] if declare else None,
     }
     if via == "stdio":
-        command, *args = serve_command(write_config(tmp_path, upstream, first_list_wait))
+        command, *args = serve_command(tasks_config(tmp_path, upstream, first_list_wait))
         # The SDK gives a child a minimal environment: pass on where our sources are.
         env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
         params = StdioServerParameters(command=command, args=args, env=env)
@@ -196,5 +194,5 @@ async def tasker(
 @asynccontextmanager
 async def serving_http(tmp_path: Path, *flags: str) -> AsyncGenerator[str]:
     """`mcpmount serve` of server-everything over HTTP; its URL."""
-    async with served_http(write_config(tmp_path), tmp_path, *flags) as (url, _):
+    async with served_http(tasks_config(tmp_path), tmp_path, *flags) as (url, _):
         yield url

@@ -21,14 +21,13 @@ import pytest
 import redis.asyncio as redis
 from mcp import Client
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
 from mcpmount.config import load_config
 from mcpmount.manifests import spec_key
 from redis_support import RedisServer, running_redis
 from serve.serve_support import (
     BEHAVIOUR,
     connected,
-    fixture_server,
     names,
     served_http,
     wait_for_tool,
@@ -36,7 +35,7 @@ from serve.serve_support import (
 from serve.serve_support import write_config as write_serve_config
 from serve_lists.lists_support import client_of, payload
 from serve_ops.ops_support import base_of, probe
-from support import text_of
+from support import fixture_server, text_of, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -53,7 +52,7 @@ def lazy_fx(tmp_path: Path, registry: str) -> tuple[str, str]:
     """A config of one lazy fixture server (published from its cache entry) and the key
     of that entry."""
     config = write_config(
-        tmp_path, f"[registry]\n{registry}\n\n" + server("fx", extra='start = "lazy"')
+        tmp_path, f"[registry]\n{registry}\n\n" + fixture_server("fx", extra='start = "lazy"')
     )
     return config, spec_key(load_config(config).servers["fx"])
 

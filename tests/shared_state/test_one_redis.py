@@ -40,7 +40,7 @@ from serve.serve_support import (
 )
 from serve_lists.lists_support import client_of, payload
 from serve_ops.ops_support import base_of, probe
-from support import text_of
+from support import text_of, write_config
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,19 +57,17 @@ PREFIX: Final = "mcpmount:serve"
 ACTIVATIONS: Final = f"{PREFIX}:activations:conv:c1"
 
 
-def write_config(tmp_path: Path, url: str, *extra: str) -> str:
-    path = tmp_path / "serve.toml"
-    registry = (
-        f'[registry]\nstartup_timeout = 30\ncache = "{url}"\nsemantic_model = "{PACKAGED_MODEL}"\n'
-    )
-    servers = [
+def redis_config(tmp_path: Path, url: str, *extra: str) -> str:
+    """A lazy, a deferred and a changing server, and ``extra``, cached in Redis at ``url``."""
+    return write_config(
+        tmp_path,
         fixture_server("lazy", extra='start = "lazy"'),
         fixture_server("hidden", extra="defer = true"),
         changing("live"),
         *extra,
-    ]
-    path.write_text(registry + "\n" + "\n".join(servers))
-    return str(path)
+        registry=f'startup_timeout = 30\ncache = "{url}"\nsemantic_model = "{PACKAGED_MODEL}"',
+        name="serve.toml",
+    )
 
 
 @asynccontextmanager
@@ -131,7 +129,7 @@ async def told_of_a_change(client: Any, mcp_client: Client, tool: str) -> None:
 
 def reload(process: anyio.abc.Process, tmp_path: Path, url: str, *extra: str) -> None:
     """Write the config with ``extra`` servers, and tell the served process to reload it."""
-    write_config(tmp_path, url, *extra)
+    redis_config(tmp_path, url, *extra)
     process.send_signal(signal.SIGHUP)
 
 
@@ -146,7 +144,7 @@ async def test_one_client_serves_all_four_stores_through_a_stopped_and_restarted
     int8_graph(tmp_path / "cache" / "mcpmount" / "vectors")
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
     async with running_redis() as server, own_client(server) as client:
-        config = write_config(tmp_path, server.url)
+        config = redis_config(tmp_path, server.url)
         flags = ("--shared-state", server.url)
         async with (
             served_http(config, tmp_path, *flags) as (url, process),

@@ -16,11 +16,12 @@ import anyio
 import pytest
 from mcp import Client
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
 from http_fixture import serve_http
 from serve.serve_support import changing, connected, served_http, wait_for_tool
 from serve.serve_support import write_config as write_serve_config
 from servers.http_faults import StatusApp
+from support import fixture_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -48,7 +49,7 @@ def unwrapped(text: str) -> str:
 def test_tools_names_an_unusable_cache_url_without_its_passwords(tmp_path: Path) -> None:
     """The manifest cache's warning shows the URL with ``password=***``; the tools list."""
     head = f'[registry]\ncache = "{nobody_url(tmp_path)}"\n\n'
-    config = write_config(tmp_path, head + server("fx", extra='start = "lazy"'))
+    config = write_config(tmp_path, head + fixture_server("fx", extra='start = "lazy"'))
     done = mcpmount("tools", config, "--json")
     assert done.returncode == 0, done.stderr
     assert "fx__echo" in done.stdout

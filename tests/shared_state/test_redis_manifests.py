@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +16,16 @@ import anyio
 import pytest
 import redis.asyncio as redis
 
-from cli.cli_support import mcpmount, server, write_config
+from cli.cli_support import mcpmount
 from mcpmount.config import RegistrySettings, StdioServer
 from mcpmount.manifests import RedisStore, spec_key
 from mcpmount.redis import _outage
 from mcpmount.registry import Registry
 from mcpmount.upstream import ServerState
 from redis_support import RedisServer, running_redis
-from support import FIXTURE, text_of
+from support import counted_fixture, fixture_server, spawn_count, text_of, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
-
-_COUNTING = 'echo $$ >> "$0"; exec "$@"'
-
-
-def _counted(spawns: Path, *flags: str, **options: Any) -> StdioServer:
-    args = ["-c", _COUNTING, str(spawns), sys.executable, FIXTURE, *flags]
-    return StdioServer(command="/bin/sh", args=args, **options)
-
-
-def _spawns(spawns: Path) -> int:
-    return len(spawns.read_text().splitlines()) if spawns.exists() else 0
 
 
 async def _entry(server: RedisServer, spec: StdioServer) -> dict[str, Any]:
@@ -56,22 +44,22 @@ async def test_a_registry_starts_lazily_from_what_another_one_left_in_redis(
     """Two registries (two replicas) share one Redis: the second publishes the first's
     lists without spawning, and its first call starts the server once."""
     spawns = tmp_path / "spawns"
-    spec = _counted(spawns, start="lazy")
+    spec = counted_fixture(spawns, start="lazy")
     async with running_redis() as server:
         settings = RegistrySettings(cache=server.url, cache_dir=str(tmp_path / "unused"))
         async with Registry(settings) as first:
             await first.mount("fx", spec)  # no entry yet: mounted live, entry written
             live = first.tools()
-        assert _spawns(spawns) == 1
+        assert spawn_count(spawns) == 1
         assert (await _entry(server, spec))["key"] == spec_key(spec)
         async with Registry(settings) as second:
             await second.mount("fx", spec)
             assert second.tools() == live
             (row,) = second.status()
             assert (row.state, row.cached) == (ServerState.LAZY, True)
-            assert _spawns(spawns) == 1
+            assert spawn_count(spawns) == 1
             assert text_of(await second.call("fx__echo", {"text": "hi"})) == "hi"
-            assert _spawns(spawns) == 2
+            assert spawn_count(spawns) == 2
     assert not (tmp_path / "unused").exists()  # the file store was never touched
 
 
@@ -82,7 +70,7 @@ async def test_private_lists_stay_out_of_redis_and_in_the_users_own_cache(
     no list, so another registry starts the server), while the user's own cache directory
     keeps them and a lazy server is published from it."""
     spawns = tmp_path / "spawns"
-    spec = _counted(spawns, "--cache-hint", "86400000:private", start="lazy")
+    spec = counted_fixture(spawns, "--cache-hint", "86400000:private", start="lazy")
     async with running_redis() as server:
         settings = RegistrySettings(cache=server.url, cache_dir=str(tmp_path / "unused"))
         for _ in range(2):
@@ -92,14 +80,14 @@ async def test_private_lists_stay_out_of_redis_and_in_the_users_own_cache(
                 assert (row.state, row.cached) == (ServerState.READY, False)
         entry = await _entry(server, spec)
     assert (entry["tools"], entry["ttl"]) == ([], 0)
-    assert _spawns(spawns) == 2
+    assert spawn_count(spawns) == 2
     own = RegistrySettings(cache_dir=str(tmp_path / "own"))
     for state in (ServerState.READY, ServerState.LAZY):
         async with Registry(own) as registry:
             await registry.mount("fx", spec)
             (row,) = registry.status()
             assert row.state is state
-    assert _spawns(spawns) == 3
+    assert spawn_count(spawns) == 3
 
 
 async def test_a_poisoned_redis_entry_under_a_lock_file_is_refused(
@@ -108,7 +96,7 @@ async def test_a_poisoned_redis_entry_under_a_lock_file_is_refused(
     """Redis is shared, so not trusted: a definition changed in it is held against the
     lock file's pins, refused, and the server mounts from its live list."""
     spawns = tmp_path / "spawns"
-    spec = _counted(spawns, start="lazy")
+    spec = counted_fixture(spawns, start="lazy")
     async with running_redis() as server:
         settings = RegistrySettings(cache=server.url)
         async with Registry(settings) as registry:
@@ -129,7 +117,7 @@ async def test_a_poisoned_redis_entry_under_a_lock_file_is_refused(
             assert registry.get("fx__echo").definition.description == "Return the text unchanged."
             (row,) = registry.status()
             assert (row.state, row.cached) == (ServerState.READY, False)
-        assert _spawns(spawns) == 2
+        assert spawn_count(spawns) == 2
     assert any("cached manifest is refused" in r.getMessage() for r in caplog.records)
 
 
@@ -139,7 +127,7 @@ async def test_an_unreachable_redis_is_a_miss_said_once_and_then_left_alone(
     """With Redis down every server mounts from its live list at once (one warning, no
     wait per server); Redis is then left alone for a while, even once it is back."""
     monkeypatch.setattr(_outage, "FIRST_RETRY", 600.0)
-    specs = {f"fx{i}": _counted(tmp_path / "spawns", start="lazy") for i in range(3)}
+    specs = {f"fx{i}": counted_fixture(tmp_path / "spawns", start="lazy") for i in range(3)}
     caplog.set_level(logging.WARNING)
     async with running_redis() as server:
         await server.stop()
@@ -151,7 +139,7 @@ async def test_an_unreachable_redis_is_a_miss_said_once_and_then_left_alone(
         warnings = [r.getMessage() for r in caplog.records if "manifest cache at" in r.message]
         assert len(warnings) == 1
         assert server.url in warnings[0]
-        assert _spawns(tmp_path / "spawns") == 3
+        assert spawn_count(tmp_path / "spawns") == 3
         await server.start()
         await store.put("k", b"skipped: Redis is left alone for a while")
         assert await store.get("k") is None
@@ -204,7 +192,7 @@ def test_a_redis_url_with_a_password_is_never_printed() -> None:
 
 
 def test_a_cache_that_is_not_a_redis_url_is_a_config_error(tmp_path: Path) -> None:
-    config = write_config(tmp_path, '[registry]\ncache = "/tmp/x"\n\n' + server("fx"))
+    config = write_config(tmp_path, '[registry]\ncache = "/tmp/x"\n\n' + fixture_server("fx"))
     done = mcpmount("check", config)
     assert done.returncode != 0
     assert "redis://, rediss:// or unix://" in " ".join(done.stderr.split())
@@ -215,7 +203,7 @@ async def test_check_refresh_cache_writes_every_server_s_entry_to_redis(tmp_path
     entry; ``status`` then shows a lazy server from it without starting it."""
     async with running_redis() as redis_server:
         head = f'[registry]\ncache = "{redis_server.url}"\n\n'
-        config = write_config(tmp_path, head + server("fx", extra='start = "eager"'))
+        config = write_config(tmp_path, head + fixture_server("fx", extra='start = "eager"'))
         plain = await anyio.to_thread.run_sync(mcpmount, "check", config)
         assert plain.returncode == 0, plain.stderr
         client = redis.Redis(unix_socket_path=str(redis_server.socket))
@@ -226,7 +214,7 @@ async def test_check_refresh_cache_writes_every_server_s_entry_to_redis(tmp_path
             assert await _count(client) == 1
         finally:
             await client.aclose()
-        write_config(tmp_path, head + server("fx", extra='start = "lazy"'))
+        write_config(tmp_path, head + fixture_server("fx", extra='start = "lazy"'))
         status = await anyio.to_thread.run_sync(mcpmount, "status", config, "--json")
         assert status.returncode == 0, status.stderr
         (row,) = json.loads(status.stdout)

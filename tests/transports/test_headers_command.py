@@ -20,7 +20,7 @@ import httpx2
 import pytest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cli.cli_support import mcpmount, write_config
+from cli.cli_support import mcpmount
 from http_fixture import build_http_fixture_server, serve_http
 from mcpmount.config import HttpServer, load_config
 from mcpmount.errors import (
@@ -35,7 +35,7 @@ from mcpmount.transports import Diagnostics, _headers_command
 from mcpmount.transports._headers_command import CommandHeaders  # pyright: ignore[reportPrivateUsage]
 from mcpmount.transports._http_client import http_client  # pyright: ignore[reportPrivateUsage]
 from servers.sse_faults import build_sse_server
-from support import fixture, text_of
+from support import fixture, text_of, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
