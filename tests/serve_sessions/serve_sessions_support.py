@@ -10,8 +10,6 @@ the server's question with its own name, and keeps the questions it was asked.
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -27,8 +25,8 @@ from mcp import Client
 from mcp.client import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 
-from leaks import record_group
 from serve.serve_support import BEHAVIOUR, STARTUP, connected, served_http
+from support import portfile_process
 
 SERVER: Final = Path(__file__).parent / "sessions_server.py"
 NAME: Final = "state"
@@ -55,26 +53,10 @@ def config(tmp_path: Path, sessions: str, *, url: str | None = None, extra: str 
 async def upstream_http(tmp_path: Path) -> AsyncGenerator[tuple[str, anyio.abc.Process]]:
     """Run the stateful server over streamable HTTP; yield its URL and process."""
     portfile = tmp_path / "upstream.port"
-    with (tmp_path / "upstream.log").open("w") as errlog:
-        process = await anyio.open_process(
-            [sys.executable, str(SERVER), "--http", "--portfile", str(portfile)],
-            stdout=subprocess.DEVNULL,
-            stderr=errlog,
-            start_new_session=True,
-        )
-    record_group(process.pid)
-    async with process:
-        try:
-            with anyio.fail_after(STARTUP):
-                while not portfile.exists():
-                    assert process.returncode is None, (tmp_path / "upstream.log").read_text()
-                    await anyio.sleep(0.02)
-            yield f"http://127.0.0.1:{portfile.read_text().strip()}/mcp", process
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-            with anyio.fail_after(BEHAVIOUR):
-                await process.wait()
+    command = [sys.executable, str(SERVER), "--http", "--portfile", str(portfile)]
+    log = tmp_path / "upstream.log"
+    async with portfile_process(command, portfile, log, start=STARTUP, stop=BEHAVIOUR) as up:
+        yield up
 
 
 @dataclass(eq=False)

