@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Final, cast
 
 import anyio
 
 from leaks import record_group
+from support import script_server
 
 HERE: Final = Path(__file__).parent
 MODULES: Final = HERE / "node_modules"
@@ -31,8 +31,7 @@ gives up at 120 s), on a loaded machine."""
 
 def app_server(name: str, label: str, *flags: str) -> str:
     """A config table for tests/apps/app_server.py, mounted as ``name``."""
-    args = json.dumps([str(APP_SERVER), "--label", label, *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n'
+    return script_server(name, str(APP_SERVER), "--label", label, *flags)
 
 
 def basic_app(name: str) -> str:

@@ -4,13 +4,12 @@ clean fixture, never prints a secret, and exits by ``--fail-on``."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from cli.cli_support import mcpmount
-from support import SERVERS, fixture_server, write_config
+from support import SERVERS, fixture_server, script_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -20,8 +19,7 @@ TOKEN = "ghp_" + "a1B2c3D4e5" * 4
 
 
 def poisoned(name: str = "p", *flags: str, extra: str = "") -> str:
-    args = json.dumps([str(SERVERS / "poisoned_server.py"), *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+    return script_server(name, str(SERVERS / "poisoned_server.py"), *flags, extra=extra)
 
 
 def audit_json(config: str, *flags: str) -> tuple[int, list[dict[str, str | None]]]:

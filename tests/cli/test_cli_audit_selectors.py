@@ -5,13 +5,12 @@ reported nor stripped (tests/servers/smuggling_server.py)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from cli.cli_support import mcpmount
-from support import SERVERS, write_config
+from support import SERVERS, script_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -20,8 +19,7 @@ EMOJI = "Today's weather \u2600\ufe0f, for the \U0001f468\u200d\U0001f469\u200d\
 
 
 def smuggling(*flags: str) -> str:
-    args = json.dumps([str(SERVERS / "smuggling_server.py"), *flags])
-    return f'[servers.s]\ncommand = "{sys.executable}"\nargs = {args}\n'
+    return script_server("s", str(SERVERS / "smuggling_server.py"), *flags)
 
 
 def hidden_findings(config: str) -> list[dict[str, str | None]]:

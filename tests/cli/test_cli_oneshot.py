@@ -15,15 +15,16 @@ from pathlib import Path
 import pytest
 
 from cli.cli_support import mcpmount, terminal
-from support import FIXTURE, SERVERS, write_config
+from support import FIXTURE, SERVERS, script_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def marked(name: str, marker: Path, *flags: str, extra: str = "") -> str:
     """A config table for the fixture server as ``name``, writing ``marker`` as it starts."""
-    args = json.dumps([FIXTURE, "--name", name, "--pidfile", str(marker), *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+    return script_server(
+        name, FIXTURE, "--name", name, "--pidfile", str(marker), *flags, extra=extra
+    )
 
 
 def test_call_starts_only_the_server_of_its_tool(tmp_path: Path) -> None:

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from cli.cli_support import mcpmount
-from support import SERVERS, write_config
+from support import SERVERS, script_server, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def content(name: str, *flags: str) -> str:
     """A config table for the content server, mounted as ``name``."""
-    args = json.dumps([str(SERVERS / "content_server.py"), "--label", name, *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n'
+    return script_server(name, str(SERVERS / "content_server.py"), "--label", name, *flags)
 
 
 def test_prompts_and_resources_list_public_names_and_registry_uris(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ as the client's era says, list changes and resource updates reach the client
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import anyio
@@ -21,7 +19,7 @@ from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated
 from relay_support import EVERY_WAY, served
 
 from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
-from support import SERVERS
+from support import SERVERS, script_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -30,8 +28,7 @@ ONE = "mcpmount://docs/memo://one"
 
 def content(name: str) -> str:
     """The content server (prompts, resources, a template), mounted as ``name``."""
-    script = json.dumps([str(SERVERS / "content_server.py")])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {script}\n'
+    return script_server(name, str(SERVERS / "content_server.py"))
 
 
 def texts(result: mcp_types.ReadResourceResult) -> list[str]:

@@ -9,7 +9,6 @@ do hold them.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import anyio
@@ -20,7 +19,7 @@ from relay_support import ERAS, served
 
 from mcpmount.audit import hidden_in
 from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
-from support import SERVERS, strings_in, text_of
+from support import SERVERS, script_server, strings_in, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -32,8 +31,7 @@ VISIBLE = (
 
 
 def smuggling(name: str, *flags: str, extra: str = "") -> str:
-    args = json.dumps([str(SERVERS / "smuggling_server.py"), *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+    return script_server(name, str(SERVERS / "smuggling_server.py"), *flags, extra=extra)
 
 
 async def _answers(client: Client, server: str) -> list[dict[str, object]]:

@@ -5,21 +5,19 @@ server planting none lists."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from mcpmount.audit import hidden_in
 from serve.serve_support import served_stdio, wait_for_tool, write_config
-from support import SERVERS
+from support import SERVERS, script_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
 def poisoned(name: str, *flags: str) -> str:
-    args = json.dumps([str(SERVERS / "poisoned_server.py"), *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n'
+    return script_server(name, str(SERVERS / "poisoned_server.py"), *flags)
 
 
 async def test_served_tools_and_prompts_carry_no_hidden_character(tmp_path: Path) -> None:

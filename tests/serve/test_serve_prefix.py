@@ -8,7 +8,6 @@ A later server that would publish a name or URI already taken is refused, naming
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from mcp.client.stdio import stdio_client
 from relay_support import EVERY_WAY, served
 
 from serve.serve_support import BEHAVIOUR, STARTUP, names, wait_for_tool, write_config
-from support import SERVERS
+from support import SERVERS, script_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -29,8 +28,7 @@ CONTENT = str(SERVERS / "content_server.py")
 
 def unprefixed(name: str, *flags: str) -> str:
     """The content server mounted as ``name`` with ``prefix = false``."""
-    args = json.dumps([CONTENT, *flags])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\nprefix = false\n'
+    return script_server(name, CONTENT, *flags, extra="prefix = false")
 
 
 def texts(result: mcp_types.ReadResourceResult) -> list[str]:

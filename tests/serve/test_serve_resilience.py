@@ -37,7 +37,7 @@ from serve.serve_support import (
     served_stdio,
     wait_for_tool,
 )
-from support import SERVERS, text_of
+from support import SERVERS, script_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -60,8 +60,7 @@ def runtime_dir_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 def flaky(name: str, flag: Path, extra: str = "") -> str:
     """A server that exits at start while ``flag`` exists."""
-    args = json.dumps([str(SERVERS / "flaky_server.py"), str(flag)])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+    return script_server(name, str(SERVERS / "flaky_server.py"), str(flag), extra=extra)
 
 
 def three_servers(tmp_path: Path, flag: Path) -> str:

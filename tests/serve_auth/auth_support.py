@@ -7,7 +7,6 @@ import base64
 import hashlib
 import hmac
 import json
-import sys
 import time
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -28,7 +27,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from serve.serve_support import BEHAVIOUR, connected
-from support import SERVERS
+from support import SERVERS, script_server
 from support import free_port as free_port
 
 RECORDING: Final = Path(__file__).parent / "recording_server.py"
@@ -53,14 +52,12 @@ _INITIALIZE: Final = _request(
 
 def recording(name: str, record: Path, extra: str = "") -> str:
     """A config table for tests/serve_auth/recording_server.py, recording to ``record``."""
-    args = json.dumps([str(RECORDING), "--record", str(record)])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n{extra}\n'
+    return script_server(name, str(RECORDING), "--record", str(record), extra=extra)
 
 
 def content(name: str) -> str:
     """A config table for tests/servers/content_server.py (prompts, resources, a template)."""
-    args = json.dumps([str(SERVERS / "content_server.py"), "--label", name])
-    return f'[servers.{name}]\ncommand = "{sys.executable}"\nargs = {args}\n'
+    return script_server(name, str(SERVERS / "content_server.py"), "--label", name)
 
 
 def calls(record: Path) -> list[str]:

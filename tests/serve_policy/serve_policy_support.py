@@ -10,10 +10,10 @@ compared with the names blanked (`serve_isolation.isolation_support.blank`).
 from __future__ import annotations
 
 import difflib
-import json
-import sys
 from pathlib import Path
 from typing import Final
+
+from support import script_server
 
 HERE: Final = Path(__file__).parent
 GITHUB_SERVER: Final = HERE / "github_server.py"
@@ -37,8 +37,9 @@ CI_TOKEN: Final = "ci-token-0123456789abcdef"
 
 def github(record: Path) -> str:
     """A config table mounting tests/serve_policy/github_server.py as ``github``."""
-    args = json.dumps([str(GITHUB_SERVER), "--record", str(record)])
-    return f'[servers.github]\ncommand = "{sys.executable}"\nargs = {args}\nrequired = true\n'
+    return script_server(
+        "github", str(GITHUB_SERVER), "--record", str(record), extra="required = true"
+    )
 
 
 def write_setup(
