@@ -11,8 +11,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from relay_support import ERAS, EVERY_WAY, Host, served
 
+from serve.relay_support import ERAS, EVERY_WAY, Host, served
 from serve.serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 from support import text_of
 

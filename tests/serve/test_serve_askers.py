@@ -17,10 +17,10 @@ import mcp_types
 import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
-from relay_support import ERAS
 
 from asking_support import fresh_asking_server, prompt_text, read_text
 from http_fixture import serve_http
+from serve.relay_support import ERAS
 from serve.serve_support import BEHAVIOUR, connected, served_http, wait_for_tool
 from support import text_of
 

@@ -16,8 +16,8 @@ import mcp_types
 import pytest
 from mcp import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated
-from relay_support import EVERY_WAY, served
 
+from serve.relay_support import EVERY_WAY, served
 from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, script_server
 

@@ -15,9 +15,9 @@ import anyio
 import pydantic
 import pytest
 from mcp import Client, MCPError
-from relay_support import ERAS, served
 
 from mcpmount.audit import hidden_in
+from serve.relay_support import ERAS, served
 from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, script_server, strings_in, text_of
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import anyio
 import mcp_types
 import pytest
-from relay_support import EVERY_WAY, Host, served
 
+from serve.relay_support import EVERY_WAY, Host, served
 from serve.serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]

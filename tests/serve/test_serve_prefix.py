@@ -16,8 +16,8 @@ import mcp_types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from relay_support import EVERY_WAY, served
 
+from serve.relay_support import EVERY_WAY, served
 from serve.serve_support import BEHAVIOUR, STARTUP, names, wait_for_tool, write_config
 from support import SERVERS, script_server
 

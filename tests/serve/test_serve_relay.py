@@ -15,8 +15,8 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client, MCPError
-from relay_support import ERAS, EVERY_WAY, Host, served
 
+from serve.relay_support import ERAS, EVERY_WAY, Host, served
 from serve.serve_support import (
     BEHAVIOUR,
     asking,

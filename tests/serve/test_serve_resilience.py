@@ -22,11 +22,11 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client
-from relay_support import Host
 
 from mcpmount.registry import Registry
 from mcpmount.serve.front import Retries
 from mcpmount.serve.front._retries import ATTEMPTS, FIRST_DELAY, JITTER, MAX_DELAY
+from serve.relay_support import Host
 from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from relay_support import Host, served
 
+from serve.relay_support import Host, served
 from serve.serve_support import BEHAVIOUR, asking, wait_for_tool
 from support import SERVERS, text_of
 

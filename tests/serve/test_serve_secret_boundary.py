@@ -21,10 +21,10 @@ import mcp_types
 import pytest
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
-from relay_support import ERAS, Host, served
 
 from secret_support import assert_planted_redacted
 from serve import serve_support
+from serve.relay_support import ERAS, Host, served
 from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, text_of
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from relay_support import served
 
+from serve.relay_support import served
 from serve.serve_support import BEHAVIOUR, wait_for_tool, write_config
 from support import SERVERS, text_of
 

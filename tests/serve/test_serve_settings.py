@@ -19,7 +19,14 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from serve_support import (
+
+from leaks import record_group
+from mcpmount.cli._parser import build_parser
+from mcpmount.cli._serve import serve_flags
+from mcpmount.config import RegistryConfig, ServeSettings, load_config
+from mcpmount.errors import ConfigError
+from mcpmount.serve import serve
+from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
@@ -28,13 +35,6 @@ from serve_support import (
     served_http,
     wait_for_tool,
 )
-
-from leaks import record_group
-from mcpmount.cli._parser import build_parser
-from mcpmount.cli._serve import serve_flags
-from mcpmount.config import RegistryConfig, ServeSettings, load_config
-from mcpmount.errors import ConfigError
-from mcpmount.serve import serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

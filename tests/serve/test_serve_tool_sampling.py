@@ -10,8 +10,8 @@ import mcp_types
 import pytest
 from mcp import MCPError
 from mcp.client import ClientRequestContext
-from relay_support import ERAS, EVERY_WAY, served
 
+from serve.relay_support import ERAS, EVERY_WAY, served
 from serve.serve_support import BEHAVIOUR, asking, wait_for_tool, write_config
 from support import text_of
 
