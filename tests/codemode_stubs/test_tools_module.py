@@ -81,6 +81,12 @@ def test_signatures_read_as_python_types() -> None:
     assert "    def read_file(*, path: str) -> Any:" in text
     assert "def plain(*, x: float | None = None) -> Any:" in text
     assert "from_: (sent as from) First issue number." in text
+    assert "labels: Each: {" not in text  # strings have no fields to show
+    entities = {"type": "array", "items": {"$ref": "#/$defs/Entity"}}
+    entity = {"type": "object", "properties": {"name": {"type": "string"}}}
+    defs: dict[str, Any] = {"$defs": {"Entity": entity}}
+    shaped = tool("kg__add", {"entities": entities}, ["entities"], None, **defs)
+    assert "entities: Each: {'name': str}" in stubs([shaped])
     output = mcp_types.Tool(
         name="db__query",
         input_schema={"type": "object"},
@@ -154,6 +160,7 @@ def _extend(inner: st.SearchStrategy[Schema]) -> st.SearchStrategy[Schema]:
         st.builds(_array, inner),
         st.builds(_one("anyOf"), st.lists(inner, max_size=3)),
         st.builds(_map, inner),
+        st.builds(_one("properties"), st.dictionaries(TEXT, inner, max_size=3)),
         st.builds(_described, TEXT, inner),
     )
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final, cast
 
-__all__ = ["literal_text", "type_text"]
+__all__ = ["literal_text", "shape_text", "type_text"]
 
 _MAX_DEPTH: Final = 4
 """Deeper schemas read as ``Any``: a signature is for a reader, not a validator."""
@@ -22,6 +22,9 @@ _MAX_ENUM: Final = 24
 
 _MAX_LITERAL_CHARS: Final = 60
 """The longest literal (a default, an enum member) shown; longer ones are not shown."""
+
+_MAX_FIELDS: Final = 12
+"""An object's shape shows at most this many fields: a reader needs the gist."""
 
 _SIMPLE: Final = {
     "string": "str",
@@ -61,6 +64,37 @@ def type_text(schema: object, root: object = None) -> str:
         root: The schema whose ``$defs`` (or ``definitions``) a local ``$ref`` names.
     """
     return _text(schema, root if root is not None else schema, 0)
+
+
+def shape_text(schema: object, root: object = None) -> tuple[str, bool]:
+    """The fields of the object ``schema`` describes, or of each item of its array, as
+    ``{'name': str, 'tags': list[str]}``; and whether it is an array's items. ``""`` when
+    it has no listed fields: ``dict[str, Any]`` in a signature says nothing of them."""
+    root = root if root is not None else schema
+    node = _follow(schema, root)
+    each = node.get("type") == "array" or "items" in node
+    if each:
+        node = _follow(node.get("items"), root)
+    properties = node.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return "", each
+    fields = cast("dict[str, object]", properties)
+    shown = [f"{key!a}: {_text(value, root, 1)}" for key, value in fields.items()]
+    if len(shown) > _MAX_FIELDS:
+        shown = [*shown[:_MAX_FIELDS], "..."]
+    return "{" + ", ".join(shown) + "}", each
+
+
+def _follow(schema: object, root: object) -> dict[str, Any]:
+    """``schema`` as a dict, through at most a few local ``$ref``s; ``{}`` if it is none."""
+    for _ in range(_MAX_DEPTH):
+        if not isinstance(schema, dict):
+            return {}
+        ref = cast("dict[str, object]", schema).get("$ref")
+        if ref is None:
+            return cast("dict[str, Any]", schema)
+        schema = _resolve(ref, root)
+    return {}
 
 
 def _text(schema: object, root: object, depth: int) -> str:

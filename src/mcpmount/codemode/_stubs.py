@@ -27,7 +27,7 @@ from typing import Any, Final, cast
 import mcp_types
 
 from mcpmount.codemode._names import SEPARATOR, unique_identifiers
-from mcpmount.codemode._schemas import literal_text, type_text
+from mcpmount.codemode._schemas import literal_text, shape_text, type_text
 
 __all__ = ["python_names", "stubs", "tools_module"]
 
@@ -36,7 +36,6 @@ _MODULE_NAMES: Final = frozenset({"Any", "Literal", "ToolError", "annotations"})
 
 _MAX_DESCRIPTION: Final = 4000
 _MAX_ARGUMENT_DESCRIPTION: Final = 600
-_MAX_FIELDS: Final = 12
 """Longer descriptions are cut, with a marker: a stub is read by a model, token by token."""
 
 _UNSAFE = re.compile(
@@ -222,6 +221,9 @@ def _function(tool: mcp_types.Tool, name: str) -> _Function:
                 annotation = annotation if annotation == "Any" else _optional(annotation)
         described = prop.get("description")
         text = _clean(described, _MAX_ARGUMENT_DESCRIPTION) if isinstance(described, str) else ""
+        shape, each = shape_text(prop, schema)
+        if shape:
+            text = f"{text} {'Each' if each else 'Fields'}: {shape}".lstrip()
         if idents[key] != key:
             text = f"(sent as {_clean(key, 80)!s}) {text}".rstrip()
         params.append(_Param(idents[key], key, annotation, default, text))
@@ -231,17 +233,8 @@ def _function(tool: mcp_types.Tool, name: str) -> _Function:
     description = _clean(tool.description or tool.title or "", _MAX_DESCRIPTION)
     namespace = _split(tool.name)[0]
     return _Function(
-        name, tool.name, namespace, tuple(params), returns, _fields(output), description
+        name, tool.name, namespace, tuple(params), returns, shape_text(output)[0], description
     )
-
-
-def _fields(output: object) -> str:
-    """What a program reads of a result: the fields of the output schema, with types."""
-    properties = _mapping(_mapping(output).get("properties"))
-    shown = [f"{key!a}: {type_text(value, output)}" for key, value in properties.items()]
-    if len(shown) > _MAX_FIELDS:
-        shown = [*shown[:_MAX_FIELDS], "..."]
-    return "{" + ", ".join(shown) + "}" if shown else ""
 
 
 def _mapping(value: object) -> dict[str, Any]:
