@@ -35,6 +35,7 @@ FLOORS = {
     "hosts": 2,
     "audit": 2,
     "upstream": 3,
+    "listing": 3,
     "manifests": 3,
     "gates": 4,
     "registry": 4,

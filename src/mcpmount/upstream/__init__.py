@@ -1,20 +1,28 @@
-"""Upstream servers: one connection per server, its checked lists, and its restarts.
+"""Upstream servers: one connection per server, and its restarts.
 
-The owner-task connection (``_connection``) lists and checks the server's tools
-(``_listing``, ``_vetting``, ``_plain_schema``) and its prompts and resources
-(``_content``), and keeps what they said of caching them (``_freshness``); it tells its
-failures (``_failures``), answers what the server asks of its client (``_asking``), hears
-its log messages (``_logs``) and change notices (``_feed``), sends requests other than
-tool calls (``_requests``) and task-augmented ones (``_tasks``), and tells it its client
-renders MCP Apps (``_apps``). A supervisor (``_supervisor``) carries a mounted server
-across restarts; a ``per_client`` server's clients each get a connection of their own
+The owner-task connection (``_connection``) opens its client and fetches the server's
+checked lists (``_opening``, over `mcpmount.listing`, whose names are re-exported here),
+and says where the server is in its life (``_state``); it tells its failures
+(``_failures``), answers what the server asks of its client (``_asking``), hears its log
+messages (``_logs``) and change notices (``_feed``), sends requests other than tool calls
+(``_requests``) and task-augmented ones (``_tasks``), and tells it its client renders MCP
+Apps (``_apps``). A supervisor (``_supervisor``) carries a mounted server across
+restarts; a ``per_client`` server's clients each get a connection of their own
 (``_pool``)."""
 
+from mcpmount.listing import (
+    Freshness,
+    SchemaVetting,
+    ServerContent,
+    check_content,
+    check_tools,
+    list_all_tools,
+    list_content,
+    list_pages,
+    needs_task,
+)
 from mcpmount.upstream._asking import Asking
-from mcpmount.upstream._connection import Connection, ServerState
-from mcpmount.upstream._content import ServerContent, check_content, list_content
-from mcpmount.upstream._freshness import Freshness
-from mcpmount.upstream._listing import check_tools, list_all_tools, list_pages, needs_task
+from mcpmount.upstream._connection import Connection
 from mcpmount.upstream._pool import (
     ClientKey,
     ClientSessions,
@@ -24,6 +32,7 @@ from mcpmount.upstream._pool import (
     uses_pool,
 )
 from mcpmount.upstream._requests import request, set_subscription
+from mcpmount.upstream._state import ServerState
 from mcpmount.upstream._supervisor import Supervisor
 from mcpmount.upstream._tasks import (
     cancel_task,
@@ -32,7 +41,6 @@ from mcpmount.upstream._tasks import (
     list_tasks,
     wait_result,
 )
-from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = [
     "Asking",

@@ -14,12 +14,10 @@ result its `ResultCleaner` (``answers``, as `request` does for prompts and reads
 
 from __future__ import annotations
 
-import enum
 import logging
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import InitVar, dataclass, field
-from importlib.metadata import version
 from typing import Any
 
 import anyio
@@ -27,8 +25,6 @@ import mcp_types
 import pydantic
 from anyio.abc import TaskStatus
 from mcp import Client, MCPError
-from mcp.client.extension import ClientExtension
-from mcp.client.session import IncomingMessage
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -44,40 +40,22 @@ from mcpmount.errors import (
     describe_invalid,
 )
 from mcpmount.handlers import ClientHandlers
+from mcpmount.listing import Freshness, SchemaVetting, ServerContent, list_all_tools, list_content
 from mcpmount.processes import Reaper
 from mcpmount.transports import ServerTransport, transport_for
-from mcpmount.upstream._apps import AppsSupport
 from mcpmount.upstream._asking import Asking
-from mcpmount.upstream._content import ServerContent, list_content
 from mcpmount.upstream._failures import StartFailures, check_size
 from mcpmount.upstream._feed import ChangeFeed
-from mcpmount.upstream._freshness import Freshness
-from mcpmount.upstream._listing import check_tools, list_all_tools
+from mcpmount.upstream._opening import checked, client_for, list_again
+from mcpmount.upstream._state import ServerState
 from mcpmount.upstream._tasks import TaskStatusWatch, run_task
-from mcpmount.upstream._vetting import SchemaVetting
 
-__all__ = ["Connection", "ServerState"]
+__all__ = ["Connection"]
 
 logger = logging.getLogger(__name__)
 
-_CLIENT_INFO = mcp_types.Implementation(name="mcpmount", version=version("mcpmount"))
-
 _RELIST_DEBOUNCE = 0.1
 """Seconds to wait after a list-change notice for more of them, before re-listing once."""
-
-
-class ServerState(enum.StrEnum):
-    """Where a server is in its life."""
-
-    STARTING = "starting"
-    READY = "ready"
-    RESTARTING = "restarting"
-    FAILED = "failed"
-    CLOSED = "closed"
-    LAZY = "lazy"
-    """Published from its cached manifest, not started yet: its first call starts it."""
-    IDLE = "idle"
-    """Stopped after nobody called it for ``idle_timeout``: the next call starts it."""
 
 
 @dataclass(eq=False)
@@ -208,7 +186,9 @@ class Connection:
         started = False
         try:
             with self._scope, anyio.CancelScope(deadline=deadline) as startup:
-                async with self._client_for() as client, anyio.create_task_group() as watchers:
+                opened = self.transport.open(self._transport_lost)
+                client = client_for(self.spec, opened, self.feed, self.asking, self.tasks)
+                async with client, anyio.create_task_group() as watchers:
                     modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
                     if modern:
                         # Subscribe before listing, so no change falls between the two.
@@ -218,7 +198,9 @@ class Connection:
                     cleaner = Cleaner.of(self.server, self.spec, self.settings)
                     fresh = Freshness(modern)
                     listed = await list_all_tools(client, self.server, self.settings, fresh)
-                    self.tools = self._check(listed, cleaner)
+                    self.tools = checked(
+                        listed, self.server, self.spec, self.settings, self.schemas, cleaner
+                    )
                     self.content = await list_content(
                         client, self.server, self.spec, self.settings, cleaner, fresh
                     )
@@ -274,14 +256,10 @@ class Connection:
     async def _relist(self, client: Client) -> None:
         """List every page again and hand it to ``on_tools``; on any error keep the old list."""
         try:
-            cleaner = Cleaner.of(self.server, self.spec, self.settings)
-            fresh = Freshness(client.protocol_version in MODERN_PROTOCOL_VERSIONS)
-            with anyio.fail_after(self._startup_timeout()):
-                listed = await list_all_tools(client, self.server, self.settings, fresh)
-                content = await list_content(
-                    client, self.server, self.spec, self.settings, cleaner, fresh
-                )
-            tools = self._check(listed, cleaner)
+            timeout = self._startup_timeout()
+            tools, content, fresh, cleaner = await list_again(
+                client, self.server, self.spec, self.settings, self.schemas, timeout
+            )
             if self.on_tools is not None:
                 self.on_tools(self, tools, content)
             self.tools, self.content, self.freshness = tools, content, fresh
@@ -292,14 +270,6 @@ class Connection:
         else:
             self.relist_error = None
 
-    def _check(self, listed: list[mcp_types.Tool], cleaner: Cleaner) -> list[mcp_types.Tool]:
-        """The tools of ``listed`` that may be registered (see `check_tools`)."""
-        spec = self.spec
-        filters_out, schemas = spec.filters_out, self.schemas
-        return check_tools(
-            self.server, listed, self.settings, spec.invalid_names, filters_out, schemas, cleaner
-        )
-
     def cleaned(self, cleaner: Cleaner) -> None:
         """Keep what ``cleaner`` stripped from the lists just applied; warn if that changed
         (so a server re-listing the same text is named once, not at every list change)."""
@@ -307,11 +277,6 @@ class Connection:
         if found != self.hidden:
             cleaner.warn()
         self.hidden = found
-
-    async def _on_message(self, message: IncomingMessage) -> None:
-        self.feed.on_message(message)
-        if isinstance(message, mcp_types.ElicitCompleteNotification):
-            await self.asking.elicitation_complete(message.params.elicitation_id)
 
     def _updated(self, uri: str) -> None:
         if self.on_updated is not None:
@@ -429,23 +394,6 @@ class Connection:
         if failure is not None:
             return failure
         return self._lost or "connection closed"
-
-    def _client_for(self) -> Client:
-        return Client(
-            self.transport.open(self._transport_lost),
-            mode=self.spec.protocol,
-            cache=None,  # the registry decides when to list; a stale cached list would lie
-            client_info=_CLIENT_INFO,
-            message_handler=self._on_message,
-            # The binding is an extension, advertised in either era; in 2026-07-28 it
-            # would promise task handles (``resultType: "task"``) this client cannot
-            # take, so it is offered only to a server spoken to in the handshake era.
-            extensions=[*self._task_binding(), AppsSupport()],
-            **self.asking.callbacks(),
-        )
-
-    def _task_binding(self) -> list[ClientExtension]:
-        return [self.tasks.extension()] if self.spec.protocol == "legacy" else []
 
     def _transport_lost(self, reason: str) -> None:
         if not self._stopping and self.state is ServerState.READY:

@@ -30,7 +30,8 @@ import anyio
 
 from mcpmount.config import HttpServer, ServerSpec
 from mcpmount.errors import ClientSessionsFullError, ServerNotRunningError
-from mcpmount.upstream._connection import Connection, ServerState
+from mcpmount.upstream._connection import Connection
+from mcpmount.upstream._state import ServerState
 
 __all__ = [
     "ClientKey",

@@ -26,7 +26,8 @@ from mcpmount.errors import (
     UpstreamError,
     describe_invalid,
 )
-from mcpmount.upstream._connection import Connection, ServerState
+from mcpmount.upstream._connection import Connection
+from mcpmount.upstream._state import ServerState
 
 __all__ = ["request", "set_subscription"]
 

@@ -17,7 +17,8 @@ import anyio
 
 from mcpmount.config import ServerSpec
 from mcpmount.errors import RegistryError
-from mcpmount.upstream._connection import Connection, ServerState
+from mcpmount.upstream._connection import Connection
+from mcpmount.upstream._state import ServerState
 
 __all__ = ["Supervisor"]
 

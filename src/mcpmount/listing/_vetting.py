@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import xxhash
 
-from mcpmount.upstream._plain_schema import plainly_valid
+from mcpmount.listing._plain_schema import plainly_valid
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

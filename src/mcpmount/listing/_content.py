@@ -23,9 +23,9 @@ from mcp import Client, MCPError
 from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ToolListError
+from mcpmount.listing._freshness import Freshness
+from mcpmount.listing._tools import list_pages
 from mcpmount.naming import TOOL_NAME_PATTERN
-from mcpmount.upstream._freshness import Freshness
-from mcpmount.upstream._listing import list_pages
 
 __all__ = ["ServerContent", "check_content", "list_content"]
 

@@ -20,9 +20,9 @@ from mcp import Client
 from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings
 from mcpmount.errors import ToolListError, describe_invalid
+from mcpmount.listing._freshness import Freshness
+from mcpmount.listing._vetting import SchemaVetting
 from mcpmount.naming import TOOL_NAME_PATTERN
-from mcpmount.upstream._freshness import Freshness
-from mcpmount.upstream._vetting import SchemaVetting
 
 __all__ = [
     "check_tools",
