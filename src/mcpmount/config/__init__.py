@@ -51,6 +51,7 @@ from mcpmount.config._quotas import LimitRule, ServeLimits
 from mcpmount.config._sandbox import SandboxTable
 from mcpmount.config._secrecy import CREDENTIAL_FORMATS, credential_name
 from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
+from mcpmount.config._serving import Transport
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 from mcpmount.config._urls import redacted_url
@@ -90,6 +91,7 @@ __all__ = [
     "ServerSpec",
     "StdioServer",
     "ToolOverride",
+    "Transport",
     "credential_name",
     "input_variable",
     "load_config",

@@ -26,7 +26,10 @@ from pydantic import BaseModel, Field
 
 from mcpmount.config._fields import STRICT_DATA, Text
 
-__all__ = ["DEFAULT_PORT", "ServingSettings"]
+__all__ = ["DEFAULT_PORT", "ServingSettings", "Transport"]
+
+Transport = Literal["stdio", "http"]
+"""How ``serve`` is reached: stdin and stdout, or streamable HTTP at ``/mcp``."""
 
 DEFAULT_PORT = 8000
 """The port HTTP ``serve`` binds unless told otherwise, by the command and the library
@@ -40,9 +43,10 @@ class ServingSettings(BaseModel):
 
     model_config = STRICT_DATA
 
-    transport: Literal["stdio", "http"] = "stdio"
+    transport: Transport = "stdio"
     """``"stdio"`` (one client, the host that started ``serve``) or ``"http"`` (streamable
-    HTTP at ``/mcp``, for any number of clients)."""
+    HTTP at ``/mcp``, for any number of clients). A host that starts ``mcpmount serve
+    CONFIG`` (`mcpmount install`) speaks stdio: give a config it starts no ``"http"``."""
 
     host: Text = "127.0.0.1"
     """HTTP: the address to bind. Beyond loopback, clients must authenticate unless

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Literal, TypedDict
+from typing import TypedDict
 
-from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken
+from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken, Transport
 
 __all__ = ["OldKeywords", "with_old_keywords"]
 
@@ -21,7 +21,7 @@ __all__ = ["OldKeywords", "with_old_keywords"]
 class OldKeywords(TypedDict, total=False):
     """`serve`'s old keywords, each now the ``[serve]`` key of its name."""
 
-    transport: Literal["stdio", "http"]
+    transport: Transport
     host: str
     port: int
     stateless: bool

@@ -19,12 +19,12 @@ import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
-from typing import Literal, Unpack
+from typing import Unpack
 
 import anyio
 from anyio.abc import TaskGroup
 
-from mcpmount.config import RegistryConfig
+from mcpmount.config import RegistryConfig, Transport
 from mcpmount.errors import MountError
 from mcpmount.registry import Registry, read_pins, required_as_written
 from mcpmount.serve.access import HttpSecurity, check_exposure
@@ -48,8 +48,6 @@ from mcpmount.serve.replicas import (
 __all__ = ["Transport", "serve"]
 
 logger = logging.getLogger(__name__)
-
-Transport = Literal["stdio", "http"]
 
 
 async def serve(
