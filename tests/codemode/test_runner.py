@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,13 @@ from codemode_support import LIMITS, run
 from mcpmount.codemode import CodeLimits, SandboxUnavailableError, code_sandbox_problem, run_code
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import open_registry
+from mcpmount.sandbox import SYSTEM_DIRS, python_paths
 from support import fixture, record_pids, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks", "code_sandbox")]
+
+SYSTEM_TOP = {path.strip("/").split("/")[0] for path in SYSTEM_DIRS}
+"""The top folders of the system folders a sandbox shows read-only."""
 
 SUMMARY = textwrap.dedent(
     """
@@ -115,24 +120,34 @@ async def test_a_cancelled_run_kills_and_reaps_its_sandbox() -> None:
 
 @pytest.mark.slow
 async def test_a_program_sees_an_empty_scratch_home_and_tmp() -> None:
-    """It starts in its own empty, writable scratch folder; home and /tmp are empty too."""
+    """It starts in its own empty, writable scratch folder; home and /tmp are empty too.
+    Of the host's own folders it sees the system's and the interpreter's install only: where
+    that lives in a home (pyenv, uv), each folder above it shows just the way down."""
+    _, install = python_paths()
     source = textwrap.dedent(
-        """
+        f"""
         import os
         print(os.getcwd(), sorted(os.listdir(".")), os.listdir(os.environ["HOME"]))
         print(os.listdir("/tmp"), sorted(os.listdir("/")))
         open("notes.txt", "w").write("kept for the run")
         print(open("notes.txt").read())
+        parts = {install!r}.strip("/").split("/")
+        print([os.listdir("/" + "/".join(parts[:n])) for n in range(1, len(parts))])
         """
     )
     done, text = await run(source)
     assert not done.result.is_error, text
-    first, second, third = text.splitlines()
+    first, second, third, above = text.splitlines()
     assert first == "/scratch [] []"
     assert second.startswith("[] [")
-    assert "home" in second
-    assert "root" not in second
-    assert "work" not in second
+    parts = install.strip("/").split("/")
+    shown = set(ast.literal_eval(second.removeprefix("[] ")))
+    assert shown - {parts[0]} <= {*SYSTEM_TOP, "dev", "home", "proc", "scratch", "tmp", "etc"}
+    assert "work" not in shown or parts[0] == "work"
+    if any(install == path or install.startswith(path + "/") for path in SYSTEM_DIRS):
+        assert parts[0] in SYSTEM_TOP  # a system Python: nothing else is shown
+    else:
+        assert ast.literal_eval(above) == [[part] for part in parts[1:]]
     assert third == "kept for the run"
 
 
