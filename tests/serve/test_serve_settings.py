@@ -9,7 +9,6 @@ import inspect
 import logging
 import signal
 import socket
-import subprocess
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -35,6 +34,7 @@ from serve.serve_support import (
     served_http,
     wait_for_tool,
 )
+from support import portfile_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -43,28 +43,13 @@ pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 async def serving(config: Path, portfile: Path, *flags: str) -> AsyncGenerator[str]:
     """Run ``mcpmount serve CONFIG FLAGS`` (stderr to a log beside it) until ``portfile``
     names its port; yield its URL; stop it with SIGTERM."""
+    command = serve_command(str(config), *flags)
     log = config.with_suffix(".log")
-    with log.open("w") as errlog:
-        process = await anyio.open_process(
-            serve_command(str(config), *flags),
-            stdout=subprocess.DEVNULL,
-            stderr=errlog,
-            start_new_session=True,
-        )
-    record_group(process.pid)
-    async with process:
-        try:
-            with anyio.fail_after(STARTUP):
-                while not await anyio.Path(portfile).exists():
-                    assert process.returncode is None, log.read_text()
-                    await anyio.sleep(0.02)
-            port = (await anyio.Path(portfile).read_text()).strip()
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-            with anyio.fail_after(BEHAVIOUR):
-                await process.wait()
+    async with portfile_process(command, portfile, log, start=STARTUP, stop=BEHAVIOUR) as (
+        url,
+        _,
+    ):
+        yield url
 
 
 async def test_the_serve_table_alone_serves_http(tmp_path: Path) -> None:
