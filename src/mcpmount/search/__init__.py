@@ -44,12 +44,12 @@ the index is about a hundred times that). A query then touches only the posting 
 its words.
 
 Modules: ``_analysis`` (words to terms), ``_synonyms``, ``_fields`` (what of a tool is
-read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index`` (`SearchIndex`),
-``_result`` (`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_describe``
-(its ``describe:<namespace>`` query and ``"format": "python"`` answer), ``_fusion``
-(reciprocal rank fusion). The semantic ranking is its own package, `mcpmount.semantic`,
-imported only when an index is given a ``semantic_model`` (it needs numpy and ONNX
-Runtime).
+read), ``_postings`` (the BM25F statistics, kept incrementally), ``_index``
+(`SearchIndex`), ``_names`` (the sorted names, for exact and prefix matches), ``_result``
+(`Hit`, `SearchResult`), ``_meta`` (the ``tool_search`` meta-tool), ``_describe`` (its
+``describe:<namespace>`` query and ``"format": "python"`` answer), ``_fusion`` (reciprocal
+rank fusion). The semantic ranking is its own package, `mcpmount.semantic`, imported only
+when an index is given a ``semantic_model`` (it needs numpy and ONNX Runtime).
 """
 
 from mcpmount.search._analysis import STOP_WORDS, Analyzer, stem, tokenize

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, insort
 from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 from mcpmount.search._analysis import Analyzer, identifier_like
 from mcpmount.search._fields import tool_fields
 from mcpmount.search._fusion import fuse_rankings, semantic_depth
+from mcpmount.search._names import NameKeys
 from mcpmount.search._postings import Doc, Postings
 from mcpmount.search._result import Hit, SearchResult
 from mcpmount.search._synonyms import RELATED, SYNONYM_WEIGHT
@@ -29,7 +29,6 @@ _MAX_QUERY_CHARS = 2000
 """Longer queries are cut: no real need is that long, and it bounds the work."""
 
 _SELECT_PREFIX = "select:"
-_FEW_KEYS = 64
 _MAX_CACHED_TERMS = 4096
 """The most query words whose scored postings an index keeps between changes."""
 
@@ -57,12 +56,10 @@ class SearchIndex:
         "_dirty",
         "_expanded",
         "_ids",
-        "_keys_added",
-        "_keys_removed",
         "_limbo",
+        "_names",
         "_next_id",
         "_postings",
-        "_prefix_keys",
         "_semantic",
     )
 
@@ -80,11 +77,8 @@ class SearchIndex:
         self._next_id = 0
         self._expanded: dict[str, dict[int, float]] = {}
         """Query term -> impacts of the term or its synonyms; a cache of the postings."""
-        self._prefix_keys: list[tuple[str, int]] = []
-        """Sorted (lowercased public or raw name, doc id), for exact and prefix lookups."""
-        self._keys_added: list[tuple[str, int]] = []
-        self._keys_removed: list[tuple[str, int]] = []
-        """Changes to `_prefix_keys` not applied yet."""
+        self._names = NameKeys()
+        """The tools' names, for exact and prefix lookups."""
         self._limbo: dict[str, int] = {}
         """Public name -> doc id of the tools removed since the last search."""
         self._dirty = False
@@ -166,7 +160,7 @@ class SearchIndex:
         the tools that changed.
         """
         analyzer = self._analyzer
-        keys = self._keys_added
+        names = self._names
         docs = self._postings.docs
         for tool in tools:
             old = self._ids.pop(tool.name, None)
@@ -184,7 +178,7 @@ class SearchIndex:
             if self._semantic is not None:
                 self._semantic.add(doc_id, tool)
             self._ids[tool.name] = doc_id
-            keys += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
+            names.add(tool, doc_id)
             self._dirty = True
 
     def remove(self, names: Iterable[str]) -> None:
@@ -200,7 +194,7 @@ class SearchIndex:
         self._postings.remove(doc_id)
         if self._semantic is not None:
             self._semantic.remove(doc_id)
-        self._keys_removed += ((tool.name.lower(), doc_id), (tool.raw_name.lower(), doc_id))
+        self._names.remove(tool, doc_id)
         self._dirty = True
 
     def _settle(self) -> None:
@@ -211,26 +205,7 @@ class SearchIndex:
         self._dirty = False
         if self._postings.settle():
             self._expanded = {}
-        # Doc ids are never reused, so a key added and removed since the last settle is in
-        # both lists and nowhere else. A few changes go in place (each O(log n) to find);
-        # many, in one pass and one sort.
-        gone = set(self._keys_removed)
-        fresh = [k for k in self._keys_added if k not in gone]
-        stale = gone.difference(self._keys_added)
-        self._keys_added, self._keys_removed = [], []
-        keys = self._prefix_keys
-        if len(stale) > _FEW_KEYS:
-            keys = [k for k in keys if k not in stale]
-        else:
-            for key in stale:
-                del keys[bisect_left(keys, key)]
-        if len(fresh) > _FEW_KEYS:
-            keys += fresh
-            keys.sort()
-        else:
-            for key in fresh:
-                insort(keys, key)
-        self._prefix_keys = keys
+        self._names.settle()
 
     def _term_impacts(self, term: str) -> dict[int, float]:
         """Impacts of ``term``, each doc scored by the best of the term and its synonyms."""
@@ -314,9 +289,9 @@ class SearchIndex:
             return self._select(text[len(_SELECT_PREFIX) :], seen)
 
         lowered = text.lower()
-        exact = seen(self._name_matches(lowered, prefix=False))
+        exact = seen(self._names.matches(lowered, prefix=False))
         prefix = (
-            [i for i in seen(self._name_matches(lowered, prefix=True)) if i not in exact]
+            [i for i in seen(self._names.matches(lowered, prefix=True)) if i not in exact]
             if identifier_like(lowered)
             else []
         )
@@ -387,18 +362,6 @@ class SearchIndex:
         docs = self._postings.docs
         return sorted(ids, key=lambda i: (-scores.get(i, 0.0), docs[i].tool.name))
 
-    def _name_matches(self, key: str, *, prefix: bool) -> list[int]:
-        keys = self._prefix_keys
-        found: dict[int, None] = {}
-        at = bisect_left(keys, (key, -1))
-        while at < len(keys):
-            name, doc_id = keys[at]
-            if name != key and not (prefix and name.startswith(key)):
-                break
-            found[doc_id] = None
-            at += 1
-        return list(found)
-
     def _select(self, spec: str, seen: Callable[[Iterable[int]], list[int]]) -> SearchResult:
         wanted = [part.strip() for part in spec.split(",") if part.strip()]
         if not wanted:
@@ -410,7 +373,7 @@ class SearchIndex:
             if doc_id is not None and seen((doc_id,)):
                 chosen[doc_id] = None
                 continue
-            ids = seen(self._name_matches(name.lower(), prefix=False))
+            ids = seen(self._names.matches(name.lower(), prefix=False))
             if ids:
                 for i in self._rank(ids, {}):
                     chosen[i] = None
