@@ -1,11 +1,13 @@
 """The MCP front: a registry answered as one MCP server, in both protocol eras.
 
 - `RegistryServer` (``_server``) and `open_front`: the SDK's low-level server over a
-  registry. Every request passes the `Gate` (``_gate``) first, which refuses what the
-  request's principal may not see (`mcpmount.serve.access`); the handlers answer lists and
+  registry, advertising the change notices and tasks it serves (``_low_level``). Every
+  request passes the `Gate` (``_gate``) first, which refuses what the request's
+  principal may not see (`mcpmount.serve.access`); the handlers answer lists and
   searches (``_lists``, ``_call_tool``), calls, prompts, resources and completions
-  (``_content``); resource subscriptions, list changes and log levels go to the session's
-  own room (`mcpmount.serve.sessions`), which tells each session only what it may see.
+  (``_content``); resource subscriptions, list changes and log levels go to the
+  session's own room (`mcpmount.serve.sessions`), which tells each session only what it
+  may see.
 - What upstream servers ask mid-request is relayed to the client of that request
   (`mcpmount.serve.relay`).
 - Where each conversation's finds are kept (``_activations``), the first answers' wait

@@ -4,20 +4,23 @@ The SDK's stdio server drops a line its JSON parser refuses, and the client wait
 answer forever. A request holding a lone surrogate escape (``"\\ud800"``, which is not
 Unicode) is such a line, yet Python's own JSON reader can read its id. `screen` rewrites
 such a request into a call of `UNREADABLE_METHOD`, with the same id, whose handler
-answers with an error that says what was wrong. (``NaN`` the SDK parses; the registry
-then refuses the arguments.) Only lines holding a surrogate escape pay for the check.
+(`refuse_unreadable`) answers with an error that says what was wrong. (``NaN`` the SDK
+parses; the registry then refuses the arguments.) Only lines holding a surrogate escape
+pay for the check.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Final
+from typing import Any, Final
 
 import mcp_types
 import pydantic
+from mcp import MCPError
+from mcp.server import ServerRequestContext
 
-__all__ = ["UNREADABLE_METHOD", "screen"]
+__all__ = ["UNREADABLE_METHOD", "Unreadable", "refuse_unreadable", "screen"]
 
 UNREADABLE_METHOD: Final = "mcpmount/unreadable"
 """The method an unreadable request is rewritten to; its params say what was wrong."""
@@ -53,3 +56,19 @@ def screen(line: str) -> str:
         "params": {"method": method if isinstance(method, str) else "?", "problem": problem},
     }
     return json.dumps(rewritten) + "\n"
+
+
+class Unreadable(mcp_types.RequestParams):
+    """The params of a rewritten request: what it named and why it could not be read."""
+
+    method: str
+    """The method the unreadable request named."""
+    problem: str
+
+
+async def refuse_unreadable(
+    ctx: ServerRequestContext[Any, Any], params: Unreadable
+) -> mcp_types.EmptyResult:
+    """Answer a request the SDK could not parse with an error that says why."""
+    message = f"{params.method}: the request cannot be read: {params.problem}; nothing was sent"
+    raise MCPError(mcp_types.INVALID_PARAMS, message)

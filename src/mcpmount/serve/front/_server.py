@@ -44,7 +44,7 @@ from typing import Any
 import anyio
 import mcp_types
 from mcp import MCPError
-from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
+from mcp.server import InitializationOptions, Server, ServerRequestContext
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
@@ -62,14 +62,15 @@ from mcpmount.serve.front._code import CodeFront
 from mcpmount.serve.front._content import Content, without_server_info
 from mcpmount.serve.front._gate import Gate
 from mcpmount.serve.front._lists import ToolLists
+from mcpmount.serve.front._low_level import FrontServer
 from mcpmount.serve.front._retries import Retries
-from mcpmount.serve.front._screen import UNREADABLE_METHOD
+from mcpmount.serve.front._screen import UNREADABLE_METHOD, Unreadable, refuse_unreadable
 from mcpmount.serve.front._spans import Spans
 from mcpmount.serve.front._startup import Startup
 from mcpmount.serve.quotas import Limits, Quotas
 from mcpmount.serve.relay import Downstream, Relay
 from mcpmount.serve.sessions import Changes, Kind, Logs, Sessions, Subscriptions
-from mcpmount.serve.tasks import TaskFront, TaskIds, server_capability
+from mcpmount.serve.tasks import TaskFront, TaskIds
 
 __all__ = ["RegistryServer", "open_front"]
 
@@ -125,7 +126,7 @@ class RegistryServer:
         """What each principal may see: every answer, notice and search asks it."""
         self._subscriptions = Subscriptions(registry, self.bus, self.door)
         self._content = content = Content(registry, self.door, self._wait_mounted, relay)
-        self.server: Server[Any] = _FrontServer(
+        self.server: Server[Any] = FrontServer(
             name,
             version=version("mcpmount"),
             get_tool_input_schema=self._input_schema,
@@ -156,7 +157,7 @@ class RegistryServer:
         self.tasks = TaskFront(registry, task_ids, timeout, self._wait_called)
         """The task requests (past the gate: a hidden tool is refused before)."""
         self.tasks.install(self.server)
-        self.server.add_request_handler(UNREADABLE_METHOD, _Unreadable, self._unreadable)
+        self.server.add_request_handler(UNREADABLE_METHOD, Unreadable, refuse_unreadable)
         # Not the constructor's on_set_logging_level and on_roots_list_changed: they warn
         # (deprecated in 2026-07-28).
         self.server.add_request_handler(
@@ -239,13 +240,6 @@ class RegistryServer:
         await self._wait_mounted()
         if self._server_of(name) is None and self.startup is not None:
             await self.startup.mounted.wait()
-
-    async def _unreadable(
-        self, ctx: ServerRequestContext[Any, Any], params: _Unreadable
-    ) -> mcp_types.EmptyResult:
-        """Answer a request the SDK could not parse (see `mcpmount.serve.front._screen`)."""
-        message = f"{params.method}: the request cannot be read: {params.problem}; nothing was sent"
-        raise MCPError(mcp_types.INVALID_PARAMS, message)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
@@ -377,52 +371,3 @@ async def open_front(
         )
         async with front.tasks.running():
             yield front
-
-
-class _FrontServer(Server[Any]):
-    """The SDK's low-level server, advertising the change notices the front sends.
-
-    The HTTP session manager (mcp/server/streamable_http_manager.py) and the stateless
-    path serve each connection without our options: the SDK's runner then falls back to
-    ``create_initialization_options()`` with no arguments, which would advertise
-    ``listChanged: false``. Defaulting the options here makes every path advertise what
-    the front does; the 2026-07-28 era derives the same flags from the served
-    ``subscriptions/listen``.
-    """
-
-    def create_initialization_options(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-    ) -> InitializationOptions:
-        if notification_options is None:
-            notification_options = NotificationOptions(
-                prompts_changed=True, resources_changed=True, tools_changed=True
-            )
-        return super().create_initialization_options(
-            notification_options, experimental_capabilities, extensions
-        )
-
-    def get_capabilities(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-        *,
-        protocol_version: str | None = None,
-    ) -> mcp_types.ServerCapabilities:
-        """The SDK's, with the 2025-11-25 ``tasks`` capability (a 2026 answer drops it)."""
-        got = super().get_capabilities(
-            notification_options,
-            experimental_capabilities,
-            extensions,
-            protocol_version=protocol_version,
-        )
-        return got.model_copy(update={"tasks": server_capability()})
-
-
-class _Unreadable(mcp_types.RequestParams):
-    method: str
-    """The method the unreadable request named."""
-    problem: str
