@@ -112,6 +112,31 @@ async def test_the_demo_entry_answers_a_call_started_as_the_host_starts_it(
 
 
 @pytest.mark.anyio
+async def test_an_entry_of_a_config_that_serves_http_speaks_stdio_to_its_host(
+    tmp_path: Path,
+) -> None:
+    """A config whose ``[serve]`` says ``transport = "http"`` (for running it as a team's
+    gateway) still makes an entry its host can talk to: the entry says ``--transport stdio``,
+    where without it ``serve`` would listen on a port and the host would hear nothing."""
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        '[serve]\ntransport = "http"\nport = 0\n\n'
+        '[servers.clock]\ncommand = "${MCPMOUNT_PYTHON}"\n'
+        f'args = ["{REPO / "examples" / "servers" / "clock.py"}"]\n'
+    )
+    entry = installed(home, config)
+    assert entry["args"][-4:] == ["serve", "--transport", "stdio", str(config)]
+    with (tmp_path / "serve.log").open("w") as errlog:
+        client = Client(stdio_client(as_the_host(entry, home), errlog=errlog))
+        async with connected(client):
+            await wait_for_tool(client, "clock__now")
+            result = await client.call_tool("clock__now", {"timezone": "Asia/Tokyo"})
+            assert text(result).endswith("+09:00")
+
+
+@pytest.mark.anyio
 async def test_an_entry_of_npx_and_uv_servers_answers_calls_started_as_the_host_starts_it(
     tmp_path: Path,
 ) -> None:

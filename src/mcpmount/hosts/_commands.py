@@ -20,7 +20,7 @@ from typing import cast
 
 from mcpmount.configfile import Table, read_config
 
-__all__ = ["SYSTEM_PATH", "RawServer", "host_path", "stdio_servers"]
+__all__ = ["SYSTEM_PATH", "RawServer", "host_path", "serve_transport", "stdio_servers"]
 
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 """Where every host finds the system's programs; an entry's ``PATH`` ends with them."""
@@ -47,6 +47,17 @@ def stdio_servers(path: Path) -> list[RawServer]:
     document, is_json = read_config(path, [])
     key = "mcpServers" if is_json and "mcpServers" in document else "servers"
     return list(_stdio(document.get(key), path.absolute().parent))
+
+
+def serve_transport(path: Path) -> str | None:
+    """Return the ``transport`` the config file ``path`` gives ``[serve]``, if it gives one.
+
+    Raises:
+        ConfigError: If the file is missing or is not TOML or JSON.
+    """
+    serve = read_config(path, [])[0].get("serve")
+    transport = cast("Table", serve).get("transport") if isinstance(serve, dict) else None
+    return transport if isinstance(transport, str) else None
 
 
 def _stdio(servers: object, folder: Path) -> Iterator[RawServer]:

@@ -1,7 +1,8 @@
 """Put ``mcpmount serve CONFIG`` into a host's config file: `plan_install`, `Installation`.
 
 The entry is a stdio server running the given command with ``serve`` and the config's
-absolute path.
+absolute path; when the config's ``[serve]`` says another transport, the entry says
+``--transport stdio``, since a host speaks to its entry over stdio.
 An entry of the same name is updated in place: its other keys stay, and so do the ``env``
 values it already has (a secret its user put there). Every other key and server of the
 file stays as it was. The file is written only when its content changes, after a backup
@@ -31,7 +32,7 @@ from pathlib import Path
 from mcpmount.config import needed_variables
 from mcpmount.errors import ConfigError
 from mcpmount.hosts._backup import read_host_file, write_host_file
-from mcpmount.hosts._commands import RawServer, host_path, stdio_servers
+from mcpmount.hosts._commands import RawServer, host_path, serve_transport, stdio_servers
 from mcpmount.hosts._edit import servers_in, snippet, with_entry, without_entry
 from mcpmount.hosts._loops import self_serving
 from mcpmount.hosts._places import HostApp, HostFile, host_files
@@ -150,6 +151,12 @@ def plan_install(
         notes.append(f"env: PATH is {path}, where the config's commands are found")
     existing = servers.get(name)
     argv = [*command, "serve", str(config_path)]
+    transport = serve_transport(config_path)
+    if transport not in (None, "stdio"):
+        argv[-1:-1] = ["--transport", "stdio"]
+        notes.append(
+            f"args: --transport stdio, for the host; the config's [serve] says {transport}"
+        )
     entry = shape_entry(host, name, argv, env, passed, existing)
     changed = entry != existing or bool(without)
     text = before
