@@ -99,11 +99,6 @@ def test_everything_src_imports_is_declared() -> None:
 
 
 ELSEWHERE = {
-    "mcpmount.auth._login.LoginFailed": "to be moved after issue 40 lands (auth/ changes now)",
-    "mcpmount.auth._required.LoginRequired": "to be moved after issue 40 lands (auth/ changes now)",
-    "mcpmount.serve.sessions._sessions.BadConversationError": (
-        "to be moved after issue 40 lands (serve/sessions changes now)"
-    ),
     "mcpmount.audit._hidden.KeysCollide": "private: the cleaner's signal, caught in audit",
     "mcpmount.codemode._child.ToolError": (
         "raised inside code mode's sandbox, by a program that imports nothing of mcpmount"

@@ -33,7 +33,11 @@ Messages name the server (and the tool), say what to do, and never contain a sec
 
 Beside the tree, raised by their rooms' own functions (which re-export them), and told by
 a registry in its own words (a server's start error, a warning): `SandboxUnavailableError`
-(`mcpmount.sandbox`) and `SemanticModelError` (`mcpmount.semantic`, a `ValueError`).
+(`mcpmount.sandbox`), `SemanticModelError` (`mcpmount.semantic`, a `ValueError`) and
+`LoginRequired` (`mcpmount.auth`: a url server that wants a person's login). Told to the
+person or client who asked: `LoginFailed` (`mcpmount.auth`: ``mcpmount login``, or a
+principal's login under ``serve``) and `BadConversationError` (`mcpmount.serve.sessions`,
+a `ValueError`: a malformed ``Mcp-Conversation-Id`` header).
 The few exception classes defined elsewhere are listed in ``tests/test_tree.py``, each
 with the reason it stays: most are private signals caught inside their room.
 """
@@ -46,12 +50,15 @@ import pydantic
 
 __all__ = [
     "ArgumentsError",
+    "BadConversationError",
     "CallDeniedError",
     "CallError",
     "CallTimeoutError",
     "ClientSessionsFullError",
     "ConfigError",
     "DefinitionChangedError",
+    "LoginFailed",
+    "LoginRequired",
     "MountError",
     "NameCollisionError",
     "NotSupportedError",
@@ -439,6 +446,28 @@ class SandboxUnavailableError(Exception):
 
 class SemanticModelError(ValueError):
     """The semantic model cannot be used: missing, altered, not ONNX, or the wrong shape."""
+
+
+class LoginRequired(Exception):
+    """The server wants a login that only a person can give: run ``mcpmount login NS``."""
+
+
+class LoginFailed(Exception):
+    """A login did not succeed; the message says why and names the server."""
+
+
+class BadConversationError(ValueError):
+    """Raised when a request's conversation header (``header``) is not a valid id.
+
+    The value is not told, only its length: a client may have put anything there.
+    """
+
+    def __init__(self, header: str, value: str) -> None:
+        self.length = len(value)
+        super().__init__(
+            f"the {header} header must be 1-128 of A-Z a-z 0-9 . _ : - "
+            f"(got {self.length} characters that are not); nothing was done"
+        )
 
 
 def describe_invalid(exc: ValueError) -> str:

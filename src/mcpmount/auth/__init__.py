@@ -7,12 +7,13 @@ refreshed ahead of expiry under a lock that every process of the user shares, an
 
 Its modules: ``_store`` (`TokenStore`: one file per server and client, mode 0600),
 ``_provider`` (the SDK's providers, taught to keep logins), ``_callback`` (the loopback
-redirect listener), ``_login`` and ``_required`` (`LoginRequired`). Under ``serve``,
+redirect listener) and ``_login``. Under ``serve``,
 ``credentials = "per_principal"`` adds ``_sealed`` (`Sealer`, `SealedTokens`: each
 principal's logins encrypted at rest, on disk or in Redis) and ``_principals``
 (`PrincipalLogins`: a login started by a principal's call, finished at serve's callback).
 
-Only `LoginRequired` loads with the package. The rest loads at its first use, with what it
+Only its errors load with the package: `LoginRequired` and `LoginFailed`, which live in
+`mcpmount.errors` with every other error. The rest loads at its first use, with what it
 stands on (``mcp.client.auth``, ``jwt`` and ``cryptography``, ``filelock``, ``platformdirs``,
 ``webbrowser``): a registry without an ``oauth`` server never pays for them.
 """
@@ -22,10 +23,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from mcpmount.auth._required import LoginRequired
+from mcpmount.errors import LoginFailed, LoginRequired
 
 if TYPE_CHECKING:
-    from mcpmount.auth._login import LOGIN_TIMEOUT, LoginFailed, login, logout
+    from mcpmount.auth._login import LOGIN_TIMEOUT, login, logout
     from mcpmount.auth._principals import CALLBACK_PATH, PENDING_LIFE, PrincipalLogins
     from mcpmount.auth._provider import oauth_for
     from mcpmount.auth._sealed import SealedTokens, Sealer
@@ -48,7 +49,6 @@ __all__ = [
 
 _LOADED_ON_USE = {
     "LOGIN_TIMEOUT": "_login",
-    "LoginFailed": "_login",
     "login": "_login",
     "logout": "_login",
     "oauth_for": "_provider",

@@ -22,8 +22,9 @@ from mcpmount.auth._callback import Callback, callback_listener
 from mcpmount.auth._provider import Persisted, provider
 from mcpmount.auth._store import Login, TokenStore
 from mcpmount.config import HttpServer
+from mcpmount.errors import LoginFailed
 
-__all__ = ["LOGIN_TIMEOUT", "LoginFailed", "login", "logout"]
+__all__ = ["LOGIN_TIMEOUT", "login", "logout"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,10 +41,6 @@ _INITIALIZE = {
         "clientInfo": {"name": "mcpmount-login", "version": "1"},
     },
 }
-
-
-class LoginFailed(Exception):
-    """A login did not succeed; the message says why and names the server."""
 
 
 async def login(

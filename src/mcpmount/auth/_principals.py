@@ -52,11 +52,11 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl, ValidationError
 
-from mcpmount.auth._login import LoginFailed
 from mcpmount.auth._provider import Persisted, provider
 from mcpmount.auth._sealed import SealedTokens, Sealer, redis_client
 from mcpmount.auth._store import Login, LoginMetadata, Record
 from mcpmount.config import HttpServer, OAuthSpec
+from mcpmount.errors import LoginFailed
 
 if TYPE_CHECKING:
     from redis import Redis

@@ -36,9 +36,9 @@ from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp_types import INTERNAL_ERROR
 from pydantic import AnyUrl, PrivateAttr
 
-from mcpmount.auth._required import LoginRequired
 from mcpmount.auth._store import Login, LoginMetadata, TokenStore
 from mcpmount.config import HttpServer, OAuthSpec
+from mcpmount.errors import LoginRequired
 
 __all__ = ["Persisted", "oauth_for", "provider"]
 

@@ -14,6 +14,7 @@
 The front (`mcpmount.serve.front`) owns one of each; this room imports nothing of it.
 """
 
+from mcpmount.errors import BadConversationError
 from mcpmount.serve.sessions._changes import (
     EVENTS,
     Changes,
@@ -24,12 +25,7 @@ from mcpmount.serve.sessions._changes import (
     ToolsChanged,
 )
 from mcpmount.serve.sessions._logs import LEVELS, Logs
-from mcpmount.serve.sessions._sessions import (
-    CONVERSATION_HEADER,
-    MAX_SESSIONS,
-    BadConversationError,
-    Sessions,
-)
+from mcpmount.serve.sessions._sessions import CONVERSATION_HEADER, MAX_SESSIONS, Sessions
 from mcpmount.serve.sessions._subscriptions import Subscriptions, VisibleEvents
 
 __all__ = [

@@ -23,6 +23,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcpmount.errors import BadConversationError
 from mcpmount.serve.access import Principal, principal_of
 from mcpmount.serve.relay import (
     CONVERSATION_HEADER,
@@ -36,24 +37,12 @@ from mcpmount.serve.relay import (
 __all__ = [
     "CONVERSATION_HEADER",
     "MAX_SESSIONS",
-    "BadConversationError",
     "Sessions",
     "client_key",
 ]
 
 MAX_SESSIONS: Final = 1000
 """How many downstream sessions get list_changed (and log messages) at once."""
-
-
-class BadConversationError(ValueError):
-    """Raised when a request's ``Mcp-Conversation-Id`` header is not a valid id."""
-
-    def __init__(self, value: str) -> None:
-        self.length = len(value)
-        super().__init__(
-            f"the {CONVERSATION_HEADER} header must be 1-128 of A-Z a-z 0-9 . _ : - "
-            f"(got {self.length} characters that are not); nothing was done"
-        )
 
 
 class Sessions:
@@ -94,7 +83,7 @@ class Sessions:
         if value is None:
             return None
         if CONVERSATION_ID.fullmatch(value) is None:
-            raise BadConversationError(value)
+            raise BadConversationError(CONVERSATION_HEADER, value)
         return f"conv:{principal_of(ctx).scoped(value)}"
 
     def track(self, ctx: ServerRequestContext[Any, Any]) -> None:
