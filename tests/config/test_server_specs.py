@@ -265,6 +265,8 @@ def test_the_old_pin_key_is_read_as_visible_with_a_warning(
     with pytest.warns(DeprecationWarning, match="visible"):
         built = StdioServer(command="x", pin=["read*"])  # pyright: ignore[reportCallIssue]
     assert built.visible == ["read*"]
+    with pytest.raises(ValidationError, match="merge it into `visible`"):
+        StdioServer(command="x", pin=["a"], visible=["b"])  # pyright: ignore[reportCallIssue]
 
 
 @pytest.mark.parametrize(

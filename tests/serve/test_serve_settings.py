@@ -175,15 +175,18 @@ class TestOldPlaces:
         assert config.serve.first_list_wait == 5
 
     @pytest.mark.slow
-    async def test_serve_keywords(self, tmp_path: Path) -> None:
-        """``serve(config, transport="http", port=0)``, the old signature, still serves, in a
-        process of its own (stopped as a user stops it: SIGTERM)."""
+    async def test_old_forms_warn_at_the_users_line(self, tmp_path: Path) -> None:
+        """A script written against the old forms (``pin=`` on a spec,
+        ``from_servers(first_list_wait=)``, ``serve(config, transport="http", port=0)``)
+        still runs and serves, in a process of its own under Python's DEFAULT warning
+        filters, and is shown each warning at its own line, naming the new place: a
+        warning attributed to pydantic, mcpmount or anyio would be hidden."""
+        script = tmp_path / "old.py"
+        script.write_text(OLD_SCRIPT)
         log = tmp_path / "old.log"
         with log.open("w") as errlog:
             process = await anyio.open_process(
-                [sys.executable, "-W", "always::DeprecationWarning", "-c", OLD_SERVE],
-                stderr=errlog,
-                start_new_session=True,
+                [sys.executable, str(script)], stderr=errlog, start_new_session=True
             )
         record_group(process.pid)
         async with process:
@@ -199,20 +202,22 @@ class TestOldPlaces:
                 with anyio.fail_after(BEHAVIOUR):
                     await process.wait()
         assert health.status_code == 200
-        warned = " ".join(log.read_text().split())
-        assert "DeprecationWarning: serve(transport=, port=...) is deprecated" in warned
-        assert "serve(config.with_serve(transport=, port=...))" in warned
+        warned = log.read_text()
+        for line, message in [
+            (5, "the key `pin` is renamed `visible`"),
+            (6, "first_list_wait: moved to [serve] first_list_wait"),
+            (7, "serve(transport=, port=...) is deprecated: these are [serve] keys"),
+        ]:
+            assert f"{script}:{line}: DeprecationWarning: {message}" in warned, warned
+        assert "give them with serve(config.with_serve(transport=, port=...))" in warned
 
 
-OLD_SERVE = """
-import anyio
-from mcpmount.config import RegistryConfig
+OLD_SCRIPT = """import anyio
+from mcpmount.config import RegistryConfig, StdioServer
 from mcpmount.serve import serve
 
-def ready(url):
-    print(url, flush=True)
-
-config = RegistryConfig.from_servers({})
-anyio.run(lambda: serve(config, transport="http", port=0, on_ready=ready))
+spec = StdioServer(command="x", pin=["a"])
+config = RegistryConfig.from_servers({}, first_list_wait=5)
+anyio.run(lambda: serve(config, transport="http", port=0, on_ready=lambda u: print(u, flush=True)))
 """
-"""A program written against serve()'s old signature: it prints the URL once serving."""
+"""A program written against the old forms, one per line: it prints the URL once serving."""

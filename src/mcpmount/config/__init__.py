@@ -36,13 +36,13 @@ values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables
 ``_serve`` (the ``[serve]`` table; where serve listens: ``_serving``; its call log:
 ``_calllog``), ``_quotas`` (its ``limits``), ``_given`` (settings given beside the file,
 merged into ``[serve]`` once) and ``_load`` (`load_config`; host files through the
-sub-room ``hostfiles``).
+sub-room ``hostfiles``). Beside them, ``_deprecation`` (`warn_deprecated`) tells an old
+form's warning at the user's own line, for this package and the rooms above it.
 """
-
-import warnings
 
 from mcpmount.config._calllog import CALL_LOG_SINKS
 from mcpmount.config._code_mode import CodeModeSettings
+from mcpmount.config._deprecation import warn_deprecated
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import TOKEN_KEY_ENV, OAuthSpec, token_key_problem
@@ -100,6 +100,7 @@ __all__ = [
     "redacted_url",
     "strip_jsonc",
     "token_key_problem",
+    "warn_deprecated",
 ]
 
 
@@ -109,10 +110,6 @@ def __getattr__(name: str) -> object:
     `Asker` became `InputPrompt`: "asker" is who asks (`mcpmount.handlers.Asker`).
     """
     if name == "Asker":
-        warnings.warn(
-            "mcpmount.config.Asker is renamed InputPrompt; import that instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_deprecated("mcpmount.config.Asker is renamed InputPrompt; import that instead")
         return InputPrompt
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from mcpmount.config._deprecation import warn_deprecated
 from mcpmount.config._given import serve_given
 from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
@@ -50,7 +50,7 @@ class RegistryConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "servers", MappingProxyType(dict(self.servers)))
         if self.settings.first_list_wait is not None:
-            warnings.warn(f"first_list_wait: {WAIT_MOVED}", DeprecationWarning, stacklevel=3)
+            warn_deprecated(f"first_list_wait: {WAIT_MOVED}")
             settings, serve = _wait_moved(self.settings, self.serve)
             object.__setattr__(self, "settings", settings)
             object.__setattr__(self, "serve", serve)

@@ -7,7 +7,6 @@ something else; a url server's tag may also say how the URL is reached (`TRANSPO
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any, ClassVar, Literal, Self, cast
@@ -15,6 +14,7 @@ from typing import Any, ClassVar, Literal, Self, cast
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from mcpmount.config._deprecation import warn_deprecated
 from mcpmount.config._fields import STRICT_DATA, Command, EnvName, Limit, RootUri, Timeout
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._secrecy import decide
@@ -22,6 +22,9 @@ from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
 PIN_RENAMED = "the key `pin` is renamed `visible` (it keeps tools visible); rename it"
 """What a server table or spec that still says ``pin`` is told."""
+
+PIN_AND_VISIBLE = "the old name of `visible`, which is set too: merge it into `visible`"
+"""What a server table or spec that says both ``pin`` and ``visible`` is told."""
 
 IMPLIED_BY: Mapping[str, str] = {"command": "stdio", "url": "http"}
 """The key that makes a server table each kind of server."""
@@ -43,8 +46,10 @@ class ServerBase(BaseModel):
             return cast("object", data)
         table = dict(cast("dict[str, object]", data))
         if "pin" in table:
-            warnings.warn(PIN_RENAMED, DeprecationWarning, stacklevel=2)
-            table.setdefault("visible", table.pop("pin"))
+            if "visible" in table:
+                raise ValueError(PIN_AND_VISIBLE)
+            warn_deprecated(PIN_RENAMED)
+            table["visible"] = table.pop("pin")
         return table
 
     required: bool = True

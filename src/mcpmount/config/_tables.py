@@ -11,7 +11,7 @@ from typing import cast
 
 from pydantic import ValidationError
 
-from mcpmount.config._server import PIN_RENAMED
+from mcpmount.config._server import PIN_AND_VISIBLE, PIN_RENAMED
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import IMPLIED_BY, KINDS, SPEC, ServerSpec, kind_of
 from mcpmount.configfile import (
@@ -107,8 +107,7 @@ class Tables:
         file is ambiguous, so that is a problem."""
         pin = data.pop("pin")
         if "visible" in data:
-            message = "the old name of `visible`, which is set too: merge it into `visible`"
-            self.problems.append(line((*loc, "pin"), message))
+            self.problems.append(line((*loc, "pin"), PIN_AND_VISIBLE))
             return
         data["visible"] = pin
         logger.warning("%s", line((*loc, "pin"), PIN_RENAMED))

@@ -9,11 +9,16 @@ old signature runs on; they merge as ``mcpmount serve``'s flags do
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
-from mcpmount.config import RegistryConfig, ServeOAuth, ServeToken, Transport
+from mcpmount.config import (
+    RegistryConfig,
+    ServeOAuth,
+    ServeToken,
+    Transport,
+    warn_deprecated,
+)
 
 __all__ = ["OldKeywords", "with_old_keywords"]
 
@@ -49,11 +54,9 @@ def with_old_keywords(config: RegistryConfig, old: OldKeywords) -> RegistryConfi
     if not old:
         return config
     keys = ", ".join(f"{key}=" for key in old)
-    warnings.warn(
+    warn_deprecated(
         f"serve({keys}...) is deprecated: these are [serve] keys of the config now; give "
-        f"them with serve(config.with_serve({keys}...))",
-        DeprecationWarning,
-        stacklevel=3,
+        f"them with serve(config.with_serve({keys}...))"
     )
     given: dict[str, object] = dict(old)
     if (path := old.get("tokens_file")) is not None:
