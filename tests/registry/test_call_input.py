@@ -8,13 +8,14 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import pytest
 
-from leaks import leak_checked, record_group
+from leaks import descendants, leak_checked, record_group
 from mcpmount.config import StdioServer
 from mcpmount.errors import (
     ArgumentsError,
@@ -208,3 +209,42 @@ async def test_unmounting_a_server_whose_restart_is_starting_reaps_that_start_to
         assert time.perf_counter() - began < 15
         assert registry.status() == []
         assert not alive(restarting)
+
+
+async def test_a_mount_cancelled_as_its_server_is_spawned_ends_what_the_server_started(
+    tmp_path: Path,
+) -> None:
+    """A mount cancelled right after its server's process is forked, while its pipes are
+    still being connected, ends the whole process group: the spawn is shielded, so it is
+    not the launcher alone that is killed (its children would live on)."""
+    started = tmp_path / "started"
+    spec = StdioServer(command="sh", args=["-c", 'echo $$ > "$0"; exec sleep 300', str(started)])
+
+    def forked() -> bool:
+        return any(str(started) in p.cmdline() for p in descendants(os.getpid()))
+
+    async with Registry() as registry:
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+
+                async def cancel_once_forked() -> None:
+                    with anyio.fail_after(30):
+                        while not forked():
+                            await anyio.lowlevel.checkpoint()  # each turn, before the pipes
+                    _hold_the_loop_until(started.exists)  # so the pipes stay unconnected
+                    scope.cancel()
+
+                tg.start_soon(cancel_once_forked)
+                await registry.mount("spawning", spec)
+        assert scope.cancelled_caught
+        assert registry.status() == []
+    server = int(started.read_text())
+    record_group(server)
+    assert not alive(server)
+
+
+def _hold_the_loop_until(done: Callable[[], bool]) -> None:
+    """Block the event loop (nothing else runs) until ``done()``, for 30 s at most."""
+    deadline = time.monotonic() + 30
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)

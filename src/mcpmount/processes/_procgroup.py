@@ -110,15 +110,21 @@ class ProcessGroup:
         launched = launcher and launcher_works()
         if launched:
             argv = launched_argv(argv, env, cwd, term_grace=TERM_GRACE, sweep_grace=SWEEP_GRACE)
-        process = await anyio.open_process(
-            list(argv),
-            stdin=PIPE,
-            stdout=PIPE,
-            stderr=PIPE,
-            env=dict(env),
-            cwd=cwd,
-            start_new_session=True,
-        )
+        # Shielded: cancelled once the child is forked, asyncio SIGKILLs the leader alone
+        # (the launcher, which dies without its sweep), and what it already forked lives on.
+        # The caller's cancellation lands at its next await, with the group to stop.
+        process: Process | None = None
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                list(argv),
+                stdin=PIPE,
+                stdout=PIPE,
+                stderr=PIPE,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
+        assert process is not None  # a shielded scope is not cancelled
         return cls(process, on_reaped, launched=launched, label=label)
 
     @property
