@@ -7,6 +7,13 @@
 Each name below is imported on first use (as pydantic does): ``import mcpmount`` alone
 loads nothing of the SDK, so the command line's ``--help`` and a program that needs only
 the config types do not pay for the registry.
+
+Its rooms, bottom up (their floors and every module: docs/development.md): ``errors``,
+``naming``, ``tool`` and ``handlers``; ``config`` (read by ``configfile``), ``policy``,
+``redis``, ``sandbox``, ``processes`` and ``semantic``; ``auth``, ``search``,
+``codemode``, ``observers``, ``transports``, ``catalog``, ``hosts`` and ``audit``;
+``upstream``, ``listing`` and ``manifests``; ``gates`` and ``registry``; ``adapters`` and
+``serve``; ``cli`` on top, run by ``__main__`` (``python -m mcpmount``).
 """
 
 from __future__ import annotations

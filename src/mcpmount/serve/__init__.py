@@ -5,11 +5,12 @@
   subscriptions, ``list_changed`` when a list changes, what upstream
   servers ask (sampling, elicitation, roots, approval) relayed to the calling client in
   both protocol eras, and log messages both ways.
-- `serve` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,
+- ``serve(config)`` runs a config's registry behind that front until SIGINT, SIGTERM or stdin EOF,
   mounting the servers in the background.
 - `Host` puts a front on stdio or streamable HTTP, with ``/healthz``, ``/readyz``
   (`Readiness`: named checks) and ``/metrics`` (Prometheus) beside ``/mcp``.
-- `SharedState` is what replicas of one config share on Redis (``serve(shared_state=URL)``):
+- `SharedState` is what replicas of one config share on Redis (``[serve] shared_state``,
+  ``serve(config.with_serve(shared_state=URL))``):
   the ``subscriptions/listen`` bus (`RedisSubscriptionBus`) and the tools searches activated
   (`RedisActivationStore`).
 - `write_portfile` records the bound port for scripts that serve HTTP on port 0;
@@ -22,15 +23,16 @@
   each token to some namespaces, and allow Host names; without authentication it binds
   loopback only unless told otherwise (the ``[serve]`` table, `mcpmount.config.ServeSettings`).
 
-Rooms, in the order a request passes them: ``hosting`` (the transport, the lifecycle),
-``ops`` beside it (health, readiness, metrics, and who may read them), ``access``
-(tokens; the principal and the door that decides what it may see), ``front`` (the MCP
-handlers), ``sessions`` (each session's principal, and what it is told unasked: list
-changes, log messages, resource updates), ``relay`` (what servers ask mid-request, put to
-the client of that request), ``tasks`` (the servers' tasks under ids bound to the principal
-that started them) and, beside them, ``replicas`` (state shared on Redis). Each
-imports only the rooms below it, never back: access, relay,
-sessions, front, replicas (the sessions' events), ops, hosting.
+Rooms, in the order a request passes them, bottom up: ``access`` (tokens; the principal
+and the door that decides what it may see), ``relay`` (what servers ask mid-request, put
+to the client of that request), ``sessions`` (each session's principal, and what it is
+told unasked: list changes, log messages, resource updates), then ``tasks`` (the servers'
+tasks under ids bound to the principal that started them), ``quotas`` (rate limits and
+concurrency caps past the door) and ``credentials`` (each principal's own upstream
+logins), ``front`` (the MCP handlers), then ``calllog`` (one record per request) and
+``replicas`` (state shared on Redis, on the sessions' events), ``ops`` (health,
+readiness, metrics, and who may read them) and ``hosting`` (the transport, the
+lifecycle, `serve`). Each imports only the rooms below it, never back.
 """
 
 from __future__ import annotations

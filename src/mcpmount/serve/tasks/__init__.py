@@ -3,8 +3,8 @@
 `TaskFront` (``_front``) answers a client's task requests in the era it speaks (the
 2025-11-25 core form, or the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension)
 from the mounted servers' tasks (`TaskBackend`, ``_backend``), under downstream ids of
-its own bound to the principal that started each task (`TaskIds`, ``_records``; shared
-by replicas through Redis with `mcpmount.serve.replicas.RedisTaskIds`). The task's wire
+its own bound to the principal that started each task (`TaskIds`, ``_records``; kept
+by the replica that started it: tasks are sticky, docs/serve.md). The task's wire
 forms and errors are ``_wire``'s; the 2026-era wait on a result, and the questions a task
 asks meanwhile, ``_drivers``'.
 """

@@ -6,9 +6,9 @@ id, and two servers' ids can never collide. `TaskRecord` maps it to the server, 
 upstream id and the principal that started it; only that principal may read it, and to
 any other it does not exist.
 
-`TaskIds` is the seam: `InMemoryTaskIds` (the default) keeps one process's tasks,
-bounded, each until its time to live ends; a store that replicas share (Redis,
-`mcpmount.serve.replicas.RedisTaskIds`) lets any replica resolve the id.
+`TaskIds` is the seam: `InMemoryTaskIds` (the default, and the only store) keeps one
+process's tasks, bounded, each until its time to live ends. Replicas do not share them: a
+task is sticky to the replica that started it (docs/serve.md, Tasks).
 """
 
 from __future__ import annotations
