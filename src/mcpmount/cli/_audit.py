@@ -23,10 +23,9 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.audit import Finding, Severity, audit
-from mcpmount.cli._asking import COMMAND_LINE
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
-from mcpmount.cli._opening import mount_showing
 from mcpmount.cli._shown import counted, print_json, shown
+from mcpmount.cli.mounting import COMMAND_LINE, mount_showing
 from mcpmount.config import RegistryConfig, SandboxTable, ServerSpec, StdioServer
 from mcpmount.registry import Registry, read_pins
 

@@ -17,19 +17,28 @@ import anyio
 from rich.console import Console
 
 from mcpmount.cli._audit import run_audit
-from mcpmount.cli._content import run_prompt, run_prompts, run_read, run_resources
-from mcpmount.cli._describe import run_describe
 from mcpmount.cli._exit import UsageError
 from mcpmount.cli._failure import failure_of
 from mcpmount.cli._hosts import HOST_FILE_COMMANDS, load_for, run_as_host
 from mcpmount.cli._log import run_log
 from mcpmount.cli._login import run_login, run_logout
-from mcpmount.cli._mount import run_check, run_lock, run_status
 from mcpmount.cli._parser import DEFAULT_CONFIG
-from mcpmount.cli._query import run_call, run_search, run_tools
 from mcpmount.cli._serve import JsonLogHandler, run_serve
 from mcpmount.cli._shown import ShownLogHandler, shown
 from mcpmount.cli._signals import until_signalled
+from mcpmount.cli.mounting import (
+    run_call,
+    run_check,
+    run_describe,
+    run_lock,
+    run_prompt,
+    run_prompts,
+    run_read,
+    run_resources,
+    run_search,
+    run_status,
+    run_tools,
+)
 from mcpmount.config import RegistryConfig
 from mcpmount.errors import ConfigError, RegistryError
 

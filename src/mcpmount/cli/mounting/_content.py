@@ -17,9 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_OK, UsageError
-from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for, server_of_uri
-from mcpmount.cli._query import json_object
 from mcpmount.cli._shown import counted, print_json, shown, widest
+from mcpmount.cli.mounting._opening import listing, mounted, namespace_of, needed_for, server_of_uri
+from mcpmount.cli.mounting._query import json_object
 from mcpmount.config import RegistryConfig
 
 __all__ = ["run_prompt", "run_prompts", "run_read", "run_resources"]

@@ -19,11 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.catalog import lock_path
-from mcpmount.cli._asking import COMMAND_LINE
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK
-from mcpmount.cli._opening import live, mount_showing, mounted
 from mcpmount.cli._serving import Serving, running_serves
 from mcpmount.cli._shown import counted, print_json, shown
+from mcpmount.cli.mounting._asking import COMMAND_LINE
+from mcpmount.cli.mounting._opening import live, mount_showing, mounted
 from mcpmount.config import RegistryConfig, ServerSpec
 from mcpmount.errors import ConfigError
 from mcpmount.registry import Registry, read_pins, status_json

@@ -16,9 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_FAILED, EXIT_OK, UsageError
-from mcpmount.cli._opening import listing, mounted, namespace_of, needed_for
-from mcpmount.cli._progress import progress_bar, search_ready
 from mcpmount.cli._shown import counted, print_json, shown, widest
+from mcpmount.cli.mounting._opening import listing, mounted, namespace_of, needed_for
+from mcpmount.cli.mounting._progress import progress_bar, search_ready
 from mcpmount.config import RegistryConfig
 from mcpmount.registry import needs_approval
 from mcpmount.search import TOOL_SEARCH_NAME

@@ -18,8 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mcpmount.cli._exit import EXIT_OK
-from mcpmount.cli._opening import listing, namespace_of, needed_for
 from mcpmount.cli._shown import print_json, shown
+from mcpmount.cli.mounting._opening import listing, namespace_of, needed_for
 from mcpmount.config import RegistryConfig
 
 __all__ = ["arguments_of", "run_describe"]

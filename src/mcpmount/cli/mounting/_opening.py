@@ -28,8 +28,8 @@ import anyio
 from rich.console import Console
 from rich.status import Status
 
-from mcpmount.cli._asking import COMMAND_LINE
 from mcpmount.cli._shown import counted, shown
+from mcpmount.cli.mounting._asking import COMMAND_LINE
 from mcpmount.config import RegistryConfig, ServerSpec
 from mcpmount.errors import MountError
 from mcpmount.naming import SEPARATOR
