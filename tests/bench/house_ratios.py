@@ -21,6 +21,8 @@ Beside each wall time, the CPU it cost where mcpmount runs (the child's for moun
 the searching thread's, the serve process's a served call), which a loaded machine moves
 far less. ``direct`` and ``direct cpu`` run no code of either tree (the SDK client and the
 echo server): how far their ratios stray from 1 is what noise alone does in this run.
+``hop x`` and ``hop cpu x`` divide the served call's figures by the direct call's of the
+same blocks, so that what the load does to both cancels out of the serve hop's ratio.
 Each row's ratio is the median of the rounds' new/old ratios; the spread is their range.
 
     python tests/bench/house_ratios.py                 # about 4 minutes on 2 loaded cores
@@ -56,16 +58,20 @@ ECHO = HERE / "echo_server.py"
 ASKED = ("mount", "call", "search", "serve")
 ROWS = (
     *("mount", "mount cpu", "call", "call cpu", "search", "search cpu"),
-    *("serve", "direct", "hop", "serve cpu", "direct cpu"),
+    *("serve", "direct", "hop", "hop x", "serve cpu", "direct cpu", "hop cpu x"),
 )
+FACTORS = {"hop x", "hop cpu x"}
+"""Rows that are a ratio of two figures of one side, not a time."""
 NOTES = {
     "mount cpu": "the child's, all threads",
     "call cpu": "the child's, all threads, a call",
     "search cpu": "p50 of the thread's",
     "direct": "no mcpmount in it: the noise",
     "hop": "serve - direct",
+    "hop x": "serve / direct, same blocks",
     "serve cpu": "the serve process's, a call",
     "direct cpu": "the echo server's, a direct call: the noise",
+    "hop cpu x": "serve cpu / direct cpu, same blocks",
 }
 BLOCK = 10
 ASK_TIMEOUT = 300.0
@@ -259,6 +265,8 @@ class Side:
         figures: dict[str, float] = (await self.answer())["figure"]
         if measure == "serve":
             figures["hop"] = figures["serve"] - figures["direct"]
+            figures["hop x"] = figures["serve"] / figures["direct"]
+            figures["hop cpu x"] = figures["serve cpu"] / figures["direct cpu"]
         for row, seconds in figures.items():
             self.figures[row].append(seconds)
 
@@ -306,14 +314,16 @@ async def measure_all(old: Path, new: Path, tmp: Path, args: argparse.Namespace)
 
 
 def rows(before: Side, after: Side) -> dict[str, dict[str, float]]:
-    """Per measure: each side's median (ms), the median new/old ratio and its range."""
+    """Per measure: each side's median (ms, or x for `FACTORS`), the median new/old ratio
+    and its range."""
     table: dict[str, dict[str, float]] = {}
     for measure in ROWS:
         old, new = before.figures[measure], after.figures[measure]
         ratios = sorted(b / a for a, b in zip(old, new, strict=True) if a > 0)
+        scale = 1 if measure in FACTORS else 1e3
         table[measure] = {
-            "old_ms": statistics.median(old) * 1e3,
-            "new_ms": statistics.median(new) * 1e3,
+            "old": statistics.median(old) * scale,
+            "new": statistics.median(new) * scale,
             "ratio": statistics.median(ratios) if ratios else float("nan"),
             "low": ratios[0] if ratios else float("nan"),
             "high": ratios[-1] if ratios else float("nan"),
@@ -361,10 +371,11 @@ def run(args: argparse.Namespace) -> int:
         rounds, took = table["mount"]["rounds"], time.monotonic() - began
         print(f"this tree against {args.old}: {rounds:.0f} rounds in {took:.0f} s; load average")
         print(f"{load:.2f} on {os.cpu_count()} CPUs at the start. Wall times are p50s but mount's.")
-        print(f"{'measure':10} {'old ms':>9} {'new ms':>9} {'new/old':>8}  rounds' range")
+        print(f"{'measure':10} {'old':>9} {'new':>9}    {'new/old':>8}  rounds' range")
         for measure, row in table.items():
+            unit = "x" if measure in FACTORS else "ms"
             print(
-                f"{measure:10} {row['old_ms']:9.3f} {row['new_ms']:9.3f} {row['ratio']:8.3f}"
+                f"{measure:10} {row['old']:9.3f} {row['new']:9.3f} {unit:2} {row['ratio']:8.3f}"
                 f"  {row['low']:.3f}-{row['high']:.3f}  {NOTES.get(measure, '')}"
             )
         if stray:
