@@ -53,7 +53,7 @@ HOME = os.path.expanduser("~")
 
 async def time_spawn(sandbox: bool) -> float:
     """Seconds to run ``/bin/true`` to its exit, through the sandbox's command line or not."""
-    policy = policy_for(SandboxTable(), False, HOME) if sandbox else None
+    policy = policy_for(SandboxTable(), HOME) if sandbox else None
     env = {"PATH": os.defpath, "HOME": HOME}
     began = time.perf_counter()
     async with sandboxed(policy, "bench", "/bin/true", [], env, None) as launch:

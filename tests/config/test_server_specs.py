@@ -311,9 +311,9 @@ def test_per_server_limits_override_the_registry_and_are_range_checked(tmp_path:
         'max_message_bytes = 1024\n\n[servers.other]\ncommand = "srv"\n'
     )
     config = load_config(path, environ={})
-    small = config.servers["small"].limits(config.settings)
+    small = config.servers["small"].effective(config.settings)
     assert (small.max_tools, small.max_message_bytes) == (50, 1024)
-    assert config.servers["other"].limits(config.settings).max_tools == 200
+    assert config.servers["other"].effective(config.settings).max_tools == 200
     path.write_text('[servers.bad]\ncommand = "srv"\nmax_pages = 0\n')
     with pytest.raises(ConfigError, match=r"servers\.bad\.max_pages: must be greater than 0"):
         load_config(path, environ={})

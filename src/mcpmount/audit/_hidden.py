@@ -48,7 +48,6 @@ from typing import Literal, TypeVar, cast
 import mcp_types
 
 from mcpmount.audit._findings import Severity
-from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ToolListError
 
 __all__ = ["Cleaner", "HiddenText", "KeysCollide", "clean_json", "hidden_in"]
@@ -215,12 +214,6 @@ class Cleaner:
         self.policy = policy
         self.found: list[HiddenText] = []
         """What each definition held, in listing order (under ``"strip"``: removed)."""
-
-    @classmethod
-    def of(cls, server: str, spec: ServerSpec, settings: RegistrySettings) -> Cleaner:
-        """A cleaner for one listing of ``server``, under its ``hidden_text`` policy (its
-        own, else the registry's)."""
-        return cls(server, spec.hidden_text or settings.hidden_text)
 
     def __repr__(self) -> str:
         return f"<Cleaner {self.server!r} {self.policy} found={len(self.found)}>"

@@ -25,7 +25,6 @@ import mcp_types
 import pydantic
 
 from mcpmount.audit._hidden import HiddenText, KeysCollide, clean_json
-from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import ResultWithheldError
 
 __all__ = ["ResultCleaner"]
@@ -53,12 +52,6 @@ class ResultCleaner:
         self.policy = policy
         self.warned: set[str] = set()
         """The kinds of answer a warning has named already (``"tool"``, ...)."""
-
-    @classmethod
-    def of(cls, server: str, spec: ServerSpec, settings: RegistrySettings) -> ResultCleaner:
-        """A cleaner for ``server``'s answers, under its ``hidden_text`` policy (its own,
-        else the registry's)."""
-        return cls(server, spec.hidden_text or settings.hidden_text)
 
     def __repr__(self) -> str:
         return f"<ResultCleaner {self.server!r} {self.policy} warned={sorted(self.warned)}>"

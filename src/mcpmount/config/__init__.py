@@ -29,6 +29,7 @@ A file's text is read, and its variables expanded, by the room below
 modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message shows),
 ``_fields`` (checked field types), ``_code_mode`` (``[registry.code_mode]``),
 ``_settings`` (`RegistrySettings` and ``MCPMOUNT_*``),
+``_effective`` (`EffectiveSettings`: a server's inherited keys, resolved),
 ``_override`` (per-tool overrides), ``_server`` (what every server declares), ``_oauth``
 (a url server's OAuth), ``_http`` (the url kind), ``_secrecy`` (which of a server's
 values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables``
@@ -43,6 +44,7 @@ form's warning at the user's own line, for this package and the rooms above it.
 from mcpmount.config._calllog import CALL_LOG_SINKS
 from mcpmount.config._code_mode import CodeModeSettings
 from mcpmount.config._deprecation import warn_deprecated
+from mcpmount.config._effective import EffectiveSettings
 from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import TOKEN_KEY_ENV, OAuthSpec, token_key_problem
@@ -72,6 +74,7 @@ __all__ = [
     "MIN_TOKEN_LENGTH",
     "TOKEN_KEY_ENV",
     "CodeModeSettings",
+    "EffectiveSettings",
     "HeaderName",
     "HeaderValue",
     "HostFormat",

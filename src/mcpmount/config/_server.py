@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_valid
 from pydantic_core import PydanticCustomError
 
 from mcpmount.config._deprecation import warn_deprecated
+from mcpmount.config._effective import EffectiveSettings
 from mcpmount.config._fields import STRICT_DATA, Command, EnvName, Limit, RootUri, Timeout
 from mcpmount.config._override import ToolOverride
 from mcpmount.config._secrecy import decide
@@ -139,8 +140,16 @@ class ServerBase(BaseModel):
     max_message_bytes: Limit = None
     """This server's ``max_message_bytes``; None uses the registry's."""
 
+    def effective(self, settings: RegistrySettings) -> EffectiveSettings:
+        """Return the settings this server runs with: each key it inherits (`INHERITED`,
+        every key above whose None "uses the registry's"), its own where set, else the
+        registry's. Resolve it once per server (at start) and read it from there."""
+        return EffectiveSettings.of(self, settings)
+
     def limits(self, settings: RegistrySettings) -> RegistrySettings:
-        """Return ``settings`` with this server's limit overrides applied."""
+        """Deprecated: read the limits from `effective`. Return ``settings`` with this
+        server's limit overrides applied."""
+        warn_deprecated("ServerBase.limits(settings) is replaced by ServerBase.effective(settings)")
         overrides = {key: value for key in LIMIT_KEYS if (value := getattr(self, key)) is not None}
         return settings.model_copy(update=overrides) if overrides else settings
 

@@ -209,7 +209,7 @@ class SecretGuard:
         self, entry: MountedTool, spec: ServerSpec, settings: RegistrySettings
     ) -> Interceptor | None:
         """The hook that refuses ``entry``'s calls carrying a secret they may not carry."""
-        block = spec.block_secrets if spec.block_secrets is not None else settings.block_secrets
+        block = spec.effective(settings).block_secrets
         index = self.index()
         if not block and index.others(entry.server) is None:
             return None

@@ -21,7 +21,7 @@ import mcp_types
 from mcp import Client, MCPError
 
 from mcpmount.audit import Cleaner
-from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.config import EffectiveSettings, ServerSpec
 from mcpmount.errors import ToolListError
 from mcpmount.listing._freshness import Freshness
 from mcpmount.listing._tools import list_pages
@@ -55,7 +55,7 @@ async def list_content(
     client: Client,
     server: str,
     spec: ServerSpec,
-    settings: RegistrySettings,
+    settings: EffectiveSettings,
     cleaner: Cleaner | None = None,
     freshness: Freshness | None = None,
 ) -> ServerContent:
@@ -133,7 +133,7 @@ async def _listed(
 def check_content(
     server: str,
     content: ServerContent,
-    settings: RegistrySettings,
+    settings: EffectiveSettings,
     invalid_names: str = "refuse",
     cleaner: Cleaner | None = None,
 ) -> ServerContent:

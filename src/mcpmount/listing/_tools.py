@@ -18,7 +18,7 @@ import pydantic
 from mcp import Client
 
 from mcpmount.audit import Cleaner
-from mcpmount.config import RegistrySettings
+from mcpmount.config import EffectiveSettings
 from mcpmount.errors import ToolListError, describe_invalid
 from mcpmount.listing._freshness import Freshness
 from mcpmount.listing._vetting import SchemaVetting
@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 
 async def list_all_tools(
-    client: Client, server: str, settings: RegistrySettings, freshness: Freshness | None = None
+    client: Client, server: str, settings: EffectiveSettings, freshness: Freshness | None = None
 ) -> list[mcp_types.Tool]:
     """Return every tool ``server`` lists, following ``nextCursor`` to the last page; each
     page's cache hints go to ``freshness``.
@@ -104,7 +104,7 @@ async def list_pages(
 def check_tools(
     server: str,
     tools: Sequence[mcp_types.Tool],
-    settings: RegistrySettings,
+    settings: EffectiveSettings,
     invalid_names: Literal["refuse", "skip", "sanitize"] = "refuse",
     filtered_out: Callable[[str], bool] = lambda _: False,
     schemas: SchemaVetting | None = None,

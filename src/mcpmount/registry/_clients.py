@@ -114,7 +114,6 @@ class Clients:
             auth = None
             if isinstance(spec, HttpServer) and self.connection_auth is not None:
                 auth = self.connection_auth(server, spec, key)
-            settings = spec.limits(servers.settings)
             connection = Connection(
                 server,
                 spec,
@@ -124,7 +123,7 @@ class Clients:
                 reaper=servers.reaper,
                 schemas=servers.schemas,
                 use_transport=transport_for(
-                    spec, settings, servers.reaper, server=server, auth=auth
+                    spec, servers.settings, servers.reaper, server=server, auth=auth
                 ),
             )
             await servers.start_connection(connection)

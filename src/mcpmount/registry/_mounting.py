@@ -85,7 +85,7 @@ async def each_connection(
     connections = [*starting, *(supervisor.connection for supervisor in servers.values())]
 
     async def one(connection: Connection) -> None:
-        bound = connection.spec.startup_timeout or connection.settings.startup_timeout
+        bound = connection.effective.startup_timeout
         with anyio.move_on_after(bound):
             await act(connection.asking)
 

@@ -416,7 +416,7 @@ class Servers:
         timeout, else the registry's."""
         if timeout is not None and not timeout > 0:  # NaN too
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        return timeout or supervisor.spec.call_timeout or self.settings.call_timeout
+        return timeout or supervisor.connection.effective.call_timeout
 
     # -- what the host asks of every server ---------------------------------------------------
 

@@ -63,7 +63,7 @@ Args = TypeVarTuple("Args")
 
 def start_policy(spec: ServerSpec, settings: RegistrySettings) -> StartPolicy:
     """Return how ``spec`` starts: its own ``start``, else the registry's."""
-    return spec.start or settings.start
+    return spec.effective(settings).start
 
 
 class StartingServers(Protocol):
@@ -161,24 +161,25 @@ class Starter:
         data = await self.store.get(key)
         if data is None:
             return None
-        ttl = spec.manifest_ttl or self.settings.manifest_ttl
-        manifest = decode_entry(server, key, data, ttl)
+        effective = spec.effective(self.settings)
+        manifest = decode_entry(server, key, data, effective.manifest_ttl)
         if manifest is None:
             return None
-        settings = spec.limits(self.settings)
         schemas = self._schemas
-        cleaner = Cleaner.of(server, spec, settings)  # a shared cache is untrusted too
+        cleaner = Cleaner(server, effective.hidden_text)  # a shared cache is untrusted too
         try:
             tools = check_tools(
                 server,
                 manifest.tools,
-                settings,
+                effective,
                 spec.invalid_names,
                 spec.filters_out,
                 schemas,
                 cleaner,
             )
-            content = check_content(server, manifest.content, settings, spec.invalid_names, cleaner)
+            content = check_content(
+                server, manifest.content, effective, spec.invalid_names, cleaner
+            )
             stand_in = Connection(server, spec, self.settings, schemas=schemas)
             stand_in.hold(tools, content)
             stand_in.cleaned(cleaner)
@@ -240,7 +241,7 @@ class Starter:
             return
         await self.remember(spec, connection)
         await self._servers.subscribe_again(supervisor, subscribed)
-        idle = spec.idle_timeout or self.settings.idle_timeout
+        idle = connection.effective.idle_timeout
         if idle is not None:
             await self._stop_when_idle(supervisor, connection, idle)
 

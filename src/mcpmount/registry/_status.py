@@ -179,7 +179,7 @@ def status_json(
         return summary(spec, settings) if spec is not None else "-"
 
     def mounts(spec: ServerSpec | None) -> dict[str, object] | None:
-        shown = mounts_of(spec, settings.sandbox, settings.token_dir) if spec is not None else None
+        shown = mounts_of(spec, settings) if spec is not None else None
         return shown.as_json() if shown is not None else None
 
     report: list[dict[str, object]] = [

@@ -61,16 +61,16 @@ class SandboxPolicy:
 
 
 def policy_for(
-    table: SandboxTable | None,
-    default: bool | Literal["prefer"],
+    sandbox: SandboxTable | bool | Literal["prefer"] | None,
     home: str,
     token_dir: str | None = None,
 ) -> SandboxPolicy | None:
     """Return the sandbox a server runs in, or None if it runs unsandboxed.
 
     Args:
-        table: The server's own ``sandbox``; None uses ``default``.
-        default: The registry's ``sandbox``.
+        sandbox: The server's ``sandbox`` as it runs with it (`EffectiveSettings`): its
+            own table, else the registry's ``true``, ``false`` or ``"prefer"``; None is
+            ``false``.
         home: The user's home, for paths given as ``~/...``.
         token_dir: The registry's ``token_dir`` (OAuth logins), never shown where set.
     """
@@ -80,10 +80,11 @@ def policy_for(
         return "/" + os.path.normpath(home + path[1:] if path.startswith("~") else path).lstrip("/")
 
     private = () if token_dir is None else (expand(token_dir),)
-    if table is None:
-        if default is False:
-            return None
-        return SandboxPolicy(prefer=default == "prefer", private=private)
+    if sandbox is None or sandbox is False:
+        return None
+    if not isinstance(sandbox, SandboxTable):
+        return SandboxPolicy(prefer=sandbox == "prefer", private=private)
+    table = sandbox
     if not table.enabled:
         return None
 
@@ -205,19 +206,19 @@ class Mounts:
         }
 
 
-def mounts_of(
-    spec: ServerSpec, default: bool | Literal["prefer"] = False, token_dir: str | None = None
-) -> Mounts | None:
+def mounts_of(spec: ServerSpec, settings: RegistrySettings | None = None) -> Mounts | None:
     """Return what a server's sandbox shows here, or None where it runs unsandboxed.
 
     Args:
         spec: The server.
-        default: The registry's ``sandbox``, for a server that sets none.
-        token_dir: The registry's ``token_dir``.
+        settings: The registry's (its ``sandbox`` for a server that sets none, and its
+            ``token_dir``); None reads the server's own ``sandbox`` alone.
     """
     if not isinstance(spec, StdioServer):
         return None
-    policy = policy_for(spec.sandbox, default, os.path.expanduser("~"), token_dir)
+    sandbox = spec.sandbox if settings is None else spec.effective(settings).sandbox
+    token_dir = None if settings is None else settings.token_dir
+    policy = policy_for(sandbox, os.path.expanduser("~"), token_dir)
     if policy is None:
         return None
     tool = find_tool()
@@ -244,13 +245,13 @@ def summary(spec: ServerSpec, settings: RegistrySettings) -> str:
     if not isinstance(spec, StdioServer):
         return "-"
     home = os.path.expanduser("~")
-    policy = policy_for(spec.sandbox, settings.sandbox, home, settings.token_dir)
+    policy = policy_for(spec.effective(settings).sandbox, home, settings.token_dir)
     if policy is None:
         return "none"
     tool = find_tool()
     if not isinstance(tool, Tool):
         return "none (no sandbox tool)" if policy.prefer else "refused (no sandbox tool)"
-    mounts = mounts_of(spec, settings.sandbox, settings.token_dir)
+    mounts = mounts_of(spec, settings)
     if mounts is not None and mounts.hidden is not None:
         return f"refused (would show {mounts.hidden})"
     if mounts is not None and mounts.refused is not None:

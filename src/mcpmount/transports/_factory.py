@@ -30,13 +30,14 @@ def transport_for(
 ) -> ServerTransport:
     """Return a fresh transport for ``spec``.
 
-    ``settings`` are the server's effective ones (its own limit overrides applied);
+    ``settings`` are the registry's (the server's own are resolved here, `effective`);
     ``reaper`` ends a stdio server's process group if the host dies; ``server`` is the
     namespace, which a url server's OAuth names in the command that logs in; ``auth``
     replaces a url server's own (``headers_command``, ``oauth``) when given (one client's
     credentials, for its own session).
     """
-    limits = MessageLimits(settings.max_message_bytes, settings.max_tools)
+    effective = spec.effective(settings)
+    limits = MessageLimits(effective.max_message_bytes, effective.max_tools)
     match spec:
         case StdioServer():
             return StdioTransport(
@@ -46,9 +47,7 @@ def transport_for(
                 cwd=spec.cwd,  # a str, so a missing cwd's error names it as given
                 limits=limits,
                 reaper=reaper,
-                sandbox=policy_for(
-                    spec.sandbox, settings.sandbox, os.path.expanduser("~"), settings.token_dir
-                ),
+                sandbox=policy_for(effective.sandbox, os.path.expanduser("~"), settings.token_dir),
                 server=server,
             )
         case HttpServer(transport="sse"):

@@ -29,7 +29,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.audit import Cleaner, HiddenText, ResultCleaner
-from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.config import EffectiveSettings, RegistrySettings, ServerSpec
 from mcpmount.errors import (
     CallTimeoutError,
     RegistryError,
@@ -67,6 +67,9 @@ class Connection:
 
     spec: ServerSpec
     settings: RegistrySettings
+    """The registry's; what this server runs with is ``effective``."""
+    effective: EffectiveSettings = field(init=False)
+    """Its inherited settings (limits, timeouts, roots, ...) resolved once, at creation."""
 
     on_lost: Callable[[Connection], None] | None = None
     """Called (from the owner task) when a ready server dies by itself."""
@@ -147,14 +150,15 @@ class Connection:
         use_transport: ServerTransport | None,
         reaper: Reaper | None,
     ) -> None:
-        self.settings = self.spec.limits(self.settings)  # the server's own limit overrides
-        roots = self.spec.roots if self.spec.roots is not None else self.settings.roots
-        self.asking = Asking(self.server, self.spec, handlers, log_level, roots=tuple(roots))
+        self.effective = self.spec.effective(self.settings)
+        self.asking = Asking(
+            self.server, self.spec, handlers, log_level, roots=self.effective.roots
+        )
         if use_transport is None:
             use_transport = transport_for(self.spec, self.settings, reaper, server=self.server)
         self.transport = use_transport
         self.failures = StartFailures(self.server, self.spec, use_transport)
-        self.answers = ResultCleaner.of(self.server, self.spec, self.settings)
+        self.answers = ResultCleaner(self.server, self.effective.hidden_text)
         self.feed = ChangeFeed(self.server, self._notice_list_changed, self._updated)
         self.tasks = TaskStatusWatch(self._task_status)
 
@@ -195,14 +199,14 @@ class Connection:
                         await watchers.start(self.feed.listen, client)
                     self.asking.client = client  # a level set from now on is sent at once
                     await self.asking.log.apply(client)
-                    cleaner = Cleaner.of(self.server, self.spec, self.settings)
+                    cleaner = Cleaner(self.server, self.effective.hidden_text)
                     fresh = Freshness(modern)
-                    listed = await list_all_tools(client, self.server, self.settings, fresh)
+                    listed = await list_all_tools(client, self.server, self.effective, fresh)
                     self.tools = checked(
-                        listed, self.server, self.spec, self.settings, self.schemas, cleaner
+                        listed, self.server, self.spec, self.effective, self.schemas, cleaner
                     )
                     self.content = await list_content(
-                        client, self.server, self.spec, self.settings, cleaner, fresh
+                        client, self.server, self.spec, self.effective, cleaner, fresh
                     )
                     self.freshness = fresh
                     self.cleaned(cleaner)
@@ -258,7 +262,7 @@ class Connection:
         try:
             timeout = self._startup_timeout()
             tools, content, fresh, cleaner = await list_again(
-                client, self.server, self.spec, self.settings, self.schemas, timeout
+                client, self.server, self.spec, self.effective, self.schemas, timeout
             )
             if self.on_tools is not None:
                 self.on_tools(self, tools, content)
@@ -385,7 +389,7 @@ class Connection:
         except pydantic.ValidationError as exc:  # a result that is not a CallToolResult
             message = f"its result is invalid: {describe_invalid(exc)}"
             raise UpstreamError(self.server, tool, mcp_types.INTERNAL_ERROR, message) from None
-        check_size(result, self.server, tool, self.settings.max_result_bytes)
+        check_size(result, self.server, tool, self.effective.max_result_bytes)
         return self.answers.clean("tool", tool, result)
 
     async def _loss_reason(self) -> str:
@@ -401,4 +405,4 @@ class Connection:
         self._wake.set()
 
     def _startup_timeout(self) -> float:
-        return self.spec.startup_timeout or self.settings.startup_timeout
+        return self.effective.startup_timeout

@@ -20,7 +20,7 @@ from mcp.client.session import IncomingMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.audit import Cleaner
-from mcpmount.config import RegistrySettings, ServerSpec
+from mcpmount.config import EffectiveSettings, ServerSpec
 from mcpmount.listing import (
     Freshness,
     SchemaVetting,
@@ -68,7 +68,7 @@ def checked(
     listed: list[mcp_types.Tool],
     server: str,
     spec: ServerSpec,
-    settings: RegistrySettings,
+    settings: EffectiveSettings,
     schemas: SchemaVetting,
     cleaner: Cleaner,
 ) -> list[mcp_types.Tool]:
@@ -81,7 +81,7 @@ async def list_again(
     client: Client,
     server: str,
     spec: ServerSpec,
-    settings: RegistrySettings,
+    settings: EffectiveSettings,
     schemas: SchemaVetting,
     timeout: float,
 ) -> tuple[list[mcp_types.Tool], ServerContent, Freshness, Cleaner]:
@@ -90,7 +90,7 @@ async def list_again(
     Raises:
         What listing raises: ``RegistryError``, ``MCPError``, ``TimeoutError``.
     """
-    cleaner = Cleaner.of(server, spec, settings)
+    cleaner = Cleaner(server, settings.hidden_text)
     fresh = Freshness(client.protocol_version in MODERN_PROTOCOL_VERSIONS)
     with anyio.fail_after(timeout):
         listed = await list_all_tools(client, server, settings, fresh)

@@ -84,7 +84,7 @@ async def request(
     except pydantic.ValidationError as exc:
         message = f"its result is invalid: {describe_invalid(exc)}"
         raise UpstreamError(server, name, mcp_types.INTERNAL_ERROR, message, kind=kind) from None
-    limit = connection.settings.max_result_bytes
+    limit = connection.effective.max_result_bytes
     size = len(result.model_dump_json(by_alias=True, exclude_none=True))
     if size > limit:
         raise ResultTooLargeError(server, name, size, limit, kind=kind)

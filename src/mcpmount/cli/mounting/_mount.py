@@ -107,7 +107,7 @@ async def run_check(
 
 def _mounts(spec: ServerSpec, config: RegistryConfig) -> dict[str, object] | None:
     """What the server's sandbox shows of the host (None: it runs unsandboxed)."""
-    mounts = mounts_of(spec, config.settings.sandbox, config.settings.token_dir)
+    mounts = mounts_of(spec, config.settings)
     return mounts.as_json() if mounts is not None else None
 
 
