@@ -113,6 +113,23 @@ def test_flags_merge_into_the_serve_table_as_their_keys(
     assert merged.transport == "stdio"  # no --transport: the table's (here the default)
 
 
+def test_a_hosts_file_takes_first_list_wait_from_its_flag(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A host's file has no ``[serve]`` table, so ``--first-list-wait`` is where its wait is
+    set; the old variable still works there, and its warning names the flag."""
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text('{"mcpServers": {"one": {"command": "python3", "args": ["one.py"]}}}')
+    args = build_parser().parse_args(["serve", str(config), "--first-list-wait", "7"])
+    assert (
+        load_config(config, environ={}).with_serve(**serve_flags(args)).serve.first_list_wait == 7
+    )
+    with caplog.at_level(logging.WARNING, logger="mcpmount"):
+        loaded = load_config(config, environ={"MCPMOUNT_FIRST_LIST_WAIT": "4"})
+    assert loaded.serve.first_list_wait == 4
+    assert "mcpmount serve --first-list-wait" in caplog.text
+
+
 def test_a_bad_flag_value_names_its_key_and_never_the_value(tmp_path: Path) -> None:
     config = RegistryConfig.from_servers({})
     with pytest.raises(ConfigError) as error:
@@ -149,7 +166,8 @@ class TestOldPlaces:
         assert loaded.settings.first_list_wait is None
         assert [r.getMessage() for r in caplog.records] == [
             "registry.first_list_wait: moved to [serve] first_list_wait, where serve's "
-            "settings are; move it"
+            "settings are; move it (for a host's file, which has no [serve]: "
+            "mcpmount serve --first-list-wait)"
         ]
 
     def test_the_serve_key_wins_over_the_old_one(

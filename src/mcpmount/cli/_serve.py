@@ -94,6 +94,7 @@ def serve_flags(args: argparse.Namespace) -> dict[str, object]:
         "json_response": args.json_response,
         "portfile": args.portfile,
         "watch": args.watch,
+        "first_list_wait": args.first_list_wait,
         "shared_state": args.shared_state,
         "call_log": args.call_log,
         "tokens": _env_tokens(args.token_env) or None,

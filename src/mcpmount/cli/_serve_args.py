@@ -55,6 +55,13 @@ def add_serve(
     )
     serve.add_argument("--portfile", help="HTTP: write the bound port to this file once serving")
     serve.add_argument(
+        "--first-list-wait",
+        type=float,
+        metavar="SECONDS",
+        help="how long the first lists wait for servers still starting that need not be up "
+        "([serve] first_list_wait: 2; the way to set it for a host's file)",
+    )
+    serve.add_argument(
         "--no-watch",
         dest="watch",
         action="store_false",

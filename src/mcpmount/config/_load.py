@@ -23,7 +23,10 @@ from mcpmount.naming import namespace_problem
 
 logger = logging.getLogger(__name__)
 
-WAIT_MOVED = "moved to [serve] first_list_wait, where serve's settings are; move it"
+WAIT_MOVED = (
+    "moved to [serve] first_list_wait, where serve's settings are; move it "
+    "(for a host's file, which has no [serve]: mcpmount serve --first-list-wait)"
+)
 """What a config that still sets ``[registry] first_list_wait`` is told."""
 
 
