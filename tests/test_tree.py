@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import mcpmount
+from mcpmount import errors
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = re.compile(r"^(<{7} |={7}$|>{7} )", re.MULTILINE)
@@ -112,16 +113,20 @@ ELSEWHERE = {
         "private: the transport tells it as the server's failure, in its words"
     ),
     "mcpmount.transports._http_metering.MessageRefused": (
-        "an httpx2.StreamError, so that the SDK's HTTP client ends the stream; errors.py "
-        "imports no HTTP client"
+        "an httpx2.StreamError, so that the SDK's HTTP client ends the stream; "
+        "mcpmount.errors imports no HTTP client"
     ),
 }
-"""Exception classes defined outside ``errors.py``, each with the reason it stays there."""
+"""Exception classes defined outside ``mcpmount.errors``, each with the reason it stays there."""
 
 
-def test_every_exception_class_lives_in_errors_py() -> None:
-    """``errors.py`` holds every error mcpmount raises, so a reader finds them in one place:
-    a new exception class goes there (re-exported by its room), or here with its reason."""
+def test_every_exception_class_lives_in_errors() -> None:
+    """``mcpmount.errors`` holds every error mcpmount raises, so a reader finds them in one
+    place: a new exception class goes there (re-exported by its room), or here with its reason.
+
+    Each is public there and named by it (its ``__module__``), whichever of the package's
+    private modules holds its code.
+    """
     found: set[str] = set()
     for info in pkgutil.walk_packages(mcpmount.__path__, "mcpmount."):
         if info.name == "mcpmount.__main__":
@@ -137,7 +142,16 @@ def test_every_exception_class_lives_in_errors_py() -> None:
     in_errors = {name for name in found if name.startswith("mcpmount.errors.")}
     assert len(in_errors) > 20  # the walk saw the tree
     assert "mcpmount.errors.SemanticModelError" in in_errors  # and the optional rooms
+    public = {
+        f"mcpmount.errors.{name}"
+        for name in errors.__all__
+        if isinstance(getattr(errors, name), type)
+    }
+    assert sorted(in_errors) == sorted(public), (
+        "an exception class of mcpmount.errors that is not in its __all__, or not named "
+        "mcpmount.errors.<Name>: export it there"
+    )
     assert sorted(found - in_errors) == sorted(ELSEWHERE), (
-        "an exception class outside src/mcpmount/errors.py: move it there (re-export it from "
+        "an exception class outside src/mcpmount/errors/: move it there (re-export it from "
         "its room) or list it in ELSEWHERE with the reason it stays"
     )
