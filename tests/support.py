@@ -123,10 +123,12 @@ def write_config(
     return str(path)
 
 
-async def port_written(portfile: Path, process: anyio.abc.Process, log: Path, wait: float) -> str:
-    """The URL (``http://127.0.0.1:PORT/mcp``) of a server that writes the port it listens
-    on to ``portfile``, once it has, within ``wait`` seconds; fails with ``log`` (its
-    stderr) if the process exits first."""
+async def port_written(
+    portfile: Path, process: anyio.abc.Process, log: Path, wait: float, path: str = "/mcp"
+) -> str:
+    """The URL (``http://127.0.0.1:PORT`` and ``path``) of a server that writes the port it
+    listens on to ``portfile``, once it has, within ``wait`` seconds; fails with ``log``
+    (its stderr) if the process exits first."""
     written = anyio.Path(portfile)
     with anyio.fail_after(wait):
         while not (await written.exists() and (port := (await written.read_text()).strip())):
@@ -134,7 +136,7 @@ async def port_written(portfile: Path, process: anyio.abc.Process, log: Path, wa
                 said = await anyio.Path(log).read_text()
                 raise AssertionError(f"exited {process.returncode} before listening: {said}")
             await anyio.sleep(0.02)
-    return f"http://127.0.0.1:{port}/mcp"
+    return f"http://127.0.0.1:{port}{path}"
 
 
 @asynccontextmanager
@@ -144,17 +146,20 @@ async def portfile_process(
     log: Path,
     *,
     env: Mapping[str, str] | None = None,
+    path: str = "/mcp",
+    stdout: int = subprocess.DEVNULL,
     start: float = 40.0,
     stop: float = 20.0,
 ) -> AsyncGenerator[tuple[str, anyio.abc.Process]]:
     """Run ``command`` (a server that writes its port to ``portfile``) in a process group of
-    its own, in ``env`` (else this process's environment), its stderr to ``log``; yield its
-    URL and process once it listens (within ``start`` seconds); SIGTERM it at the end and
-    wait ``stop`` seconds for it to exit."""
+    its own, in ``env`` (else this process's environment), its stderr to ``log`` and its
+    stdout to ``stdout`` (``subprocess.PIPE`` to read it); yield its URL (ending in
+    ``path``) and process once it listens (within ``start`` seconds); SIGTERM it at the end
+    and wait ``stop`` seconds for it to exit."""
     with log.open("w") as errlog:
         process = await anyio.open_process(
             list(command),
-            stdout=subprocess.DEVNULL,
+            stdout=stdout,
             stderr=errlog,
             start_new_session=True,
             env=env,
@@ -162,7 +167,7 @@ async def portfile_process(
     record_group(process.pid)
     async with process:
         try:
-            yield await port_written(portfile, process, log, start), process
+            yield await port_written(portfile, process, log, start, path), process
         finally:
             if process.returncode is None:
                 process.send_signal(signal.SIGTERM)

@@ -17,6 +17,7 @@ import os
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import cast
 
 TESTS = Path(__file__).resolve().parent
 SKIP = {"node_modules", "__pycache__"}
@@ -129,3 +130,73 @@ def test_each_shared_helper_is_defined_in_its_home_only() -> None:
     assert {name: sorted(set(where)) for name, where in defined.items()} == {
         name: [home] for name, home in HOMES.items()
     }, "a shared helper of the tests written again: import it from its home instead"
+
+
+def _imported_here(tree: ast.Module) -> set[str]:
+    """The names a module's top level binds by importing them."""
+    return {
+        alias.asname or alias.name.partition(".")[0]
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def _passed_on_attributes(path: Path, tree: ast.Module) -> list[str]:
+    """Where ``tree`` reads a name off a test module it imported (``serving.fixture_server``
+    after ``from serve import serve_support as serving``) that the module only imports."""
+    bound: dict[str, Path] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+            for alias in node.names:
+                name = alias.name
+                if isinstance(node, ast.ImportFrom):
+                    name = f"{node.module}.{alias.name}"
+                module = _module_file(name, path)
+                if module is not None and (
+                    alias.asname or "." not in alias.name or name != alias.name
+                ):
+                    bound[alias.asname or alias.name] = module
+    where = path.relative_to(TESTS)
+    return [
+        f"{where}:{read.lineno}: reads {read.attr} off {bound[read.value.id].relative_to(TESTS)}"
+        for read in ast.walk(tree)
+        if isinstance(read, ast.Attribute)
+        and isinstance(read.value, ast.Name)
+        and read.value.id in bound
+        and read.attr in _imported_here(_tree(bound[read.value.id]))
+    ]
+
+
+def test_each_name_is_imported_from_the_module_that_defines_it() -> None:
+    """A support module passing on a name it imports (``from support import free_port as
+    free_port``, or importing it only for its tests) is a second home: tests import from
+    both, and the compat name outlives the move. Import from where the name is written."""
+    relayed: list[str] = []
+    for path in _sources():
+        where = str(path.relative_to(TESTS))
+        tree = _tree(path)
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom):
+                relayed += [
+                    f"{where}: re-exports {alias.name} (as itself)"
+                    for alias in node.names
+                    if alias.asname == alias.name
+                ]
+                module = node.module and not node.level and _module_file(node.module, path)
+                if module:
+                    passed_on = _imported_here(_tree(module)) & {a.name for a in node.names}
+                    relayed += [
+                        f"{where}: imports {name} from {module.relative_to(TESTS)}, not its home"
+                        for name in sorted(passed_on)
+                    ]
+            if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+            ):
+                listed = {n.value for n in ast.walk(node.value) if isinstance(n, ast.Constant)}
+                relayed += [
+                    f"{where}: __all__ lists {name}, which it imports"
+                    for name in sorted(_imported_here(tree) & cast("set[str]", listed))
+                ]
+        relayed += _passed_on_attributes(path, tree)
+    assert relayed == []

@@ -24,12 +24,12 @@ from mcp import Client, MCPError
 from serve.serve_support import (
     BEHAVIOUR,
     connected,
-    fixture_server,
     served_http,
     served_stdio,
     wait_for_tool,
     write_config,
 )
+from support import fixture_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import select
@@ -10,14 +11,12 @@ import struct
 import subprocess
 import sys
 import termios
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import NamedTuple
 
-from support import fixture_server
-from support import write_config as write_config
-
-server = fixture_server
-"""`support.fixture_server` under the name tests written before it moved import."""
+from support import FIXTURE, SERVERS, portfile_process
 
 
 def mcpmount(
@@ -63,3 +62,35 @@ def terminal(*args: str) -> tuple[int, str]:
             os.close(leader)
         code = process.wait(timeout=60)
     return code, received.decode()
+
+
+def environment(home: Path, **extra: str) -> dict[str, str]:
+    """This environment with ``home`` as HOME, no XDG_CONFIG_HOME, and ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MCPMOUNT_", "XDG_"))}
+    return env | {"HOME": str(home)} | extra
+
+
+def write_json(path: Path, document: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+class Remotes(NamedTuple):
+    """The fixture server's URLs: streamable HTTP, and legacy HTTP+SSE."""
+
+    http: str
+    sse: str
+
+
+@asynccontextmanager
+async def remote_servers(folder: Path) -> AsyncGenerator[Remotes]:
+    """The fixture server at /mcp (streamable HTTP) and at /sse (SSE), each its own process
+    (its port file and log in ``folder``)."""
+    http = [sys.executable, FIXTURE, "--http", "--portfile", str(folder / "http.port")]
+    sse = [sys.executable, str(SERVERS / "sse_server.py"), "--portfile", str(folder / "sse.port")]
+    async with (
+        portfile_process(http, folder / "http.port", folder / "http.log") as (http_url, _),
+        portfile_process(sse, folder / "sse.port", folder / "sse.log", path="/sse") as (sse_url, _),
+    ):
+        yield Remotes(http_url, sse_url)

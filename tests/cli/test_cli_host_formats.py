@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from test_cli_hosts import Remotes, environment, write_json
-from test_cli_hosts import remotes_fixture as remotes_fixture  # the fixture `remotes`
 
-from cli.cli_support import mcpmount
+from cli.cli_support import Remotes, environment, mcpmount, write_json
 from mcpmount.config import HttpServer, StdioServer
 from mcpmount.hosts import HostApp, load_host
 from support import FIXTURE, SERVERS

@@ -11,31 +11,17 @@ import select
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
-from cli.cli_support import mcpmount
+from cli.cli_support import Remotes, environment, mcpmount, write_json
 from support import FIXTURE, SERVERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 ENV_SERVER = SERVERS / "env_server.py"
 TOKEN = "ghp_typed-or-set-token-4242"
-
-
-def environment(home: Path, **extra: str) -> dict[str, str]:
-    """This environment with ``home`` as HOME, no XDG_CONFIG_HOME, and ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MCPMOUNT_", "XDG_"))}
-    return env | {"HOME": str(home)} | extra
-
-
-def write_json(path: Path, document: object) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2))
-    return path
 
 
 @pytest.fixture(name="project")
@@ -189,40 +175,6 @@ def test_auto_approve_lets_its_tools_skip_the_approval_gate(tmp_path: Path) -> N
     added = mcpmount("call", "fx__add", '{"a": 1, "b": 2}', config, env=env)
     assert added.returncode == 1
     assert "no approver is configured" in added.stderr
-
-
-class Remotes(NamedTuple):
-    """The fixture server's URLs: streamable HTTP, and legacy HTTP+SSE."""
-
-    http: str
-    sse: str
-
-
-@pytest.fixture(name="remotes")
-def remotes_fixture(tmp_path: Path) -> Iterator[Remotes]:
-    """The fixture server at /mcp (streamable HTTP) and at /sse (SSE), each its own process."""
-    processes: list[subprocess.Popen[bytes]] = []
-    ports: list[str] = []
-    try:
-        for script, flags in ((FIXTURE, ["--http"]), (str(SERVERS / "sse_server.py"), [])):
-            portfile = tmp_path / f"port{len(processes)}"
-            processes.append(
-                subprocess.Popen(
-                    [sys.executable, script, *flags, "--portfile", str(portfile)],
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
-            )
-            for _ in range(600):
-                if portfile.exists() and portfile.read_text().strip():
-                    break
-                select.select([], [], [], 0.1)
-            ports.append(portfile.read_text().strip())
-        yield Remotes(f"http://127.0.0.1:{ports[0]}/mcp", f"http://127.0.0.1:{ports[1]}/sse")
-    finally:
-        for process in processes:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(name="wrong_transports")

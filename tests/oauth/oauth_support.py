@@ -36,7 +36,6 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from leaks import record_group
-from support import free_port as free_port
 
 HERE: Final = Path(__file__).parent
 MODULES: Final = HERE / "node_modules"

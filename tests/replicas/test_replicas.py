@@ -31,16 +31,8 @@ from replicas.replica_support import (
     replicated,
     stateless_client,
 )
-from serve.serve_support import (
-    BEHAVIOUR,
-    STARTUP,
-    changing,
-    connected,
-    fixture_server,
-    names,
-    write_config,
-)
-from support import text_of
+from serve.serve_support import BEHAVIOUR, STARTUP, changing, connected, names, write_config
+from support import fixture_server, free_port, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -109,9 +101,8 @@ async def test_haproxy_moves_to_another_port_when_its_port_was_taken_meanwhile(
         squatter.bind(("127.0.0.1", 0))
         squatter.listen()
         taken: int = squatter.getsockname()[1]
-        free = replica_support.free_port
         ports = iter([taken])
-        monkeypatch.setattr(replica_support, "free_port", lambda: next(ports, None) or free())
+        monkeypatch.setattr(replica_support, "free_port", lambda: next(ports, None) or free_port())
         config = write_config(tmp_path, fixture_server("fx"))
         async with replicated(config, tmp_path, count=1) as cluster:
             assert f":{taken}/" not in cluster.url

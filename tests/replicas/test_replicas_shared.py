@@ -17,8 +17,9 @@ import pytest
 
 from redis_support import running_redis
 from replicas.replica_support import Cluster, replicated
-from serve.serve_support import STARTUP, fixture_server, names, write_config
+from serve.serve_support import STARTUP, names, write_config
 from serve_lists.lists_support import client_of, payload
+from support import fixture_server
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -28,7 +28,6 @@ from mcp.client.stdio import stdio_client
 
 import support
 from support import CHANGING, SERVERS, portfile_process, script_server
-from support import fixture_server as fixture_server
 
 STARTUP: Final = 40.0
 """Seconds for a served process to start, or for its servers to mount, on a loaded machine."""

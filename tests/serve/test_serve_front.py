@@ -19,7 +19,6 @@ from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
-    fixture_server,
     found,
     names,
     served_http,
@@ -27,7 +26,7 @@ from serve.serve_support import (
     wait_for_tool,
     write_config,
 )
-from support import text_of
+from support import fixture_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -14,14 +14,8 @@ import mcp_types
 import pytest
 from mcp import Client
 
-from serve.serve_support import (
-    BEHAVIOUR,
-    connected,
-    fixture_server,
-    served_http,
-    served_stdio,
-    write_config,
-)
+from serve.serve_support import BEHAVIOUR, connected, served_http, served_stdio, write_config
+from support import fixture_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

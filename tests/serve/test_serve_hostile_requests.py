@@ -9,7 +9,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
+from serve.serve_support import BEHAVIOUR, STARTUP, serve_command, write_config
+from support import fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

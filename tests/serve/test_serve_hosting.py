@@ -17,14 +17,13 @@ from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
-    fixture_server,
     serve_command,
     served_http,
     served_stdio,
     wait_for_tool,
     write_config,
 )
-from support import alive
+from support import alive, fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -13,15 +13,8 @@ import httpx2
 import pytest
 from mcp import Client, MCPError
 
-from serve.serve_support import (
-    BEHAVIOUR,
-    connected,
-    fixture_server,
-    served_http,
-    wait_for_tool,
-    write_config,
-)
-from support import text_of
+from serve.serve_support import BEHAVIOUR, connected, served_http, wait_for_tool, write_config
+from support import fixture_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

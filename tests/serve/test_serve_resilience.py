@@ -31,13 +31,12 @@ from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
-    fixture_server,
     names,
     served_http,
     served_stdio,
     wait_for_tool,
 )
-from support import SERVERS, script_server, text_of
+from support import SERVERS, fixture_server, script_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

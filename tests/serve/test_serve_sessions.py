@@ -19,14 +19,13 @@ from serve.serve_support import (
     BEHAVIOUR,
     changing,
     connected,
-    fixture_server,
     names,
     served_http,
     served_stdio,
     wait_for_tool,
     write_config,
 )
-from support import text_of
+from support import fixture_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

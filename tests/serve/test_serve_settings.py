@@ -29,12 +29,11 @@ from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
-    fixture_server,
     serve_command,
     served_http,
     wait_for_tool,
 )
-from support import portfile_process
+from support import fixture_server, portfile_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from leaks import record_group
-from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, serve_command, write_config
-from support import alive
+from serve.serve_support import BEHAVIOUR, STARTUP, serve_command, write_config
+from support import alive, fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -14,7 +14,8 @@ import mcp_types
 import pytest
 from mcp import Client
 
-from serve.serve_support import BEHAVIOUR, fixture_server, served_stdio, wait_for_tool, write_config
+from serve.serve_support import BEHAVIOUR, served_stdio, wait_for_tool, write_config
+from support import fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

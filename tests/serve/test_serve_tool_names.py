@@ -14,13 +14,12 @@ from mcp import Client, MCPError
 from serve.serve_support import (
     BEHAVIOUR,
     connected,
-    fixture_server,
     names,
     served_http,
     wait_for_tool,
     write_config,
 )
-from support import text_of
+from support import fixture_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -28,7 +28,6 @@ from starlette.routing import Route
 
 from serve.serve_support import BEHAVIOUR, connected
 from support import SERVERS, script_server
-from support import free_port as free_port
 
 RECORDING: Final = Path(__file__).parent / "recording_server.py"
 

@@ -18,8 +18,8 @@ import mcp_types
 from mcp import Client
 from pydantic import BaseModel
 
+from serve.serve_support import BEHAVIOUR
 from serve_isolation.isolation_support import (
-    BEHAVIOUR,
     HIDDEN,
     ITEMS,
     MODERN,

@@ -15,8 +15,8 @@ import mcp_types
 import pytest
 from isolation_probes import exercise_hidden, listening, probes
 
+from serve.serve_support import BEHAVIOUR
 from serve_isolation.isolation_support import (
-    BEHAVIOUR,
     ERAS,
     FULL,
     HIDDEN,

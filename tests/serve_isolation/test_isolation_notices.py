@@ -17,8 +17,8 @@ import pytest
 from isolation_probes import listening
 from mcp import MCPError
 
+from serve.serve_support import BEHAVIOUR
 from serve_isolation.isolation_support import (
-    BEHAVIOUR,
     FULL,
     HIDDEN,
     LIMITED,

@@ -17,8 +17,8 @@ import pytest
 from mcp.client.session import ClientSession
 from pydantic import BaseModel
 
+from serve.serve_support import BEHAVIOUR
 from serve_isolation.isolation_support import (
-    BEHAVIOUR,
     FULL,
     HIDDEN,
     LIMITED,

@@ -15,8 +15,8 @@ import anyio
 import mcp_types
 import pytest
 
+from serve.serve_support import BEHAVIOUR
 from serve_isolation.isolation_support import (
-    BEHAVIOUR,
     FULL,
     HIDDEN,
     LIMITED,

@@ -15,7 +15,7 @@ import mcp_types
 import pytest
 from mcp import Client
 
-from serve.serve_support import fixture_server
+from support import fixture_server
 
 __all__ = [
     "ALICE",

@@ -21,8 +21,9 @@ from fastmcp import Client as FastMCPClient
 from fastmcp.client.transports import StreamableHttpTransport
 
 from mcpmount.serve import CALL_TOOL_NAME, CONVERSATION_HEADER
-from serve.serve_support import BEHAVIOUR, STARTUP, fixture_server, served_http
+from serve.serve_support import BEHAVIOUR, STARTUP, served_http
 from serve_lists.lists_support import config_with
+from support import fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -19,9 +19,9 @@ from typing import Any, Final
 import anyio
 import pytest
 
-from serve.serve_support import BEHAVIOUR, fixture_server, served_http
+from serve.serve_support import BEHAVIOUR, served_http
 from serve_lists.lists_support import config_with
-from support import SERVERS
+from support import SERVERS, fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -18,9 +18,9 @@ from mcp import Client, MCPError
 from mcp.client.session import MessageHandlerFnT
 
 from mcpmount.serve import CALL_TOOL_NAME
-from serve.serve_support import BEHAVIOUR, fixture_server, names, served_http, wait_for_tool
+from serve.serve_support import BEHAVIOUR, names, served_http, wait_for_tool
 from serve_lists.lists_support import client_of, config_with, payload
-from support import text_of
+from support import fixture_server, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -16,13 +16,9 @@ import pytest
 from mcp import Client
 from mcp.shared.subscriptions import ToolsListChanged
 
-from serve.serve_support import (
-    STARTUP,
-    fixture_server,
-    names,
-    served_http,
-)
+from serve.serve_support import STARTUP, names, served_http
 from serve_lists.lists_support import client_of, config_with
+from support import fixture_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

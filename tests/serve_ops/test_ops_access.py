@@ -11,16 +11,10 @@ import anyio
 import httpx2
 import pytest
 
-from serve.serve_support import (
-    BEHAVIOUR,
-    STARTUP,
-    fixture_server,
-    served_http,
-    wait_for_tool,
-    write_config,
-)
+from serve.serve_support import BEHAVIOUR, STARTUP, served_http, wait_for_tool, write_config
 from serve_auth.auth_support import OTHER_TOKEN, TOKEN, bearer_client, post
 from serve_ops.ops_support import base_of, scrape, series_of
+from support import fixture_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -13,7 +13,7 @@ from mcp import Client
 
 from serve import serve_support as serving
 from serve_ops.ops_support import META, base_of, front_over_http, probe
-from support import stdio_spec
+from support import fixture_server, stdio_spec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 
@@ -33,7 +33,7 @@ async def _until_ready(base: str) -> dict[str, object]:
 async def test_readyz_waits_for_the_initial_mounts_while_healthz_answers_at_once(
     tmp_path: Path,
 ) -> None:
-    config = serving.write_config(tmp_path, serving.fixture_server("slow", "--startup-delay", "5"))
+    config = serving.write_config(tmp_path, fixture_server("slow", "--startup-delay", "5"))
     async with serving.served_http(config, tmp_path) as (url, _):
         base = base_of(url)
         assert await probe(base, "/healthz") == (200, {"status": "alive"})
@@ -47,8 +47,8 @@ async def test_a_required_server_down_fails_readyz_and_an_optional_one_does_not(
 ) -> None:
     config = serving.write_config(
         tmp_path,
-        serving.fixture_server("fx", extra="required = true"),  # readiness counts only it
-        serving.fixture_server("gone", "--crash-on-start", extra="required = false"),
+        fixture_server("fx", extra="required = true"),  # readiness counts only it
+        fixture_server("gone", "--crash-on-start", extra="required = false"),
     )
     async with (
         serving.served_http(config, tmp_path) as (url, _),

@@ -20,13 +20,12 @@ from serve.serve_support import (
     BEHAVIOUR,
     STARTUP,
     connected,
-    fixture_server,
     served_http,
     wait_for_tool,
     write_config,
 )
 from serve_ops.ops_support import META, Samples, base_of, front_over_http, scrape, series_of, value
-from support import fixture, stdio_spec
+from support import fixture, fixture_server, stdio_spec
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
 

@@ -36,7 +36,6 @@ from serve.serve_support import BEHAVIOUR, connected, serve_command, served_http
 from support import write_config
 
 __all__ = [
-    "BEHAVIOUR",
     "MODERN",
     "PREFIX",
     "RESEARCH",

@@ -19,7 +19,9 @@ import anyio
 import mcp_types
 import pytest
 from mcp import MCPError
-from serve_tasks_support import BEHAVIOUR, PREFIX, RESEARCH, TASKS, Tasker, serving_http, tasker
+from serve_tasks_support import PREFIX, RESEARCH, TASKS, Tasker, serving_http, tasker
+
+from serve.serve_support import BEHAVIOUR
 
 pytestmark = [
     pytest.mark.anyio,

@@ -30,17 +30,10 @@ from mcp import Client
 
 from mcpmount.semantic import PACKAGED_MODEL
 from redis_support import RedisServer, running_redis
-from serve.serve_support import (
-    BEHAVIOUR,
-    changing,
-    fixture_server,
-    names,
-    served_http,
-    wait_for_tool,
-)
+from serve.serve_support import BEHAVIOUR, changing, names, served_http, wait_for_tool
 from serve_lists.lists_support import client_of, payload
 from serve_ops.ops_support import base_of, probe
-from support import text_of, write_config
+from support import fixture_server, text_of, write_config
 
 pytestmark = [
     pytest.mark.slow,
