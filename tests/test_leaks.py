@@ -21,11 +21,10 @@ from mcp_types import TextContent
 
 from http_fixture import serve_http
 from leaks import LeakChecker, LeakError, assert_no_extra_tasks, process_table, task_snapshot
+from support import FIXTURE, portfile_process
 
 # Every test here also runs under the real leak fixture: nested checkers must not interfere.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
-
-FIXTURE_SERVER = str(Path(__file__).parent / "servers" / "fixture_server.py")
 
 
 def devnull() -> TextIO:
@@ -41,7 +40,7 @@ def alive(pid: int) -> bool:
 @asynccontextmanager
 async def fixture_client(*flags: str) -> AsyncGenerator[Client]:
     """A legacy-mode Client on fixture_server.py with the given flags; stderr discarded."""
-    params = StdioServerParameters(command=sys.executable, args=[FIXTURE_SERVER, *flags])
+    params = StdioServerParameters(command=sys.executable, args=[FIXTURE, *flags])
     with devnull() as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
             yield client
@@ -178,9 +177,7 @@ async def test_the_loop_cursor_mode_repeats_its_cursor() -> None:
 
 async def test_crash_on_start_exits_before_the_handshake(tmp_path: Path) -> None:
     errlog = tmp_path / "stderr.txt"
-    params = StdioServerParameters(
-        command=sys.executable, args=[FIXTURE_SERVER, "--crash-on-start"]
-    )
+    params = StdioServerParameters(command=sys.executable, args=[FIXTURE, "--crash-on-start"])
     with anyio.fail_after(15), errlog.open("w") as err, pytest.raises(Exception) as caught:  # noqa: PT011
         async with Client(stdio_client(params, errlog=err), mode="legacy"):
             pass
@@ -210,20 +207,13 @@ async def test_spawn_helper_writes_the_pidfile_and_the_checker_catches_the_helpe
 
 async def test_http_mode_serves_on_an_os_chosen_port(tmp_path: Path) -> None:
     portfile = tmp_path / "port"
-    args = [FIXTURE_SERVER, "--http", "--port", "0", "--portfile", str(portfile)]
-    with anyio.fail_after(15), devnull() as errlog:
-        proc = await anyio.open_process([sys.executable, *args], stderr=errlog)
-        async with proc:
-            try:
-                while not portfile.exists():
-                    await anyio.sleep(0.02)
-                url = f"http://127.0.0.1:{int(portfile.read_text())}/mcp"
-                async with Client(url) as client:
-                    result = await client.call_tool("add", {"a": 20, "b": 22})
-                    assert result.structured_content == {"result": 42}
-            finally:
-                proc.terminate()
-                await proc.wait()
+    command = [sys.executable, FIXTURE, "--http", "--port", "0", "--portfile", str(portfile)]
+    async with (
+        portfile_process(command, portfile, tmp_path / "server.log") as (url, _),
+        Client(url) as client,
+    ):
+        result = await client.call_tool("add", {"a": 20, "b": 22})
+        assert result.structured_content == {"result": 42}
 
 
 async def test_serve_http_runs_an_app_in_process_and_shuts_down_cleanly() -> None:

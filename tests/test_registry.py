@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from leaks import LeakChecker, record_group
+from leaks import LeakChecker
 from mcpmount import naming
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, StdioServer
 from mcpmount.errors import (
@@ -31,7 +31,7 @@ from mcpmount.errors import (
 )
 from mcpmount.processes import group_members
 from mcpmount.registry import Registry, open_registry
-from support import FIXTURE, alive, fixture, free_port, record_pids, text_of
+from support import FIXTURE, alive, fixture, free_port, portfile_process, record_pids, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -351,35 +351,27 @@ class TestHttp:
     ) -> None:
         """The HTTP server process dies during a call; the stdio server's call completes."""
         portfile = tmp_path / "port"
-        async with await anyio.open_process(
-            [sys.executable, FIXTURE, "--http", "--portfile", str(portfile)],
-            start_new_session=True,
-        ) as web:
-            record_group(web.pid)
-            with anyio.fail_after(10):
-                while not portfile.exists() or not portfile.read_text().strip():
-                    await anyio.sleep(0.05)
-            url = f"http://127.0.0.1:{portfile.read_text().strip()}/mcp"
-            async with Registry() as registry:
-                await registry.mount("web", HttpServer(url=url))
-                await registry.mount("local", fixture())
-                record_pids(registry)
-                done: list[str] = []
+        command = [sys.executable, FIXTURE, "--http", "--portfile", str(portfile)]
+        async with (
+            portfile_process(command, portfile, tmp_path / "web.log") as (url, _),
+            Registry() as registry,
+        ):
+            await registry.mount("web", HttpServer(url=url))
+            await registry.mount("local", fixture())
+            record_pids(registry)
+            done: list[str] = []
 
-                async def slow_local() -> None:
-                    done.append(text_of(await registry.call("local__sleep", {"seconds": 1.0})))
+            async def slow_local() -> None:
+                done.append(text_of(await registry.call("local__sleep", {"seconds": 1.0})))
 
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(slow_local)
-                    await anyio.sleep(0.2)
-                    with pytest.raises((ServerCrashedError, ServerNotRunningError)):
-                        await registry.call("web__crash", {})
-                assert done
-                assert done[0].startswith("slept")
-                assert text_of(await registry.call("local__echo", {"text": "fine"})) == "fine"
-            if web.returncode is None:
-                web.kill()
-            await web.wait()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow_local)
+                await anyio.sleep(0.2)
+                with pytest.raises((ServerCrashedError, ServerNotRunningError)):
+                    await registry.call("web__crash", {})
+            assert done
+            assert done[0].startswith("slept")
+            assert text_of(await registry.call("local__echo", {"text": "fine"})) == "fine"
 
 
 async def test_a_bad_namespace_in_mount_all_is_a_config_error_before_anything_starts() -> None:

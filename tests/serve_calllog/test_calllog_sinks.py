@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,8 +20,8 @@ from serve_calllog_support import (
     log_files,
 )
 
-from leaks import record_group
-from serve.serve_support import BEHAVIOUR, STARTUP, serve_command, wait_for_tool
+from serve.serve_support import BEHAVIOUR, serve_command, wait_for_tool
+from support import portfile_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -38,32 +37,20 @@ async def test_call_log_stdout_writes_each_record_on_serves_stdout(
     portfile = tmp_path / "port"
     command = serve_command(config, "--transport", "http", "--port", "0")
     flags = ["--portfile", str(portfile), "--call-log", "stdout"]
-    with (tmp_path / "serve.log").open("w") as errlog:
-        process = await anyio.open_process(
-            [*command, *flags], stderr=errlog, start_new_session=True
-        )
-    record_group(process.pid)
-    async with process:
+    log = tmp_path / "serve.log"
+    served = portfile_process([*command, *flags], portfile, log, stdout=subprocess.PIPE)
+    async with served as (url, process):
         assert process.stdout is not None
-        try:
-            with anyio.fail_after(STARTUP):
-                while not portfile.exists():
-                    await anyio.sleep(0.02)
-            url = f"http://127.0.0.1:{portfile.read_text().strip()}/mcp"
-            async with client_of(url, FULL, Sent(), mode="legacy") as client:
-                await wait_for_tool(client, "pub__echo")
-                await client.call_tool("pub__echo", {"text": "out"})
-            seen: list[dict[str, Any]] = []
-            buffer = b""
-            with anyio.fail_after(BEHAVIOUR):
-                while not any(r.get("args") == digest({"text": "out"}) for r in seen):
-                    buffer += await process.stdout.receive()
-                    *lines, buffer = buffer.split(b"\n")
-                    seen += [json.loads(line) for line in lines]
-        finally:
-            process.send_signal(signal.SIGTERM)
-            with anyio.fail_after(BEHAVIOUR):
-                await process.wait()
+        async with client_of(url, FULL, Sent(), mode="legacy") as client:
+            await wait_for_tool(client, "pub__echo")
+            await client.call_tool("pub__echo", {"text": "out"})
+        seen: list[dict[str, Any]] = []
+        buffer = b""
+        with anyio.fail_after(BEHAVIOUR):
+            while not any(r.get("args") == digest({"text": "out"}) for r in seen):
+                buffer += await process.stdout.receive()
+                *lines, buffer = buffer.split(b"\n")
+                seen += [json.loads(line) for line in lines]
     call = [r for r in seen if r["method"] == "tools/call"][-1]
     assert (call["principal"], call["name"], call["server"]) == ("token:full", "pub__echo", "pub")
     assert log_files(tmp_path / "calls.jsonl") == []

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from http_fixture import build_http_fixture_server
-from leaks import record_group
+from support import portfile_process
 
 __all__ = ["Garbage", "Recorder", "ShortStream", "build_sse_server", "serve_process"]
 
@@ -53,21 +53,13 @@ def build_sse_server() -> MCPServer:
 async def serve_process(tmp_path: Path) -> AsyncGenerator[tuple[str, Process]]:
     """Run `sse_server.py` in its own process group; yield its URL and the process.
 
-    The process is killed, if still alive, when the block ends.
+    The process is stopped, if still alive, when the block ends.
     """
     portfile = tmp_path / "sse-port"
     command = [sys.executable, str(SSE_SERVER), "--portfile", str(portfile)]
-    async with await anyio.open_process(command, start_new_session=True) as process:
-        record_group(process.pid)
-        try:
-            with anyio.fail_after(20):
-                while not (port := portfile.read_text().strip() if portfile.exists() else ""):
-                    await anyio.sleep(0.05)
-            yield f"http://127.0.0.1:{port}/sse", process
-        finally:
-            if process.returncode is None:
-                process.kill()
-            await process.wait()
+    log = tmp_path / "sse.log"
+    async with portfile_process(command, portfile, log, path="/sse", start=20) as served:
+        yield served
 
 
 class _Replay:
