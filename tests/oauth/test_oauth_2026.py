@@ -18,12 +18,11 @@ from mcpmount import open_registry
 from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
 from mcpmount.errors import UpstreamError
+from oauth.oauth_browser_support import Setup, login_file
+from oauth.oauth_document_support import document_host
 from oauth.oauth_support import (
     AuthorizationServer,
-    Setup,
     authorization_server,
-    document_host,
-    login_file,
     register_by_hand,
     resource_server,
 )

@@ -25,12 +25,11 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
+from oauth.oauth_browser_support import CallbackListener, browse
 from oauth.oauth_support import (
     AuthorizationServer,
-    CallbackListener,
     MemoryStorage,
     authorization_server,
-    browse,
     credentials_provider,
     resource_server,
     revoke_refresh_token,

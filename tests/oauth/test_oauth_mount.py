@@ -19,10 +19,9 @@ from mcpmount import open_registry
 from mcpmount.auth import TokenStore
 from mcpmount.config import load_config
 from mcpmount.errors import SecretRefusedError
+from oauth.oauth_browser_support import Setup, login_file
 from oauth.oauth_support import (
-    Setup,
     authorization_server,
-    login_file,
     register_by_hand,
     resource_server,
     revoke_refresh_token,

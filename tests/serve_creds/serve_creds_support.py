@@ -28,7 +28,8 @@ from cryptography.fernet import Fernet
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from oauth.oauth_support import AuthorizationServer, authorization_server, browse, resource_server
+from oauth.oauth_browser_support import browse
+from oauth.oauth_support import AuthorizationServer, authorization_server, resource_server
 from serve.serve_support import BEHAVIOUR, connected, served_http
 
 ALICE: Final = "alice-serve-token-0123456789"
