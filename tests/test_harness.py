@@ -119,16 +119,36 @@ HOMES = {
 """Helpers once copied from room to room, and the one module that defines each now."""
 
 
+SHARED = ("support.py", "leaks.py", "proc_table.py")
+"""The harness at the top of ``tests/``: each of its public functions is a helper of every
+room, written there once."""
+
+
+def _homes() -> dict[str, str]:
+    """`HOMES`, and each public function of the `SHARED` modules with its module."""
+    homes = dict(HOMES)
+    for name in SHARED:
+        for node in _tree(TESTS / name).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name[0] != "_":
+                homes[node.name] = name
+    return homes
+
+
 def test_each_shared_helper_is_defined_in_its_home_only() -> None:
+    """Programs apart from the suite (`NOT_SUPPORT`: servers, benchmarks) may have their own."""
+    homes = _homes()
     defined: dict[str, list[str]] = defaultdict(list)
     for path in _sources():
+        where = str(path.relative_to(TESTS))
+        if any(where.startswith(folder + "/") for folder in NOT_SUPPORT):
+            continue
         for node in ast.walk(_tree(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 name = node.name.lstrip("_")
-                if name in HOMES:
-                    defined[name].append(str(path.relative_to(TESTS)))
+                if name in homes:
+                    defined[name].append(where)
     assert {name: sorted(set(where)) for name, where in defined.items()} == {
-        name: [home] for name, home in HOMES.items()
+        name: [home] for name, home in homes.items()
     }, "a shared helper of the tests written again: import it from its home instead"
 
 
@@ -200,3 +220,30 @@ def test_each_name_is_imported_from_the_module_that_defines_it() -> None:
                 ]
         relayed += _passed_on_attributes(path, tree)
     assert relayed == []
+
+
+LINES = 400
+"""The most lines of a module the tests import, as of a module of src/."""
+
+NOT_SUPPORT = {
+    "bench": "benchmarks: programs run apart from the suite, sharing their own helpers",
+    "servers": "MCP server programs the tests start, sharing their builders",
+    "search_eval/eval_data.py": "data: the search evaluation's tools and queries, one table",
+}
+"""What other test modules import that is no test support, and why."""
+
+
+def test_no_support_module_is_over_the_size_of_a_src_module() -> None:
+    """A support module that grows past a src module's size holds several concepts: split it
+    by concept, each part named uniquely across tests/ (``room_concept_support.py``)."""
+    sizes = {
+        str(module.relative_to(TESTS)): len(module.read_text().splitlines())
+        for module in _names_of_modules()
+    }
+    assert "support.py" in sizes
+    over = {
+        where: lines
+        for where, lines in sizes.items()
+        if lines > LINES and not any(where.startswith(exempt) for exempt in NOT_SUPPORT)
+    }
+    assert over == {}

@@ -17,11 +17,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.server.mcpserver import MCPServer
-from mcp_types import TextContent
 
 from http_fixture import serve_http
-from leaks import LeakChecker, LeakError, assert_no_extra_tasks, process_table, task_snapshot
-from support import FIXTURE, portfile_process
+from leaks import LeakChecker, LeakError, assert_no_extra_tasks, task_snapshot
+from proc_table import process_table
+from support import FIXTURE, alive, portfile_process, text_of
 
 # Every test here also runs under the real leak fixture: nested checkers must not interfere.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
@@ -32,11 +32,6 @@ def devnull() -> TextIO:
     return open(os.devnull, "w")
 
 
-def alive(pid: int) -> bool:
-    info = process_table().get(pid)
-    return info is not None and not info.zombie
-
-
 @asynccontextmanager
 async def fixture_client(*flags: str) -> AsyncGenerator[Client]:
     """A legacy-mode Client on fixture_server.py with the given flags; stderr discarded."""
@@ -44,11 +39,6 @@ async def fixture_client(*flags: str) -> AsyncGenerator[Client]:
     with devnull() as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
             yield client
-
-
-def text_of(content: object) -> str:
-    assert isinstance(content, TextContent)
-    return content.text
 
 
 # --- the checker itself ---------------------------------------------------------------------
@@ -132,14 +122,14 @@ async def test_the_fixture_server_lists_its_tools_and_answers_calls() -> None:
                 "tool_1",
             ]
             echoed = await client.call_tool("echo", {"text": "hi"})
-            assert text_of(echoed.content[0]) == "hi"
+            assert text_of(echoed) == "hi"
             added = await client.call_tool("add", {"a": 2, "b": 3})
             assert added.structured_content == {"result": 5}
             failed = await client.call_tool("fail", {"message": "boom"})
             assert failed.is_error
-            assert "boom" in text_of(failed.content[0])
+            assert "boom" in text_of(failed)
             big = await client.call_tool("big", {"n": 1000})
-            assert len(text_of(big.content[0])) == 1000
+            assert len(text_of(big)) == 1000
 
 
 async def test_the_lowlevel_mode_serves_hostile_raw_tools_in_pages(tmp_path: Path) -> None:
@@ -163,7 +153,7 @@ async def test_the_lowlevel_mode_serves_hostile_raw_tools_in_pages(tmp_path: Pat
                     break
             assert pages == [["get.file", "get file"], ["a" * 300, "dup"], ["dup"]]
             result = await client.call_tool("get file", {"x": 1})
-            assert text_of(result.content[0]) == 'get file {"x": 1}'
+            assert text_of(result) == 'get file {"x": 1}'
 
 
 async def test_the_loop_cursor_mode_repeats_its_cursor() -> None:
@@ -229,7 +219,7 @@ async def test_serve_http_runs_an_app_in_process_and_shuts_down_cleanly() -> Non
             assert url.endswith("/mcp")
             async with Client(url) as client:
                 result = await client.call_tool("hello", {"name": "mcp"})
-                assert text_of(result.content[0]) == "hello mcp"
+                assert text_of(result) == "hello mcp"
 
 
 async def test_the_http_server_fixture_yields_a_working_url(http_server: str) -> None:

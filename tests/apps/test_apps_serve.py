@@ -53,7 +53,7 @@ async def served(config: str, tmp_path: Path, transport: str, mode: str) -> Asyn
         yield client
 
 
-def text_of(result: mcp_types.ReadResourceResult | mcp_types.CallToolResult) -> str:
+def only_text(result: mcp_types.ReadResourceResult | mcp_types.CallToolResult) -> str:
     """The one text a read or a call answered."""
     items: list[Any] = list(
         result.contents if isinstance(result, mcp_types.ReadResourceResult) else result.content
@@ -69,7 +69,7 @@ async def refusal(client: Client, name: str) -> str:
     except MCPError as exc:
         return exc.message
     assert result.is_error, result
-    return text_of(result)
+    return only_text(result)
 
 
 @pytest.mark.parametrize(("transport", "mode", "version"), EVERY_WAY)
@@ -115,16 +115,16 @@ async def test_views_are_listed_and_read_under_the_uris_their_tools_name(
         assert [(c.uri, c.mime_type) for c in read.contents] == [
             (f"ui://{ns}/shared/app.html", VIEW)
         ]
-        assert text_of(read) == f"<!doctype html><html><body>app of {ns}</body></html>"
+        assert only_text(read) == f"<!doctype html><html><body>app of {ns}</body></html>"
     assert "alpha__refresh" not in tools  # app only: hidden from the model
     assert "alpha__private" not in tools  # the same, the OpenAI Apps SDK's way
     assert (tools["alpha__model_only"].meta or {})["ui"]["visibility"] == ["model"]
     assert [(c.uri, c.mime_type) for c in card.contents] == [
         ("ui://alpha/widget/card.html", "text/html+skybridge")
     ]
-    assert "card of alpha" in text_of(card)
-    assert "page intro of beta" in text_of(page)
-    assert text_of(shown) == "show by beta"
+    assert "card of alpha" in only_text(card)
+    assert "page intro of beta" in only_text(page)
+    assert only_text(shown) == "show by beta"
     assert (shown.meta or {})["ui"] == {"resourceUri": "ui://beta/shared/app.html"}
 
 
@@ -146,9 +146,9 @@ async def test_an_app_reaches_its_servers_tools_by_the_names_it_knows(
             public = await client.call_tool("alpha__refresh", {})
             model_only = await refusal(client, "model_only")
             plain = await refusal(client, "echo")
-    assert text_of(refreshed) == text_of(public) == "refresh by alpha"
-    assert text_of(shown) == "show by alpha"
-    assert text_of(private) == "private by alpha"
+    assert only_text(refreshed) == only_text(public) == "refresh by alpha"
+    assert only_text(shown) == "show by alpha"
+    assert only_text(private) == "private by alpha"
     assert "no mounted tool is named 'model_only'" in model_only
     assert "no mounted tool is named 'echo'" in plain
 
@@ -171,9 +171,9 @@ async def test_a_name_two_apps_know_reaches_neither_and_their_public_names_each(
             beta = await client.call_tool("beta__refresh", {})
             alone = await client.call_tool("alpha_only", {})
     assert "alpha__refresh, beta__refresh" in both
-    assert text_of(alpha) == "refresh by alpha"
-    assert text_of(beta) == "refresh by beta"
-    assert text_of(alone) == "alpha_only by alpha"
+    assert only_text(alpha) == "refresh by alpha"
+    assert only_text(beta) == "refresh by beta"
+    assert only_text(alone) == "alpha_only by alpha"
 
 
 async def test_a_server_is_told_its_client_renders_apps_in_both_eras(tmp_path: Path) -> None:
@@ -186,6 +186,6 @@ async def test_a_server_is_told_its_client_renders_apps_in_both_eras(tmp_path: P
         await wait_for_tool(client, "beta__supports")
         with anyio.fail_after(BEHAVIOUR):
             told = [
-                text_of(await client.call_tool(f"{ns}__supports", {})) for ns in ("alpha", "beta")
+                only_text(await client.call_tool(f"{ns}__supports", {})) for ns in ("alpha", "beta")
             ]
     assert told == ["True", "True"]

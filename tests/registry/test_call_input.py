@@ -15,7 +15,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from leaks import descendants, leak_checked, record_group
+from leaks import leak_checked, record_group
 from mcpmount.config import StdioServer
 from mcpmount.errors import (
     ArgumentsError,
@@ -25,6 +25,7 @@ from mcpmount.errors import (
 )
 from mcpmount.registry import Registry
 from mcpmount.upstream import _supervisor
+from proc_table import descendants
 from support import FIXTURE, alive, fixture, record_pids, text_of
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

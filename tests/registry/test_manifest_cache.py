@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from mcpmount.errors import ToolRemovedError, UnknownToolError
 from mcpmount.manifests import FileStore, decode_entry, encode_entry, spec_key
 from mcpmount.registry import Registry, RegistryChange
 from mcpmount.upstream import ServerContent, ServerState
-from support import SERVERS, counted_fixture, spawn_count, stdio_spec, text_of
+from support import SERVERS, alive, counted_fixture, spawn_count, stdio_spec, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -232,21 +231,13 @@ async def test_an_idle_server_stops_and_the_next_call_starts_it_again(tmp_path: 
             while registry.status()[0].state is not ServerState.IDLE:
                 await anyio.sleep(0.05)
         with anyio.fail_after(10):
-            while _alive(pid):
+            while alive(pid):
                 await anyio.sleep(0.05)
         assert "fx__echo" in {tool.name for tool in registry.tools()}  # still published
         again = int(text_of(await registry.call("fx__pid", {})))
         assert again != pid
         assert registry.status()[0].state is ServerState.READY
         assert spawn_count(spawns) == 3  # the priming mount, the first call, the call after idle
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_a_corrupt_foreign_or_expired_entry_is_ignored_with_a_warning(

@@ -19,7 +19,7 @@ import pytest
 from mcpmount.catalog import Pins
 from mcpmount.cli._app import _parser  # pyright: ignore[reportPrivateUsage]
 from mcpmount.config import load_config
-from replicas.replica_support import HAPROXY, haproxy_config
+from replicas.haproxy_support import HAPROXY, haproxy_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

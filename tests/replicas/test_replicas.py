@@ -23,14 +23,8 @@ from mcp import Client, MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from replicas import replica_support
-from replicas.replica_support import (
-    HAPROXY,
-    Cluster,
-    Replica,
-    haproxy_config,
-    replicated,
-    stateless_client,
-)
+from replicas.haproxy_support import HAPROXY, haproxy_config
+from replicas.replica_support import Cluster, Replica, replicated, stateless_client
 from serve.serve_support import BEHAVIOUR, STARTUP, changing, connected, names, write_config
 from support import fixture_server, free_port, text_of
 

@@ -81,7 +81,7 @@ async def test_a_listed_name_that_resolves_to_loopback_reaches_it_only_if_its_ad
     )
 
 
-def _open_fds() -> int:
+def _fd_count() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
@@ -101,7 +101,7 @@ async def test_a_server_opening_connections_without_end_is_capped_and_the_regist
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     async with Registry() as registry:
         await registry.mount("probe", stdio_spec(PROBE, sandbox=sandbox))
-        before = _open_fds()
+        before = _fd_count()
         # Spawned servers keep their own limit; only this process (the registry) is short.
         resource.setrlimit(resource.RLIMIT_NOFILE, (before + 3 * cap + 100, hard))
         try:
@@ -110,7 +110,7 @@ async def test_a_server_opening_connections_without_end_is_capped_and_the_regist
                     "probe__hold", {"host": "127.0.0.1", "port": port, "count": tries}
                 )
             )
-            during = _open_fds()
+            during = _fd_count()
             await registry.mount("other", fixture())
             assert text_of(await registry.call("other__echo", {"text": "hi"})) == "hi"
             await registry.unmount("other")

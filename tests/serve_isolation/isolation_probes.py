@@ -19,16 +19,8 @@ from mcp import Client
 from pydantic import BaseModel
 
 from serve.serve_support import BEHAVIOUR
-from serve_isolation.isolation_support import (
-    HIDDEN,
-    ITEMS,
-    MODERN,
-    PRIVATE,
-    PUB,
-    Principal,
-    counterpart,
-    uri,
-)
+from serve_isolation.isolation_compare_support import counterpart
+from serve_isolation.isolation_support import HIDDEN, ITEMS, MODERN, PRIVATE, PUB, Principal, uri
 
 Send = Callable[[Client, str], Awaitable[BaseModel]]
 

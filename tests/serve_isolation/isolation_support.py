@@ -1,5 +1,6 @@
 """Helpers for the isolation tests: a served registry with a hidden namespace, two tokens,
-clients that keep every byte they received, and answers compared with the name blanked.
+clients that keep every byte they received (answers compared with the name blanked:
+isolation_compare_support.py).
 
 `mcpmount serve --transport http --tokens-file` mounts tests/serve_isolation/isolation_server.py
 twice: as `PUB` (the limited token's only namespace) and as `HIDDEN` (the same program with
@@ -11,9 +12,7 @@ answered from the same visible names.
 
 from __future__ import annotations
 
-import difflib
 import json
-import re
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -357,46 +356,3 @@ async def answer(request: Awaitable[BaseModel]) -> dict[str, Any]:
     except ValidationError as exc:
         return {"unreadable": str(exc)}
     return {"result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
-
-
-def blank(value: object, *names: str) -> str:
-    """``value`` as JSON with each of ``names`` (longest first) replaced by ``<name>``."""
-    text = json.dumps(value, sort_keys=True)
-    for name in sorted(names, key=len, reverse=True):
-        text = text.replace(name, "<name>")
-    return text
-
-
-def counterpart(name: str) -> str:
-    """``name`` with the hidden namespace replaced by `NOWHERE` (not mounted)."""
-    return name.replace(HIDDEN, NOWHERE)
-
-
-_SUGGESTED: Final = re.compile(r"; did you mean (.+)\?$")
-
-
-def suggestions(message: str) -> list[str]:
-    """The names an unknown-name error suggests (none when it suggests none)."""
-    match = _SUGGESTED.search(message)
-    return match.group(1).split(", ") if match else []
-
-
-def close_to(name: str, visible: tuple[str, ...] = PUB_TOOLS) -> list[str]:
-    """What the registry would suggest for ``name`` among ``visible`` names only."""
-    return difflib.get_close_matches(name, visible, n=3)
-
-
-def leaks(received: str, *sent: str) -> list[str]:
-    """Each secret in ``received`` once the names the client sent itself are blanked where
-    an answer quotes them (``'name'``, or a JSON string)."""
-    text = received
-    for name in sorted(sent, key=len, reverse=True):
-        for quote in ("'", '"', '\\"'):
-            text = text.replace(f"{quote}{name}{quote}", "<sent>")
-    lowered = text.lower()
-    found: list[str] = []
-    for secret in SECRETS:
-        at = lowered.find(secret.lower())
-        if at >= 0:
-            found.append(f"{secret!r} in ...{text[max(0, at - 120) : at + 80]}...")
-    return found

@@ -16,6 +16,7 @@ import pytest
 from isolation_probes import exercise_hidden, listening, probes
 
 from serve.serve_support import BEHAVIOUR
+from serve_isolation.isolation_compare_support import blank, close_to, leaks, suggestions
 from serve_isolation.isolation_support import (
     ERAS,
     FULL,
@@ -26,12 +27,8 @@ from serve_isolation.isolation_support import (
     PUB_TOOLS,
     Principal,
     answer,
-    blank,
-    close_to,
-    leaks,
     principal,
     serving,
-    suggestions,
     uri,
 )
 

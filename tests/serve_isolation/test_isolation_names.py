@@ -15,6 +15,7 @@ import mcp_types
 import pytest
 
 from serve.serve_support import BEHAVIOUR
+from serve_isolation.isolation_compare_support import blank, close_to, suggestions
 from serve_isolation.isolation_support import (
     FULL,
     HIDDEN,
@@ -26,12 +27,9 @@ from serve_isolation.isolation_support import (
     SHARED_SESSIONLESS,
     Shared,
     answer,
-    blank,
-    close_to,
     on_shared_eras,
     principal,
     rpc,
-    suggestions,
     uri,
 )
 

@@ -18,6 +18,7 @@ from isolation_probes import listening
 from mcp import MCPError
 
 from serve.serve_support import BEHAVIOUR
+from serve_isolation.isolation_compare_support import leaks
 from serve_isolation.isolation_support import (
     FULL,
     HIDDEN,
@@ -25,7 +26,6 @@ from serve_isolation.isolation_support import (
     MODERN,
     PUB,
     Principal,
-    leaks,
     principal,
     serving,
     uri,

@@ -16,6 +16,7 @@ import mcp_types
 import pytest
 
 from serve.serve_support import BEHAVIOUR
+from serve_isolation.isolation_compare_support import blank
 from serve_isolation.isolation_support import (
     FULL,
     HIDDEN,
@@ -26,7 +27,6 @@ from serve_isolation.isolation_support import (
     Principal,
     Shared,
     answer,
-    blank,
     on_shared_eras,
     principal,
     serving,

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from serve_policy_support import write_setup
 
 from serve.serve_support import BEHAVIOUR, served_http, wait_for_tool
+from serve_isolation.isolation_compare_support import blank, counterpart
 from serve_isolation.isolation_support import (
     HIDDEN,
     ITEMS,
@@ -32,8 +33,6 @@ from serve_isolation.isolation_support import (
     PUB,
     SECRETS,
     answer,
-    blank,
-    counterpart,
     isolation_server,
     principal,
     uri,

@@ -14,7 +14,8 @@ from serve_policy_support import CI_TOKEN, GITHUB_POLICY, calls, close_to, githu
 from http_fixture import serve_http
 from serve.serve_support import BEHAVIOUR, names, served_http, wait_for_tool
 from serve_auth.auth_support import Issuer, bearer_client
-from serve_isolation.isolation_support import answer, blank
+from serve_isolation.isolation_compare_support import blank
+from serve_isolation.isolation_support import answer
 from support import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("no_leaks")]
