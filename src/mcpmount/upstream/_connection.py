@@ -7,7 +7,7 @@ server. ``Connection.run`` is that task: it connects, lists and checks every too
 ``started``, then waits until it is told to stop or its server dies. Calls come from any
 task. Once started, the owner never raises into the shared task group: a server that dies
 is marked failed and its error kept, and no other server notices. Prompts, resources and
-templates are listed with the tools (`list_content`), under the same rules. Each listing
+templates are listed with the tools (`list_checked`), under the same rules. Each listing
 passes one `Cleaner` (``hidden_text``), which warns once of what it stripped, and each
 result its `ResultCleaner` (``answers``, as `request` does for prompts and reads).
 """
@@ -40,13 +40,13 @@ from mcpmount.errors import (
     describe_invalid,
 )
 from mcpmount.handlers import ClientHandlers
-from mcpmount.listing import Freshness, SchemaVetting, ServerContent, list_all_tools, list_content
+from mcpmount.listing import Freshness, SchemaVetting, ServerContent
 from mcpmount.processes import Reaper
 from mcpmount.transports import ServerTransport, transport_for
 from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._failures import StartFailures, check_size
 from mcpmount.upstream._feed import ChangeFeed
-from mcpmount.upstream._opening import checked, client_for, list_again
+from mcpmount.upstream._opening import client_for, list_again, list_checked
 from mcpmount.upstream._state import ServerState
 from mcpmount.upstream._tasks import TaskStatusWatch, run_task
 
@@ -119,9 +119,9 @@ class Connection:
     """The level of log messages the host asked for; None asks for nothing."""
     asking: Asking = field(init=False)
     answers: ResultCleaner = field(init=False)
+    """Strips hidden characters from its results, prompts and reads (``hidden_text``)."""
     tasks: TaskStatusWatch = field(init=False)
     """Its tasks' status notices, to their waiters and to ``on_task_status``."""
-    """Strips hidden characters from its results, prompts and reads (``hidden_text``)."""
     clocked_by_sdk: bool = field(default=False, init=False)
     """Whether the SDK's request clock (``timeout`` of `call`) bounds a whole call (set
     once connected): the transport takes every write at once, and no question's handler
@@ -199,16 +199,10 @@ class Connection:
                         await watchers.start(self.feed.listen, client)
                     self.asking.client = client  # a level set from now on is sent at once
                     await self.asking.log.apply(client)
-                    cleaner = Cleaner(self.server, self.effective.hidden_text)
-                    fresh = Freshness(modern)
-                    listed = await list_all_tools(client, self.server, self.effective, fresh)
-                    self.tools = checked(
-                        listed, self.server, self.spec, self.effective, self.schemas, cleaner
+                    tools, content, fresh, cleaner = await list_checked(
+                        client, self.server, self.spec, self.effective, self.schemas
                     )
-                    self.content = await list_content(
-                        client, self.server, self.spec, self.effective, cleaner, fresh
-                    )
-                    self.freshness = fresh
+                    self.tools, self.content, self.freshness = tools, content, fresh
                     self.cleaned(cleaner)
                     startup.deadline = math.inf
                     self._client = client

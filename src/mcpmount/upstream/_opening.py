@@ -3,7 +3,7 @@
 `client_for` builds the ``mcp.Client`` a `Connection`'s owner task enters: it never
 caches lists (the registry decides when to list), answers what the server asks through
 `Asking`, hands change notices to the `ChangeFeed`, and offers the extensions this client
-takes: MCP Apps always, the task status binding only in the handshake era. `checked` and
+takes: MCP Apps always, the task status binding only in the handshake era. `list_checked` and
 `list_again` fetch and check the server's lists (`mcpmount.listing`) for the connection.
 """
 
@@ -34,7 +34,7 @@ from mcpmount.upstream._asking import Asking
 from mcpmount.upstream._feed import ChangeFeed
 from mcpmount.upstream._tasks import TaskStatusWatch
 
-__all__ = ["checked", "client_for", "list_again"]
+__all__ = ["client_for", "list_again", "list_checked"]
 
 _CLIENT_INFO = mcp_types.Implementation(name="mcpmount", version=version("mcpmount"))
 
@@ -64,17 +64,27 @@ def client_for(
     )
 
 
-def checked(
-    listed: list[mcp_types.Tool],
+async def list_checked(
+    client: Client,
     server: str,
     spec: ServerSpec,
     settings: EffectiveSettings,
     schemas: SchemaVetting,
-    cleaner: Cleaner,
-) -> list[mcp_types.Tool]:
-    """The tools of ``listed`` that may be registered (see `check_tools`)."""
+) -> tuple[list[mcp_types.Tool], ServerContent, Freshness, Cleaner]:
+    """List every page of the server's lists under one `Cleaner`, checking the tools
+    (`check_tools`) before the rest is listed: a refused tool list costs no more requests.
+
+    Raises:
+        What listing raises: ``RegistryError`` (``ToolListError``: the tools are refused),
+        ``MCPError``.
+    """
+    cleaner = Cleaner(server, settings.hidden_text)
+    fresh = Freshness(client.protocol_version in MODERN_PROTOCOL_VERSIONS)
+    listed = await list_all_tools(client, server, settings, fresh)
     filters_out = spec.filters_out
-    return check_tools(server, listed, settings, spec.invalid_names, filters_out, schemas, cleaner)
+    tools = check_tools(server, listed, settings, spec.invalid_names, filters_out, schemas, cleaner)
+    content = await list_content(client, server, spec, settings, cleaner, fresh)
+    return tools, content, fresh, cleaner
 
 
 async def list_again(
@@ -85,15 +95,10 @@ async def list_again(
     schemas: SchemaVetting,
     timeout: float,
 ) -> tuple[list[mcp_types.Tool], ServerContent, Freshness, Cleaner]:
-    """List every page again within ``timeout``, then check the tools (a list changed).
+    """`list_checked` again within ``timeout`` (a list changed).
 
     Raises:
         What listing raises: ``RegistryError``, ``MCPError``, ``TimeoutError``.
     """
-    cleaner = Cleaner(server, settings.hidden_text)
-    fresh = Freshness(client.protocol_version in MODERN_PROTOCOL_VERSIONS)
     with anyio.fail_after(timeout):
-        listed = await list_all_tools(client, server, settings, fresh)
-        content = await list_content(client, server, spec, settings, cleaner, fresh)
-    tools = checked(listed, server, spec, settings, schemas, cleaner)
-    return tools, content, fresh, cleaner
+        return await list_checked(client, server, spec, settings, schemas)
