@@ -23,14 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import anyio
 import mcp_types
 from mcp.shared.dispatcher import ProgressFnT
 
 from mcpmount.catalog import rewrite_call
-from mcpmount.config import RegistrySettings
 from mcpmount.errors import (
     ArgumentsError,
     CallTimeoutError,
@@ -40,56 +39,15 @@ from mcpmount.errors import (
 )
 from mcpmount.gates import Interception
 from mcpmount.observers import Observers
-from mcpmount.registry._clients import Clients
-from mcpmount.registry._status import CallStats
+from mcpmount.registry._servers import Servers
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import Connection, ServerState, Supervisor, needs_task
 
-__all__ = ["Calling", "Starts", "call_tool", "call_within", "check_arguments", "redacted_error"]
-
-
-class Starts(Protocol):
-    """What a call may ask of its server's starts (`Servers`)."""
-
-    def lost(self, connection: Connection) -> None:
-        """Take ``connection`` as dead (a restart may begin)."""
-        ...
-
-    def wake(self, supervisor: Supervisor) -> None:
-        """Start a dormant server behind its published list."""
-        ...
-
-    @property
-    def clients(self) -> Clients:
-        """Which connection a request goes over: the shared one or its client's."""
-        ...
-
-
-class Calling(Starts, Protocol):
-    """What a call needs of the registry's servers (`Servers`)."""
-
-    @property
-    def settings(self) -> RegistrySettings:
-        """The registry's settings (its ``approval`` policy, its ``call_timeout``)."""
-        ...
-
-    @property
-    def supervisors(self) -> Mapping[str, Supervisor]:
-        """Every mounted server by namespace."""
-        ...
-
-    @property
-    def stats(self) -> Mapping[str, CallStats]:
-        """Each server's answered calls."""
-        ...
-
-    def timeout(self, supervisor: Supervisor, timeout: float | None) -> float:
-        """Return the seconds a call to ``supervisor``'s server may take."""
-        ...
+__all__ = ["call_tool", "call_within", "check_arguments", "redacted_error"]
 
 
 async def call_tool(
-    servers: Calling,
+    servers: Servers,
     entry: MountedTool,
     arguments: Mapping[str, Any] | None,
     timeout: float | None,
@@ -232,7 +190,7 @@ async def call_within(
     timeout: float,
     progress: ProgressFnT | None,
     context: object | None,
-    starts: Starts,
+    starts: Servers,
     observers: Observers,
 ) -> mcp_types.CallToolResult:
     """Call ``entry`` on ``supervisor``'s server, all of it within ``timeout`` seconds of
@@ -283,7 +241,7 @@ async def call_within(
 
 
 async def _connection_of(
-    starts: Starts,
+    starts: Servers,
     supervisor: Supervisor,
     entry: MountedTool,
     context: object | None,
@@ -299,7 +257,7 @@ async def _connection_of(
 
 
 async def _until_up(
-    supervisor: Supervisor, entry: MountedTool, deadline: float, timeout: float, starts: Starts
+    supervisor: Supervisor, entry: MountedTool, deadline: float, timeout: float, starts: Servers
 ) -> float:
     """Wait, until ``deadline``, for ``supervisor``'s server to serve ``entry``'s call (see
     `call_within`); return the seconds left for the call.

@@ -11,26 +11,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Coroutine
-from typing import Any, Protocol
+from typing import Any
 
 import httpx2
-import mcp_types
 
-from mcpmount.config import HttpServer, RegistrySettings
-from mcpmount.handlers import ClientHandlers
-from mcpmount.processes import Reaper
-from mcpmount.transports import transport_for
+from mcpmount.config import HttpServer, ServerSpec
 from mcpmount.upstream import (
     ClientKey,
     ClientSessions,
     Connection,
-    SchemaVetting,
     Supervisor,
     client_key_of,
     uses_pool,
 )
 
-__all__ = ["Clients", "ConnectionAuth"]
+__all__ = ["ClientOpener", "Clients", "ConnectionAuth"]
 
 ConnectionAuth = Callable[[str, HttpServer, ClientKey], httpx2.Auth | None]
 """Given a url server's namespace, its spec and a client's key, the ``httpx2.Auth`` that
@@ -41,36 +36,26 @@ client's own session of it authenticates with; None keeps the server's own (``oa
 _Opener = Callable[[ClientKey], Coroutine[Any, Any, Connection]]
 
 
-class Opening(Protocol):
-    """What opening a client's connection needs of the registry's servers (`Servers`)."""
-
-    settings: RegistrySettings
-    handlers: ClientHandlers | None
-    schemas: SchemaVetting
-
-    @property
-    def reaper(self) -> Reaper:
-        """Ends every process group it watches if this process dies without closing."""
-        ...
-
-    def log_level_of(self, server: str) -> mcp_types.LoggingLevel | None:
-        """The log level asked of ``server``."""
-        ...
-
-    def start_soon(self, task: Callable[[], Coroutine[Any, Any, object]]) -> None:
-        """Run ``task`` beside the servers."""
-        ...
-
-    async def start_connection(self, connection: Connection) -> None:
-        """Run ``connection``'s owner task beside the servers, until it is ready."""
-        ...
+ClientOpener = Callable[[str, ServerSpec, httpx2.Auth | None], Coroutine[Any, Any, Connection]]
+"""Starts a client's own connection of a server (its namespace, its spec, the credentials
+of its HTTP session if it has its own) and returns it ready (`Servers.open_client`)."""
 
 
 class Clients:
-    """Every ``per_client`` server's `ClientSessions`, made on first use."""
+    """Every ``per_client`` server's `ClientSessions`, made on first use.
 
-    def __init__(self, servers: Opening) -> None:
-        self._servers = servers
+    Args:
+        open_connection: Starts one client's connection (`ClientOpener`).
+        start_soon: Runs a task beside the servers (a session's close).
+    """
+
+    def __init__(
+        self,
+        open_connection: ClientOpener,
+        start_soon: Callable[[Callable[[], Coroutine[Any, Any, object]]], None],
+    ) -> None:
+        self._open = open_connection
+        self._start_soon = start_soon
         self._pools: dict[str, ClientSessions] = {}
         self.connection_auth: ConnectionAuth | None = None
         """Gives a client's own HTTP session its own credentials (see `ConnectionAuth`)."""
@@ -100,7 +85,7 @@ class Clients:
                 supervisor.server,
                 supervisor.spec,
                 self._opener(supervisor),
-                self._servers.start_soon,
+                self._start_soon,
             )
         connection = await pool.connection(key, name, kind)
         return connection, pool.using(connection)
@@ -108,26 +93,13 @@ class Clients:
     def _opener(
         self, supervisor: Supervisor
     ) -> Callable[[ClientKey], Coroutine[Any, Any, Connection]]:
-        servers, server, spec = self._servers, supervisor.server, supervisor.spec
+        server, spec = supervisor.server, supervisor.spec
 
         async def open_connection(key: ClientKey) -> Connection:
             auth = None
             if isinstance(spec, HttpServer) and self.connection_auth is not None:
                 auth = self.connection_auth(server, spec, key)
-            connection = Connection(
-                server,
-                spec,
-                servers.settings,
-                handlers=servers.handlers,
-                log_level=servers.log_level_of(server),
-                reaper=servers.reaper,
-                schemas=servers.schemas,
-                use_transport=transport_for(
-                    spec, servers.settings, servers.reaper, server=server, auth=auth
-                ),
-            )
-            await servers.start_connection(connection)
-            return connection
+            return await self._open(server, spec, auth)
 
         return open_connection
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types
@@ -29,7 +29,6 @@ from mcp import Client
 
 from mcpmount.catalog import Catalog, ChangeListener, Library, rewrite_prompt, rewrite_read
 from mcpmount.errors import (
-    NotSupportedError,
     ServerNotRunningError,
     UnknownPromptError,
     UnknownResourceError,
@@ -38,16 +37,14 @@ from mcpmount.errors import (
 from mcpmount.gates import Interception
 from mcpmount.handlers import ToolCall
 from mcpmount.registry._calls import redacted_error
-from mcpmount.registry._clients import Clients
-from mcpmount.upstream import Supervisor, request, set_subscription
+from mcpmount.registry._servers import Servers
+from mcpmount.upstream import request
 
 __all__ = [
     "LibraryRequests",
-    "Routing",
     "UpdateListener",
     "send_to",
     "subscribe_all",
-    "subscription",
 ]
 
 _Result = TypeVar("_Result", bound=pydantic.BaseModel)
@@ -71,59 +68,6 @@ def subscribe_all(
     return unsubscribe
 
 
-class Routing(Protocol):
-    """What a prompt or resource request needs of the registry's servers (`Servers`)."""
-
-    @property
-    def supervisors(self) -> Mapping[str, Supervisor]:
-        """Every mounted server by namespace."""
-        ...
-
-    def route(self, uri: str) -> tuple[str, str]:
-        """Return the server and the server's own URI of a registry URI (or raise
-        ``UnknownResourceError``)."""
-        ...
-
-    def timeout(self, supervisor: Supervisor, timeout: float | None) -> float:
-        """Return the seconds a request to ``supervisor``'s server may take."""
-        ...
-
-    def wake(self, supervisor: Supervisor) -> None:
-        """Start a dormant server behind its published list."""
-        ...
-
-    @property
-    def clients(self) -> Clients:
-        """Which connection a request goes over: the shared one or its client's."""
-        ...
-
-
-async def subscription(
-    servers: Routing, library: Library, uri: str, on: bool, timeout: float | None
-) -> None:
-    """Ask the server of ``uri`` for its updates (``on``) or to stop them.
-
-    Raises:
-        UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
-        NotSupportedError: The server does not support subscriptions; nothing was sent.
-        UpstreamError, ServerNotRunningError, CallTimeoutError, ServerCrashedError: As for
-            a call.
-    """
-    server, raw = servers.route(uri)
-    published = library.of(server)
-    if published is None or not published.subscribe:
-        raise NotSupportedError(server, uri, "resource subscriptions", kind="resource")
-    supervisor = servers.supervisors[server]
-    seconds = servers.timeout(supervisor, timeout)
-    if supervisor.dormant:  # a subscription is a use: start it (idle does not stop it)
-        servers.wake(supervisor)
-    began = anyio.current_time()
-    with anyio.move_on_after(seconds):
-        await supervisor.ready.wait()
-    remaining = max(seconds - (anyio.current_time() - began), 0.001)
-    await set_subscription(supervisor.connection, raw, uri, on, remaining)
-
-
 class LibraryRequests:
     """Prompt and resource requests, each sent to the server that owns what it names.
 
@@ -132,7 +76,7 @@ class LibraryRequests:
         library: The prompt and resource tables.
     """
 
-    def __init__(self, servers: Routing, library: Library, interception: Interception) -> None:
+    def __init__(self, servers: Servers, library: Library, interception: Interception) -> None:
         self._servers = servers
         self._library = library
         self._interception = interception
@@ -234,12 +178,12 @@ class LibraryRequests:
         )
 
     async def subscription(self, uri: str, on: bool, timeout: float | None) -> None:
-        """See `Registry.subscribe_resource` and `subscription`."""
-        await subscription(self._servers, self._library, uri, on, timeout)
+        """See `Registry.subscribe_resource` and `Servers.subscription`."""
+        await self._servers.subscription(uri, on, timeout)
 
 
 async def send_to(
-    servers: Routing,
+    servers: Servers,
     interception: Interception,
     server: str,
     kind: str,

@@ -35,22 +35,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol
 
 import anyio
 
 from mcpmount.catalog import CONTENT_KINDS, Pins
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, ServerSpec, load_config
 from mcpmount.errors import ServerError
-from mcpmount.registry._status import MountOutcome
-from mcpmount.upstream import Supervisor
+from mcpmount.registry._servers import Servers
 
 __all__ = [
     "KEEP_PINS",
     "NOT_LIVE_KEYS",
     "KeepPins",
     "ReloadResult",
-    "Reloadable",
     "Reloader",
     "server_settings_changed",
 ]
@@ -122,42 +119,10 @@ def _pins_of(pins: Pins | None, server: str) -> tuple[object, ...]:
     return (pins.servers.get(server), *kinds)
 
 
-class Reloadable(Protocol):
-    """What a reload reads and changes of the registry's servers (`Servers`)."""
-
-    settings: RegistrySettings
-
-    @property
-    def pins(self) -> Pins | None:
-        """The lock file's pins the servers (and their tables) are held to."""
-        ...
-
-    @pins.setter
-    def pins(self, pins: Pins | None) -> None: ...
-
-    @property
-    def supervisors(self) -> Mapping[str, Supervisor]:
-        """Every mounted server by namespace."""
-        ...
-
-    @property
-    def failures(self) -> dict[str, ServerError]:
-        """Servers that failed to mount and were left out."""
-        ...
-
-    async def unmount(self, server: str) -> None:
-        """Close one server and drop its names."""
-        ...
-
-    async def mount_each(self, servers: Mapping[str, ServerSpec]) -> list[MountOutcome]:
-        """Mount ``servers`` concurrently, whatever fails: one outcome per server."""
-        ...
-
-
 class Reloader:
     """Applies new configs to a registry's servers, one reload at a time."""
 
-    def __init__(self, servers: Reloadable) -> None:
+    def __init__(self, servers: Servers) -> None:
         self._servers = servers
         self._lock: anyio.Lock | None = None
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVarTuple
 
 import anyio
+import httpx2
 import mcp_types
 from anyio.abc import TaskGroup
 
@@ -26,6 +27,7 @@ from mcpmount.catalog import Catalog, Library, Pins, registry_uri, split_uri
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
     MountError,
+    NotSupportedError,
     RegistryError,
     ServerError,
     ServerStartError,
@@ -36,12 +38,18 @@ from mcpmount.handlers import ClientHandlers
 from mcpmount.manifests import ManifestStore
 from mcpmount.processes import Reaper
 from mcpmount.registry._clients import Clients
-from mcpmount.registry._closer import Closer, close_all
-from mcpmount.registry._library import subscription
 from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
 from mcpmount.registry._starting import Starter
 from mcpmount.registry._status import CallStats, MountOutcome, notes_of
-from mcpmount.upstream import Connection, SchemaVetting, ServerContent, ServerState, Supervisor
+from mcpmount.transports import transport_for
+from mcpmount.upstream import (
+    Connection,
+    SchemaVetting,
+    ServerContent,
+    ServerState,
+    Supervisor,
+    set_subscription,
+)
 
 __all__ = ["Servers"]
 
@@ -101,7 +109,7 @@ class Servers:
         self._tg: TaskGroup | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._closed = False
-        self.clients = Clients(self)
+        self.clients = Clients(self.open_client, self.start_soon)
         """The connections of clients of ``per_client`` servers, by server and client."""
 
     @property
@@ -172,7 +180,7 @@ class Servers:
         failures = {o.server: o.error for o in outcomes if o.error is not None}
         if any(servers[server].required for server in failures):
             mounted = [self.supervisors.get(o.server) for o in outcomes if o.error is None]
-            await close_all([Closer(self, s) for s in mounted if s is not None])
+            await self.close_each([s for s in mounted if s is not None])
             raise MountError(failures)
         for server, exc in failures.items():
             logger.warning("optional server %r was skipped: %s", server, exc.detail)
@@ -222,6 +230,26 @@ class Servers:
             log_level=self.log_level_of(server),
             reaper=self._reaper,
             schemas=self.schemas,
+        )
+        await self.start_connection(connection)
+        return connection
+
+    async def open_client(
+        self, server: str, spec: ServerSpec, auth: httpx2.Auth | None
+    ) -> Connection:
+        """Start a client's own connection of ``server`` (``per_client``; ``auth``: its HTTP
+        session's own credentials) in the task group; return it ready (`ClientOpener`)."""
+        connection = Connection(
+            server,
+            spec,
+            self.settings,
+            handlers=self.handlers,
+            log_level=self.log_level_of(server),
+            reaper=self._reaper,
+            schemas=self.schemas,
+            use_transport=transport_for(
+                spec, self.settings, self._reaper, server=server, auth=auth
+            ),
         )
         await self.start_connection(connection)
         return connection
@@ -295,7 +323,27 @@ class Servers:
         """Close one server and drop its names; does nothing if it is not mounted."""
         supervisor = self.supervisors.get(server)
         if supervisor is not None:
-            await Closer(self, supervisor)()
+            await self.close(supervisor)
+
+    async def close(self, supervisor: Supervisor) -> None:
+        """Unmount ``supervisor``'s server, whatever state it is in: its names, its
+        connection and a restart's that starts, its clients' own. Idempotent, callable
+        from any task, bounded; never raises."""
+        supervisor.close()
+        self.forget(supervisor)
+        starting = [c for c in self._starting if c.server == supervisor.server]
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in (supervisor.connection, *starting):
+                    tg.start_soon(connection.aclose)
+                tg.start_soon(self.clients.close, supervisor.server)
+
+    async def close_each(self, supervisors: list[Supervisor]) -> None:
+        """`close` each of ``supervisors`` concurrently; never raises."""
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for supervisor in supervisors:
+                    tg.start_soon(self.close, supervisor)
 
     async def aclose(self) -> None:
         """Close every server concurrently. Idempotent; never raises."""
@@ -306,19 +354,9 @@ class Servers:
             async with anyio.create_task_group() as tg:
                 for connection in list(self._starting):
                     tg.start_soon(connection.aclose)
-                closers = [Closer(self, s) for s in list(self.supervisors.values())]
-                tg.start_soon(close_all, closers)
+                tg.start_soon(self.close_each, list(self.supervisors.values()))
             await self._reaper.aclose()
             await self._starts.aclose()
-
-    def connections_of(self, supervisor: Supervisor) -> list[Connection]:
-        """A server's connections to close: its current one and a restart's that starts."""
-        starting = [c for c in self._starting if c.server == supervisor.server]
-        return [supervisor.connection, *starting]
-
-    async def close_clients(self, server: str) -> None:
-        """Close ``server``'s connections of its own clients (``per_client``)."""
-        await self.clients.close(server)
 
     def forget(self, supervisor: Supervisor) -> None:
         """Drop a server's names, synchronously; a no-op if it is already gone."""
@@ -388,7 +426,7 @@ class Servers:
         for raw in sorted(uris):
             uri = registry_uri(supervisor.server, raw, prefix=supervisor.spec.prefix)
             try:
-                await subscription(self, self.library, uri, True, None)
+                await self.subscription(uri, True, None)
             except RegistryError as exc:
                 logger.warning(
                     "server %r: %s was not subscribed again: %s", supervisor.server, uri, exc
@@ -410,6 +448,29 @@ class Servers:
         if supervisor is None or not supervisor.spec.prefix:
             raise UnknownResourceError(uri, f"no mounted server has the namespace {server!r}")
         return server, raw
+
+    async def subscription(self, uri: str, on: bool, timeout: float | None) -> None:
+        """Ask the server of ``uri`` for its updates (``on``) or to stop them.
+
+        Raises:
+            UnknownResourceError: ``uri`` is not a registry URI of a mounted server.
+            NotSupportedError: The server does not support subscriptions; nothing was sent.
+            UpstreamError, ServerNotRunningError, CallTimeoutError, ServerCrashedError: As
+                for a call.
+        """
+        server, raw = self.route(uri)
+        published = self.library.of(server)
+        if published is None or not published.subscribe:
+            raise NotSupportedError(server, uri, "resource subscriptions", kind="resource")
+        supervisor = self.supervisors[server]
+        seconds = self.timeout(supervisor, timeout)
+        if supervisor.dormant:  # a subscription is a use: start it (idle does not stop it)
+            self.wake(supervisor)
+        began = anyio.current_time()
+        with anyio.move_on_after(seconds):
+            await supervisor.ready.wait()
+        remaining = max(seconds - (anyio.current_time() - began), 0.001)
+        await set_subscription(supervisor.connection, raw, uri, on, remaining)
 
     def timeout(self, supervisor: Supervisor, timeout: float | None) -> float:
         """Return the seconds a request may take: ``timeout``, else the server's call

@@ -22,7 +22,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import mcp_types
 import pydantic
@@ -31,12 +31,12 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmount.catalog import Catalog, rewrite_call
-from mcpmount.config import RegistrySettings
 from mcpmount.errors import NotSupportedError, ServerNotRunningError, UpstreamError
 from mcpmount.gates import Interception, Plan
 from mcpmount.handlers import ToolCall
 from mcpmount.registry._calls import check_arguments
-from mcpmount.registry._library import Routing, send_to
+from mcpmount.registry._library import send_to
+from mcpmount.registry._servers import Servers
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import (
     Supervisor,
@@ -58,15 +58,6 @@ _Result = TypeVar("_Result", bound=pydantic.BaseModel)
 
 TaskStatusListener = Callable[[str, mcp_types.Task], None]
 """Gets the namespace of a server and a status it reported of one of its tasks."""
-
-
-class TaskRouting(Routing, Protocol):
-    """What tasks need of the registry's servers (`Servers`)."""
-
-    @property
-    def settings(self) -> RegistrySettings:
-        """The registry's settings (its approval policy)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +121,7 @@ class Tasks:
         interception: The hooks of every call.
     """
 
-    def __init__(self, servers: TaskRouting, catalog: Catalog, interception: Interception) -> None:
+    def __init__(self, servers: Servers, catalog: Catalog, interception: Interception) -> None:
         self._servers = servers
         self._catalog = catalog
         self._interception = interception
