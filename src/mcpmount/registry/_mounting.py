@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 
 import anyio
 
-from mcpmount import naming
 from mcpmount.config import RegistryConfig, ServerSpec
-from mcpmount.errors import ConfigError
-from mcpmount.registry._status import MountOutcome
-from mcpmount.upstream import Asking, Connection, Supervisor
+from mcpmount.errors import MountError, ServerError
+from mcpmount.registry._servers import Servers
+from mcpmount.registry._status import MountOutcome, notes_of
+from mcpmount.registry._tables import check_namespaces
 
-__all__ = ["check_namespaces", "each_connection", "mount_concurrently", "required_as_written"]
+__all__ = ["mount_all", "mount_concurrently", "mount_each", "required_as_written"]
+
+logger = logging.getLogger(__name__)
 
 
 def required_as_written(config: RegistryConfig) -> RegistryConfig:
@@ -30,17 +34,6 @@ def required_as_written(config: RegistryConfig) -> RegistryConfig:
         for name, spec in config.servers.items()
     }
     return dataclasses.replace(config, servers=servers)
-
-
-def check_namespaces(servers: Collection[str]) -> None:
-    """Raise one ``ConfigError`` naming every invalid namespace; nothing is started then."""
-    bad = [
-        f"servers.{server}: {problem}"
-        for server in servers
-        if (problem := naming.namespace_problem(server)) is not None
-    ]
-    if bad:
-        raise ConfigError("<mount>", bad)
 
 
 async def mount_concurrently(
@@ -75,20 +68,47 @@ async def mount_concurrently(
     return outcomes
 
 
-async def each_connection(
-    servers: Mapping[str, Supervisor],
-    starting: Iterable[Connection],
-    act: Callable[[Asking], Awaitable[None]],
-) -> None:
-    """Run ``act`` (which must not raise) on the client side of every connection, starting
-    ones included, concurrently and each for at most its server's startup timeout."""
-    connections = [*starting, *(supervisor.connection for supervisor in servers.values())]
+async def mount_all(servers: Servers, specs: Mapping[str, ServerSpec], *, fail_fast: bool) -> None:
+    """Mount ``specs`` concurrently; see `Registry.mount_all`."""
+    check_namespaces(specs)
+    outcomes = await mount_concurrently(partial(_outcome, servers), specs, fail_fast=fail_fast)
+    failures = {o.server: o.error for o in outcomes if o.error is not None}
+    if any(specs[server].required for server in failures):
+        mounted = [servers.supervisors.get(o.server) for o in outcomes if o.error is None]
+        await servers.close_each([s for s in mounted if s is not None])
+        raise MountError(failures)
+    for server, exc in failures.items():
+        logger.warning("optional server %r was skipped: %s", server, exc.detail)
+    servers.failures.update(failures)
 
-    async def one(connection: Connection) -> None:
-        bound = connection.effective.startup_timeout
-        with anyio.move_on_after(bound):
-            await act(connection.asking)
 
-    async with anyio.create_task_group() as tg:
-        for connection in connections:
-            tg.start_soon(one, connection)
+async def mount_each(
+    servers: Servers,
+    specs: Mapping[str, ServerSpec],
+    *,
+    on_outcome: Callable[[MountOutcome], None] | None = None,
+) -> list[MountOutcome]:
+    """Mount ``specs`` concurrently, whatever fails; see `Registry.mount_each`."""
+    check_namespaces(specs)
+    outcomes = await mount_concurrently(
+        partial(_outcome, servers), specs, fail_fast=False, on_outcome=on_outcome
+    )
+    servers.failures.update(  # but not one ``on_outcome`` mounted again meanwhile
+        {o.server: o.error for o in outcomes if o.error and o.server not in servers.supervisors}
+    )
+    by_server = {o.server: o for o in outcomes}
+    return [by_server[server] for server in specs]
+
+
+async def _outcome(servers: Servers, server: str, spec: ServerSpec) -> MountOutcome:
+    """Mount one server; say how it went instead of raising."""
+    began = anyio.current_time()
+    try:
+        supervisor = await servers.mount(server, spec)
+    except ServerError as exc:
+        return MountOutcome(server, spec, anyio.current_time() - began, error=exc)
+    tools = servers.catalog.of(server)
+    seconds = supervisor.connection.startup_seconds or anyio.current_time() - began
+    deferred = sum(e.deferred for e in tools)
+    notes = notes_of(supervisor, tools)
+    return MountOutcome(server, spec, seconds, len(tools), deferred, notes=notes)

@@ -29,6 +29,7 @@ from mcpmount.registry._closer import Closer
 from mcpmount.registry._code import run_code_of, with_code_mode
 from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
+from mcpmount.registry._mounting import mount_all, mount_each
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
 from mcpmount.registry._servers import Servers
 from mcpmount.registry._status import MountOutcome, ServerStatus, listing_of, status_rows
@@ -144,7 +145,7 @@ class Registry:
             ConfigError: A namespace is invalid; nothing was started.
             MountError: One or more required servers failed.
         """
-        await self._servers.mount_all(servers, fail_fast=fail_fast)
+        await mount_all(self._servers, servers, fail_fast=fail_fast)
 
     async def mount_each(
         self,
@@ -164,7 +165,7 @@ class Registry:
         Raises:
             ConfigError: A namespace is invalid; nothing was started.
         """
-        return await self._servers.mount_each(servers, on_outcome=on_outcome)
+        return await mount_each(self._servers, servers, on_outcome=on_outcome)
 
     async def unmount(self, server: str) -> None:
         """Close one server and drop its tools; does nothing if it is not mounted."""

@@ -41,6 +41,7 @@ import anyio
 from mcpmount.catalog import CONTENT_KINDS, Pins
 from mcpmount.config import HttpServer, RegistryConfig, RegistrySettings, ServerSpec, load_config
 from mcpmount.errors import ServerError
+from mcpmount.registry._mounting import mount_each
 from mcpmount.registry._servers import Servers
 
 __all__ = [
@@ -174,8 +175,8 @@ class Reloader:
                 tg.start_soon(servers.unmount, server)
         servers.settings = new  # the mounts below, and calls from now on, read it
         servers.pins = pins  # and the tables
-        outcomes = await servers.mount_each(
-            {s: wanted[s] for s in wanted if s in (*changed, *added)}
+        outcomes = await mount_each(
+            servers, {s: wanted[s] for s in wanted if s in (*changed, *added)}
         )
         failed = {o.server: o.error for o in outcomes if o.error is not None}
         result = ReloadResult(

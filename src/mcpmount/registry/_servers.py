@@ -1,51 +1,40 @@
-"""The mounted servers: each one's supervisor and connections, from its mount to its close.
+"""The mounted servers' lives: each one's connections, from its mount to its close.
 
-`Registry` owns one `Servers` and hands it to what needs the servers (starts, closers,
-prompt and resource requests, reloads), each of which sees it through a small protocol.
-
-A server's tools, prompts and resources become visible in one synchronous block
-(`Servers.publish`: `Library.stage`, `Catalog.publish`, the library's commit), after its
-connection is up, its lists checked and its names assigned; any failure before that reaps
-the server and leaves the tables exactly as they were. A server that dies is handed to its
-`Supervisor`, which may start it again; meanwhile its names stay, and calls get "not
-running (why)".
+`Servers` builds on `ServerTables` (what is published). A server that dies is handed to
+its `Supervisor`, which may start it again; meanwhile its names stay, and calls get "not
+running (why)". A server published from its cached manifest (`ManifestCache`) is started
+behind it, or by its first call, and stopped again when idle (``idle_timeout``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, TypeVarTuple
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TypeVarTuple
 
 import anyio
 import httpx2
 import mcp_types
-from anyio.abc import TaskGroup
 
-from mcpmount.catalog import Catalog, Library, Pins, registry_uri, split_uri
+from mcpmount.catalog import Pins, registry_uri
 from mcpmount.config import RegistrySettings, ServerSpec
 from mcpmount.errors import (
-    MountError,
     NotSupportedError,
     RegistryError,
-    ServerError,
     ServerStartError,
-    UnknownResourceError,
 )
-from mcpmount.gates import warn_unmatched
 from mcpmount.handlers import ClientHandlers
 from mcpmount.manifests import ManifestStore
 from mcpmount.processes import Reaper
 from mcpmount.registry._clients import Clients
-from mcpmount.registry._mounting import check_namespaces, each_connection, mount_concurrently
-from mcpmount.registry._starting import Starter
-from mcpmount.registry._status import CallStats, MountOutcome, notes_of
+from mcpmount.registry._starting import ManifestCache, refused, start_policy
+from mcpmount.registry._tables import ServerTables, check_namespaces
 from mcpmount.transports import transport_for
 from mcpmount.upstream import (
+    Asking,
     Connection,
     SchemaVetting,
-    ServerContent,
     ServerState,
     Supervisor,
     set_subscription,
@@ -58,8 +47,9 @@ logger = logging.getLogger(__name__)
 Args = TypeVarTuple("Args")
 
 
-class Servers:
-    """The registry's servers by namespace, the task group they run in, and their lives.
+class Servers(ServerTables):
+    """The registry's servers (`ServerTables`) and their lives: mounted, restarted,
+    started from a cached manifest, stopped when idle, closed.
 
     Enter it from the task that will also leave it (`Registry` does); leaving it closes
     every server.
@@ -78,26 +68,13 @@ class Servers:
         *,
         refresh: bool,
     ) -> None:
-        self.settings = settings
-        """Names, timeouts and limits; a reload replaces them."""
+        super().__init__(settings, pins)
         self.handlers = handlers
         """Given to each connection as it starts."""
-        self.catalog = Catalog(settings, pins)
-        """The tool table."""
-        self.library = Library(settings, pins)
-        """The prompt and resource tables."""
-        self.supervisors: dict[str, Supervisor] = {}
-        """Every mounted server (dormant, restarting and failed ones too)."""
-        self.failures: dict[str, ServerError] = {}
-        """Servers that failed to mount and were left out, with their errors."""
-        self.stats: dict[str, CallStats] = {}
-        self.generation = 0
-        """Counts publishes and forgets (what is built from every server is stale if it grew)."""
         self.schemas = SchemaVetting()
         """Verdicts on the tool schemas its servers listed: each distinct one checked once."""
         self.on_task_status: Callable[[str, mcp_types.Task], None] | None = None
         """Told of each task status a server reports (`Tasks.notify`)."""
-        self._pins = pins
         self._log_level: mcp_types.LoggingLevel | None = None
         self._log_levels: dict[str, mcp_types.LoggingLevel] = {}
         """Servers asked for a level of their own (`set_log_level` with ``server``)."""
@@ -105,10 +82,9 @@ class Servers:
         self._starting: set[Connection] = set()
         self._reaper = Reaper()
         """Ends every stdio server's process group if this process dies without closing."""
-        self._starts = Starter(self, self.schemas, store, refresh=refresh)
-        self._tg: TaskGroup | None = None
+        self._cache = ManifestCache(lambda: self.settings, self.schemas, store, refresh=refresh)
+        """Cached manifests: what a server mounts from, and what it writes once up."""
         self._exit_stack: contextlib.AsyncExitStack | None = None
-        self._closed = False
         self.clients = Clients(self.open_client, self.start_soon)
         """The connections of clients of ``per_client`` servers, by server and client."""
 
@@ -116,15 +92,6 @@ class Servers:
     def reaper(self) -> Reaper:
         """Ends every process group it watches if this process dies without closing."""
         return self._reaper
-
-    @property
-    def pins(self) -> Pins | None:
-        """The lock file's pins the servers are held to (a reload may replace them)."""
-        return self._pins
-
-    @pins.setter
-    def pins(self, pins: Pins | None) -> None:
-        self._pins = self.catalog.pins = self.library.pins = pins
 
     async def __aenter__(self) -> None:
         if self._exit_stack is not None or self._closed:
@@ -138,17 +105,6 @@ class Servers:
         assert self._exit_stack is not None
         await self._exit_stack.__aexit__(None, None, None)
 
-    def start_soon(
-        self, task: Callable[[*Args], Coroutine[Any, Any, object]], *args: *Args
-    ) -> None:
-        """Run ``task`` in the servers' task group (the registry must be open)."""
-        self._task_group().start_soon(task, *args)
-
-    def _task_group(self) -> TaskGroup:
-        if self._tg is None or self._closed:
-            raise RuntimeError("the registry is not open; use `async with Registry(...)`")
-        return self._tg
-
     # -- mounting -----------------------------------------------------------------------------
 
     async def mount(self, server: str, spec: ServerSpec) -> Supervisor:
@@ -158,13 +114,13 @@ class Servers:
             raise ServerStartError(server, "a server with this namespace is already mounted")
         self._mounting.add(server)
         try:
-            supervisor = await self._starts.from_cache(server, spec)
+            supervisor = await self._from_cache(server, spec)
             if supervisor is None:
                 connection = await self._connect(server, spec)
                 supervisor = Supervisor(server, spec, connection)
                 await self._publish_or_close(supervisor, connection, first=True)
                 supervisor.ready.set()
-                await self._starts.remember(spec, connection)
+                await self._cache.remember(spec, connection)
         finally:
             self._mounting.discard(server)
         self.failures.pop(server, None)
@@ -173,48 +129,26 @@ class Servers:
             self.lost(supervisor.connection)
         return supervisor
 
-    async def mount_all(self, servers: Mapping[str, ServerSpec], *, fail_fast: bool) -> None:
-        """Mount ``servers`` concurrently; see `Registry.mount_all`."""
-        check_namespaces(servers)
-        outcomes = await mount_concurrently(self._outcome, servers, fail_fast=fail_fast)
-        failures = {o.server: o.error for o in outcomes if o.error is not None}
-        if any(servers[server].required for server in failures):
-            mounted = [self.supervisors.get(o.server) for o in outcomes if o.error is None]
-            await self.close_each([s for s in mounted if s is not None])
-            raise MountError(failures)
-        for server, exc in failures.items():
-            logger.warning("optional server %r was skipped: %s", server, exc.detail)
-        self.failures.update(failures)
+    async def _from_cache(self, server: str, spec: ServerSpec) -> Supervisor | None:
+        """Publish ``server`` from its cached manifest, if its policy and the cache allow
+        (`ManifestCache.read`); a background server starts behind it at once.
 
-    async def mount_each(
-        self,
-        servers: Mapping[str, ServerSpec],
-        *,
-        on_outcome: Callable[[MountOutcome], None] | None = None,
-    ) -> list[MountOutcome]:
-        """Mount ``servers`` concurrently, whatever fails; see `Registry.mount_each`."""
-        check_namespaces(servers)
-        outcomes = await mount_concurrently(
-            self._outcome, servers, fail_fast=False, on_outcome=on_outcome
-        )
-        self.failures.update(  # but not one ``on_outcome`` mounted again meanwhile
-            {o.server: o.error for o in outcomes if o.error and o.server not in self.supervisors}
-        )
-        by_server = {o.server: o for o in outcomes}
-        return [by_server[server] for server in servers]
-
-    async def _outcome(self, server: str, spec: ServerSpec) -> MountOutcome:
-        """Mount one server; say how it went instead of raising."""
-        began = anyio.current_time()
+        Returns:
+            Its supervisor, dormant (a background one already starting); None to mount it
+            from its live list (eager, no usable entry, or an entry the pins refused).
+        """
+        cached = await self._cache.read(server, spec)
+        if cached is None:
+            return None
+        supervisor, tools, content = cached
         try:
-            supervisor = await self.mount(server, spec)
-        except ServerError as exc:
-            return MountOutcome(server, spec, anyio.current_time() - began, error=exc)
-        tools = self.catalog.of(server)
-        seconds = supervisor.connection.startup_seconds or anyio.current_time() - began
-        deferred = sum(e.deferred for e in tools)
-        notes = notes_of(supervisor, tools)
-        return MountOutcome(server, spec, seconds, len(tools), deferred, notes=notes)
+            self.publish(supervisor, tools, content, first=True)
+        except RegistryError as exc:
+            refused(server, exc)
+            return None
+        if start_policy(spec, self.settings) == "background":
+            self.wake(supervisor)
+        return supervisor
 
     async def _connect(self, server: str, spec: ServerSpec) -> Connection:
         """Start one connection in the task group and wait until it is ready."""
@@ -283,40 +217,6 @@ class Servers:
             await connection.aclose()
             raise
 
-    def publish(
-        self,
-        supervisor: Supervisor,
-        tools: list[mcp_types.Tool],
-        content: ServerContent,
-        *,
-        first: bool,
-    ) -> None:
-        """Publish a server's (new) lists; synchronous, so nothing interleaves.
-
-        Raises:
-            ServerStartError: The registry or the server is closing.
-            ToolListError, NameCollisionError, DefinitionChangedError: See `Catalog.publish`.
-        """
-        server = supervisor.server
-        if self._closed or supervisor.closing:
-            raise ServerStartError(server, "the registry or the server is closing")
-        staged = self.library.stage(  # raises, or changes nothing
-            server,
-            supervisor.spec,
-            content.prompts,
-            content.resources,
-            content.templates,
-            subscribe=content.subscribe,
-        )
-        self.catalog.publish(server, supervisor.spec, tools, first=first)
-        self._compute_vectors()
-        self.library.commit(staged)
-        warn_unmatched(server, supervisor.spec, tools)
-        self.supervisors[server] = supervisor
-        self.generation += 1
-        if first:
-            self.stats[server] = CallStats()
-
     # -- closing ------------------------------------------------------------------------------
 
     async def unmount(self, server: str) -> None:
@@ -356,47 +256,9 @@ class Servers:
                     tg.start_soon(connection.aclose)
                 tg.start_soon(self.close_each, list(self.supervisors.values()))
             await self._reaper.aclose()
-            await self._starts.aclose()
-
-    def forget(self, supervisor: Supervisor) -> None:
-        """Drop a server's names, synchronously; a no-op if it is already gone."""
-        if self.supervisors.get(supervisor.server) is not supervisor:
-            return
-        del self.supervisors[supervisor.server]
-        self.generation += 1
-        del self.stats[supervisor.server]
-        self.catalog.forget(supervisor.server)
-        self.library.forget(supervisor.server)
-        self._compute_vectors()
-
-    def _compute_vectors(self) -> None:
-        """semantic_model: compute waiting tool vectors (and crowding) off the loop."""
-        if self.catalog.vectors_pending and not self._closed:
-            self.start_soon(self.catalog.compute_vectors)
+            await self._cache.aclose()
 
     # -- what upstream connections report -----------------------------------------------------
-
-    def _relisted(
-        self, connection: Connection, tools: list[mcp_types.Tool], content: ServerContent
-    ) -> None:
-        """Apply re-listed lists (the server said one changed); raise to keep the old."""
-        supervisor = self.supervisors.get(connection.server)
-        if supervisor is None or supervisor.connection is not connection:
-            return
-        try:
-            self.publish(supervisor, tools, content, first=False)
-        except RegistryError as exc:
-            supervisor.error = str(exc)
-            raise
-        supervisor.error = None
-
-    def _updated(self, connection: Connection, uri: str) -> None:
-        """A server said a resource changed: tell the update listeners its registry URI."""
-        supervisor = self.supervisors.get(connection.server)
-        if supervisor is not None and supervisor.connection is connection:
-            self.library.updated(
-                registry_uri(connection.server, uri, prefix=supervisor.spec.prefix)
-            )
 
     def _task_status(self, connection: Connection, task: mcp_types.Task) -> None:
         if self.on_task_status is not None:
@@ -419,7 +281,52 @@ class Servers:
 
     def wake(self, supervisor: Supervisor) -> None:
         """Start a dormant server behind its published list (once, however many ask)."""
-        self._starts.wake(supervisor)
+        if supervisor.wake():
+            self.start_soon(self._start, supervisor)
+
+    async def _start(self, supervisor: Supervisor) -> None:
+        server, spec = supervisor.server, supervisor.spec
+
+        async def start() -> Connection:
+            if supervisor.closing:  # closed (the registry too) before this task ran
+                raise ServerStartError(server, "it was closed before it started")
+            return await self.reconnect(supervisor)
+
+        logger.info("starting server %r (start = %r)", server, start_policy(spec, self.settings))
+        subscribed = set(supervisor.connection.feed.subscriptions)  # before it stopped idle
+        connection = await supervisor.start(start)
+        if connection is None:
+            return
+        if connection.state is ServerState.FAILED:  # it died before it was committed
+            self.lost(connection)
+            return
+        await self._cache.remember(spec, connection)
+        await self.subscribe_again(supervisor, subscribed)
+        idle = connection.effective.idle_timeout
+        if idle is not None:
+            await self._stop_when_idle(supervisor, connection, idle)
+
+    async def _stop_when_idle(
+        self, supervisor: Supervisor, connection: Connection, idle: float
+    ) -> None:
+        """Close ``connection`` once nobody called its server for ``idle`` seconds (a
+        server with a resource subscription is in use)."""
+        while True:
+            wait = supervisor.last_call + idle - anyio.current_time()
+            with anyio.move_on_after(max(wait, 0.01)):
+                await supervisor.stopped.wait()
+                return
+            if supervisor.connection is not connection or connection.state is not ServerState.READY:
+                return  # replaced (a restart) or dead: its own path handles it
+            in_use = supervisor.busy or connection.feed.subscriptions
+            if in_use or anyio.current_time() - supervisor.last_call < idle:
+                if in_use:
+                    supervisor.last_call = anyio.current_time()
+                continue
+            supervisor.sleep()
+            logger.info("server %r was idle for %g s; stopping it", supervisor.server, idle)
+            await connection.aclose()
+            return
 
     async def subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
         """Subscribe a restarted server's new connection to what its old one was."""
@@ -433,21 +340,6 @@ class Servers:
                 )
 
     # -- routing ------------------------------------------------------------------------------
-
-    def route(self, uri: str) -> tuple[str, str]:
-        """Return the server and the server's own URI of a registry URI, or of a URI of a
-        server that keeps its own (``prefix = false``, `Library.owner_of_uri`).
-
-        Raises:
-            UnknownResourceError: ``uri`` is neither.
-        """
-        if (owned := self.library.owner_of_uri(uri)) is not None:
-            return owned
-        server, raw = split_uri(uri)
-        supervisor = self.supervisors.get(server)
-        if supervisor is None or not supervisor.spec.prefix:
-            raise UnknownResourceError(uri, f"no mounted server has the namespace {server!r}")
-        return server, raw
 
     async def subscription(self, uri: str, on: bool, timeout: float | None) -> None:
         """Ask the server of ``uri`` for its updates (``on``) or to stop them.
@@ -472,13 +364,6 @@ class Servers:
         remaining = max(seconds - (anyio.current_time() - began), 0.001)
         await set_subscription(supervisor.connection, raw, uri, on, remaining)
 
-    def timeout(self, supervisor: Supervisor, timeout: float | None) -> float:
-        """Return the seconds a request may take: ``timeout``, else the server's call
-        timeout, else the registry's."""
-        if timeout is not None and not timeout > 0:  # NaN too
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        return timeout or supervisor.connection.effective.call_timeout
-
     # -- what the host asks of every server ---------------------------------------------------
 
     async def set_log_level(self, level: mcp_types.LoggingLevel, server: str | None) -> None:
@@ -498,3 +383,22 @@ class Servers:
         """Tell every server (each client's session of it too) that the host's roots changed."""
         others = [*self._starting, *self.clients.connections()]
         await each_connection(self.supervisors, others, lambda a: a.roots_changed())
+
+
+async def each_connection(
+    servers: Mapping[str, Supervisor],
+    starting: Iterable[Connection],
+    act: Callable[[Asking], Awaitable[None]],
+) -> None:
+    """Run ``act`` (which must not raise) on the client side of every connection, starting
+    ones included, concurrently and each for at most its server's startup timeout."""
+    connections = [*starting, *(supervisor.connection for supervisor in servers.values())]
+
+    async def one(connection: Connection) -> None:
+        bound = connection.effective.startup_timeout
+        with anyio.move_on_after(bound):
+            await act(connection.asking)
+
+    async with anyio.create_task_group() as tg:
+        for connection in connections:
+            tg.start_soon(one, connection)

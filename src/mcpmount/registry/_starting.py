@@ -23,15 +23,14 @@ start the server from its live lists each time.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any, Literal, Protocol, TypeVarTuple
+from collections.abc import Callable
+from typing import Literal, TypeVarTuple
 
-import anyio
 import mcp_types
 
 from mcpmount.audit import Cleaner
 from mcpmount.config import RegistrySettings, ServerSpec
-from mcpmount.errors import RegistryError, ServerStartError
+from mcpmount.errors import RegistryError
 from mcpmount.manifests import (
     MAX_ENTRY_BYTES,
     FileStore,
@@ -46,13 +45,12 @@ from mcpmount.upstream import (
     Connection,
     SchemaVetting,
     ServerContent,
-    ServerState,
     Supervisor,
     check_content,
     check_tools,
 )
 
-__all__ = ["Starter", "StartingServers", "start_policy"]
+__all__ = ["ManifestCache", "refused", "start_policy"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,50 +64,13 @@ def start_policy(spec: ServerSpec, settings: RegistrySettings) -> StartPolicy:
     return spec.effective(settings).start
 
 
-class StartingServers(Protocol):
-    """What a `Starter` needs of the registry's servers (`Servers`)."""
+class ManifestCache:
+    """The registry's cached manifests: a server's lists read back as a dormant
+    supervisor to publish (`read`), and a started server's lists written (`remember`).
 
-    @property
-    def settings(self) -> RegistrySettings:
-        """The registry's settings (a reload may replace them)."""
-        ...
-
-    def publish(
-        self,
-        supervisor: Supervisor,
-        tools: list[mcp_types.Tool],
-        content: ServerContent,
-        *,
-        first: bool,
-    ) -> None:
-        """Publish a server's lists in one synchronous block; raise, changing nothing."""
-        ...
-
-    async def reconnect(self, supervisor: Supervisor) -> Connection:
-        """Start a new connection of ``supervisor``'s server and publish its lists."""
-        ...
-
-    def start_soon(
-        self, task: Callable[[*Args], Coroutine[Any, Any, object]], *args: *Args
-    ) -> None:
-        """Run ``task`` in the registry's task group."""
-        ...
-
-    def lost(self, connection: Connection) -> None:
-        """Take ``connection`` as dead (a restart may begin)."""
-        ...
-
-    async def subscribe_again(self, supervisor: Supervisor, uris: set[str]) -> None:
-        """Subscribe a server's new connection to what its old one was."""
-        ...
-
-
-class Starter:
-    """The registry's cached manifests and the starts of servers published from them.
+    It publishes and starts nothing itself: `Servers` does, with what it returns.
 
     Args:
-        servers: The registry's servers: their settings, publishing, connections and task
-            group.
         schemas: The registry's verdicts on tool schemas, for cached lists too.
         store: Where manifests are kept; default: the one the settings name (`store_for`).
         refresh: Mount every server from its live lists, whatever its policy, and write
@@ -118,13 +79,13 @@ class Starter:
 
     def __init__(
         self,
-        servers: StartingServers,
+        settings: Callable[[], RegistrySettings],
         schemas: SchemaVetting,
         store: ManifestStore | None,
         *,
         refresh: bool,
     ) -> None:
-        self._servers = servers
+        self._settings = settings
         self._schemas = schemas
         self._store = store
         self._own_store: FileStore | RedisStore | None = None
@@ -132,7 +93,7 @@ class Starter:
 
     @property
     def settings(self) -> RegistrySettings:
-        return self._servers.settings  # a reload may replace them
+        return self._settings()  # a reload may replace them
 
     @property
     def store(self) -> ManifestStore:
@@ -147,12 +108,14 @@ class Starter:
         if isinstance(store, RedisStore):
             await store.aclose()
 
-    async def from_cache(self, server: str, spec: ServerSpec) -> Supervisor | None:
-        """Publish ``server`` from its cached manifest, if its policy and the cache allow.
+    async def read(
+        self, server: str, spec: ServerSpec
+    ) -> tuple[Supervisor, list[mcp_types.Tool], ServerContent] | None:
+        """Read ``server``'s cached manifest back, if its policy and the cache allow.
 
         Returns:
-            Its supervisor, dormant (a background one already starting); None to mount it
-            from its live list (eager, no usable entry, or an entry the pins refused).
+            Its supervisor, dormant, and the checked lists to publish; None to mount it
+            from its live list (eager, no usable entry, or lists the checks refused).
         """
         policy = start_policy(spec, self.settings)
         if policy == "eager" or self.refresh:
@@ -180,20 +143,15 @@ class Starter:
             content = check_content(
                 server, manifest.content, effective, spec.invalid_names, cleaner
             )
-            stand_in = Connection(server, spec, self.settings, schemas=schemas)
-            stand_in.hold(tools, content)
-            stand_in.cleaned(cleaner)
-            supervisor = Supervisor(server, spec, stand_in, cached=True)
-            supervisor.sleep()
-            self._servers.publish(supervisor, tools, content, first=True)
         except RegistryError as exc:
-            logger.warning(
-                "server %r: its cached manifest is refused; starting it now: %s", server, exc
-            )
+            refused(server, exc)
             return None
-        if policy == "background":
-            self.wake(supervisor)
-        return supervisor
+        stand_in = Connection(server, spec, self.settings, schemas=schemas)
+        stand_in.hold(tools, content)
+        stand_in.cleaned(cleaner)
+        supervisor = Supervisor(server, spec, stand_in, cached=True)
+        supervisor.sleep()
+        return supervisor, tools, content
 
     async def remember(self, spec: ServerSpec, connection: Connection) -> None:
         """Cache ``connection``'s checked lists, if ``spec`` starts from a cache (or the
@@ -218,51 +176,7 @@ class Starter:
             return
         await self.store.put(key, data)
 
-    def wake(self, supervisor: Supervisor) -> None:
-        """Start a dormant server behind its published list (once, however many ask)."""
-        if supervisor.wake():
-            self._servers.start_soon(self._start, supervisor)
 
-    async def _start(self, supervisor: Supervisor) -> None:
-        server, spec = supervisor.server, supervisor.spec
-
-        async def start() -> Connection:
-            if supervisor.closing:  # closed (the registry too) before this task ran
-                raise ServerStartError(server, "it was closed before it started")
-            return await self._servers.reconnect(supervisor)
-
-        logger.info("starting server %r (start = %r)", server, start_policy(spec, self.settings))
-        subscribed = set(supervisor.connection.feed.subscriptions)  # before it stopped idle
-        connection = await supervisor.start(start)
-        if connection is None:
-            return
-        if connection.state is ServerState.FAILED:  # it died before it was committed
-            self._servers.lost(connection)
-            return
-        await self.remember(spec, connection)
-        await self._servers.subscribe_again(supervisor, subscribed)
-        idle = connection.effective.idle_timeout
-        if idle is not None:
-            await self._stop_when_idle(supervisor, connection, idle)
-
-    async def _stop_when_idle(
-        self, supervisor: Supervisor, connection: Connection, idle: float
-    ) -> None:
-        """Close ``connection`` once nobody called its server for ``idle`` seconds (a
-        server with a resource subscription is in use)."""
-        while True:
-            wait = supervisor.last_call + idle - anyio.current_time()
-            with anyio.move_on_after(max(wait, 0.01)):
-                await supervisor.stopped.wait()
-                return
-            if supervisor.connection is not connection or connection.state is not ServerState.READY:
-                return  # replaced (a restart) or dead: its own path handles it
-            in_use = supervisor.busy or connection.feed.subscriptions
-            if in_use or anyio.current_time() - supervisor.last_call < idle:
-                if in_use:
-                    supervisor.last_call = anyio.current_time()
-                continue
-            supervisor.sleep()
-            logger.info("server %r was idle for %g s; stopping it", supervisor.server, idle)
-            await connection.aclose()
-            return
+def refused(server: str, exc: RegistryError) -> None:
+    """Say that ``server``'s cached manifest is refused (it mounts from its live lists)."""
+    logger.warning("server %r: its cached manifest is refused; starting it now: %s", server, exc)
