@@ -11,8 +11,8 @@ from mcpmount.registry._open import open_registry, read_pins
 from mcpmount.registry._registry import Registry
 from mcpmount.registry._reload import ReloadResult
 from mcpmount.registry._status import MountOutcome, ServerStatus, status_json
-from mcpmount.registry._tasks import TaskHandle, Tasks, TaskStatusListener
 from mcpmount.registry._view import View
+from mcpmount.registry.tasks import TaskHandle, Tasks, TaskStatusListener
 
 __all__ = [
     "META_TOOLS",

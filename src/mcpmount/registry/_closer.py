@@ -9,8 +9,10 @@ __all__ = ["Closer"]
 
 
 class Closer:
-    """Unmounts one server (`Servers.close`). Idempotent, callable from any task, never
-    raises, bounded."""
+    """Unmounts one server. Idempotent, callable from any task, never raises, bounded.
+
+    It is a handle on `Servers.close` for that server (what `Registry.mount` returns).
+    """
 
     __slots__ = ("_servers", "_supervisor")
 

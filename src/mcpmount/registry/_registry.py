@@ -23,18 +23,17 @@ from mcpmount.gates import Interception, guarded_handlers
 from mcpmount.handlers import Approver, ClientHandlers, Interceptor
 from mcpmount.manifests import ManifestStore
 from mcpmount.observers import Observers
-from mcpmount.registry._calls import call_tool
 from mcpmount.registry._clients import Clients
 from mcpmount.registry._closer import Closer
 from mcpmount.registry._code import run_code_of, with_code_mode
-from mcpmount.registry._library import LibraryRequests, UpdateListener, subscribe_all
 from mcpmount.registry._lock import lock_pins
 from mcpmount.registry._mounting import mount_all, mount_each
 from mcpmount.registry._reload import KEEP_PINS, KeepPins, Reloader, ReloadResult
 from mcpmount.registry._servers import Servers
 from mcpmount.registry._status import MountOutcome, ServerStatus, listing_of, status_rows
-from mcpmount.registry._tasks import Tasks
 from mcpmount.registry._view import View
+from mcpmount.registry.requests import LibraryRequests, UpdateListener, call_tool, subscribe_all
+from mcpmount.registry.tasks import Tasks
 from mcpmount.search import TOOL_SEARCH_NAME, SearchResult, ToolSearchCall
 from mcpmount.tool import MountedTool
 

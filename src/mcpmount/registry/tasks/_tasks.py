@@ -34,9 +34,8 @@ from mcpmount.catalog import Catalog, rewrite_call
 from mcpmount.errors import NotSupportedError, ServerNotRunningError, UpstreamError
 from mcpmount.gates import Interception, Plan
 from mcpmount.handlers import ToolCall
-from mcpmount.registry._calls import check_arguments
-from mcpmount.registry._library import send_to
 from mcpmount.registry._servers import Servers
+from mcpmount.registry.requests import check_arguments, send_to
 from mcpmount.tool import MountedTool
 from mcpmount.upstream import (
     Supervisor,

@@ -36,8 +36,8 @@ from mcpmount.errors import (
 )
 from mcpmount.gates import Interception
 from mcpmount.handlers import ToolCall
-from mcpmount.registry._calls import redacted_error
 from mcpmount.registry._servers import Servers
+from mcpmount.registry.requests._calls import redacted_error
 from mcpmount.upstream import request
 
 __all__ = [
