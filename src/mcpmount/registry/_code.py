@@ -45,7 +45,12 @@ META_TOOLS: Final = frozenset((RUN_CODE_NAME, TOOL_SEARCH_NAME, "call_tool"))
 
 
 class CodeHost(Viewed, Protocol):
-    """What code mode needs of a `Registry`: what a view reads and calls, and its settings."""
+    """What code mode needs of a `Registry`: what a view reads and calls, and its settings.
+
+    `Registry` is its only implementation (serve's front passes one too). It stays a
+    protocol to break a real circle: ``_registry.py`` imports this module (`Registry.tools`
+    lists ``run_code``, `Registry.run_code` runs it), so this module cannot import it.
+    """
 
     @property
     def settings(self) -> RegistrySettings: ...

@@ -1,7 +1,8 @@
 """The registry: many servers, each mounted all-or-nothing, behind one name table.
 
-`Registry` is the public face. It delegates to what it owns, each part seeing only what it
-needs: `Servers` (mounting, restarts, closing), `LibraryRequests`, `Reloader`, `Observers`.
+`Registry` is the public face. It delegates to what it owns, each given the concrete
+`Servers` (mounting, restarts, closing): `LibraryRequests`, `Tasks`, `Reloader`; a call
+is `call_tool`, and mounting many servers `mount_all` and `mount_each`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,12 @@ __all__ = ["View", "Viewed"]
 
 class Viewed(Protocol):
     """What a view, and an adapter on one, read and call of a `Registry`: its manifest,
-    lookups, search and calls."""
+    lookups, search and calls.
+
+    `Registry` is its only implementation. It stays a protocol because it is the only
+    way to break a real circle: ``_registry.py`` imports this module (`Registry.view`
+    makes a `View`), so this module cannot import ``_registry.py``.
+    """
 
     def tools(self) -> list[mcp_types.Tool]: ...
 
