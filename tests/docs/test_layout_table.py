@@ -130,10 +130,7 @@ _DOTTED = re.compile(r"(?<!`)`(mcpmount(?:\.\w+)+)`(?!`)")
 """A reference to a name, in single backticks (double ones quote a literal, such as the
 ``mcpmount.server`` span attribute)."""
 
-UNRESOLVED = {
-    "src/mcpmount/registry/_tasks.py: mcpmount.upstream.run_task": "registry is being split "
-    "in this stop (run_task is upstream._tasks', not exported)",
-}
+UNRESOLVED: dict[str, str] = {}
 """Dotted names that do not import yet, with why; each is to be fixed where it stands."""
 
 

@@ -2,7 +2,7 @@
 ``tasks/*`` requests by server and upstream task id, and the servers' status notices.
 
 `Registry.call` of a tool that can only run as a task needs none of this: it runs the task
-and waits for its result (`mcpmount.upstream.run_task`). `Tasks` (``registry.tasks``) is
+and waits for its result (``run_task`` of the upstream room). `Tasks` (``registry.tasks``) is
 for a caller that wants the task itself: to start it and come back for it (`TaskHandle`),
 or to relay ``tasks/*`` for its own clients (``serve``), naming each task by its server
 and the id that server gave it.
