@@ -261,3 +261,13 @@ def test_a_renamed_public_name_still_resolves_with_a_warning() -> None:
     assert "Asker" not in mcpmount.config.__all__
     with pytest.raises(AttributeError):
         _ = mcpmount.config.NoSuchName  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def test_the_ops_listener_is_renamed_endpoint_and_still_resolves() -> None:
+    """`mcpmount.serve.ops.Listener` became `Endpoint` ("listener" is a change callback)."""
+    import mcpmount.serve.ops as ops
+
+    with pytest.warns(DeprecationWarning, match="Endpoint"):
+        old = ops.Listener  # pyright: ignore[reportAttributeAccessIssue]
+    assert old is ops.Endpoint
+    assert "Listener" not in ops.__all__

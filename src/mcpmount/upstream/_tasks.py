@@ -54,7 +54,9 @@ CANCEL_BOUND = 5.0
 _DEFAULT_POLL = 1.0
 """Seconds between two ``tasks/get`` when the server suggests no ``pollInterval``."""
 
-StatusListener = Callable[[mcp_types.Task], None]
+TaskStatusCallback = Callable[[mcp_types.Task], None]
+"""Told (synchronously) each status one server says of its tasks, under its own id; the
+registry adds the namespace (`mcpmount.registry.TaskStatusListener`)."""
 
 
 class _StatusBinding(ClientExtension):
@@ -83,9 +85,9 @@ class TaskStatusWatch:
         on_status: Called with every status the server reports, of any task.
     """
 
-    def __init__(self, on_status: StatusListener | None = None) -> None:
+    def __init__(self, on_status: TaskStatusCallback | None = None) -> None:
         self.on_status = on_status
-        self._watchers: dict[str, list[StatusListener]] = {}
+        self._watchers: dict[str, list[TaskStatusCallback]] = {}
 
     def extension(self) -> ClientExtension:
         """The SDK client extension that delivers the notices here."""
@@ -107,7 +109,7 @@ class TaskStatusWatch:
                 logger.exception("a task status listener failed on task %r", task.task_id)
 
     @contextmanager
-    def watching(self, task_id: str, listener: StatusListener) -> Generator[None]:
+    def watching(self, task_id: str, listener: TaskStatusCallback) -> Generator[None]:
         """Give ``listener`` the notices of ``task_id`` while in the block."""
         self._watchers.setdefault(task_id, []).append(listener)
         try:

@@ -137,5 +137,5 @@ class Host:
             # Open listen streams would hold the graceful shutdown: end them first.
             before_shutdown=self.front.close_streams,
             stopping=self.stopping,
-            beside=ops.listeners(on_metrics_ready),
+            beside=ops.endpoints(on_metrics_ready),
         )

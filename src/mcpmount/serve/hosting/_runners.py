@@ -1,7 +1,7 @@
 """Hosting an MCP server in this process: stdio (its wire: ``_stdio``), or uvicorn on our socket.
 
 Nothing here knows the registry: `run_stdio` takes the SDK's low-level ``Server`` and
-`run_http` an ASGI app (and apps to serve beside it on other ports, each a `Listener`).
+`run_http` an ASGI app (and apps to serve beside it on other ports, each an `Endpoint`).
 While serving stdio, fd 1 points at stderr (`stdio_wire` or the SDK's ``stdio_server``
 diverts it), so nothing but protocol messages can reach stdout. The process's signals are not
 handled here: uvicorn runs without its own handlers, and the caller decides when to stop.
@@ -24,7 +24,7 @@ from starlette.applications import Starlette
 
 from mcpmount.serve.hosting._stdio import stdio_wire
 from mcpmount.serve.hosting._stopping import Stopping
-from mcpmount.serve.ops import Listener
+from mcpmount.serve.ops import Endpoint
 
 __all__ = ["run_http", "run_stdio", "write_portfile", "written"]
 
@@ -51,11 +51,11 @@ async def run_http(
     on_ready: Callable[[str], None] | None,
     before_shutdown: Callable[[], None],
     stopping: Stopping,
-    beside: Sequence[Listener] = (),
+    beside: Sequence[Endpoint] = (),
 ) -> None:
     """Serve ``app`` at ``http://HOST:PORT/mcp``, and each of ``beside``, until ``stop`` is set.
 
-    Every address is bound before anything is served; the listeners stop together (when one
+    Every address is bound before anything is served; the endpoints stop together (when one
     ends, the others do). Once ``stop`` is set, the stop goes as `Stopping` says: drain,
     close, finish the calls in flight, cut the rest with an answer.
 
@@ -66,16 +66,16 @@ async def run_http(
         port: The port to bind; 0 lets the OS choose.
         on_ready: Called with the URL once every socket is bound and serving, after the
             ``on_ready`` of each of ``beside`` (a script that waits for it finds theirs done).
-        before_shutdown: Called once drained, just before the listeners close.
+        before_shutdown: Called once drained, just before the endpoints close.
         stopping: The graceful stop; ``app`` must be behind its middleware.
         beside: More apps to serve on addresses of their own, in this process and loop.
 
     Raises:
         OSError: An address cannot be bound.
     """
-    listeners = [*beside, Listener(app, host, port, "/mcp", on_ready)]
+    endpoints = [*beside, Endpoint(app, host, port, "/mcp", on_ready)]
     with contextlib.ExitStack() as sockets:
-        bound = [sockets.enter_context(_bind(each.host, each.port)) for each in listeners]
+        bound = [sockets.enter_context(_bind(each.host, each.port)) for each in endpoints]
         grace = stopping.stop_timeout + _BACKSTOP
         servers = [_UvicornServer(_uvicorn_config(each.app, grace)) for each in beside]
         servers.append(_UvicornServer(_uvicorn_config(app, grace), on_close=stopping.close))
@@ -89,7 +89,7 @@ async def run_http(
             async def announce_then_stop() -> None:
                 while not all(server.started for server in servers):
                     await anyio.sleep(0.01)
-                for each, sock in zip(listeners, bound, strict=True):
+                for each, sock in zip(endpoints, bound, strict=True):
                     if each.on_ready is not None:
                         each.on_ready(_url(each.host, sock, each.path))
                 await stop.wait()

@@ -2,7 +2,7 @@
 
 - `Readiness` (``_health``): ``/healthz`` and ``/readyz``, named checks, required or not.
 - `Metrics` (``_metrics``): Prometheus metrics of the served registry, at ``/metrics``.
-- `Ops` (``_endpoints``): those routes on the MCP port or a `Listener` of their own, and
+- `Ops` (``_endpoints``): those routes on the MCP port or an `Endpoint` of their own, and
   who may read them (`OpsAccess`: names of servers and tools are not for every token).
 - `publish_status` (``_status_socket``): the unix socket, this user's alone, on which a
   running serve answers ``mcpmount status CONFIG`` (`status_sockets` finds each).
@@ -10,7 +10,8 @@
 Above access (who is asking) and below hosting, which puts these endpoints beside ``/mcp``.
 """
 
-from mcpmount.serve.ops._endpoints import Listener, Ops, OpsAccess
+from mcpmount.config import warn_deprecated
+from mcpmount.serve.ops._endpoints import Endpoint, Ops, OpsAccess
 from mcpmount.serve.ops._health import (
     Readiness,
     Reason,
@@ -22,7 +23,7 @@ from mcpmount.serve.ops._metrics import Metrics
 from mcpmount.serve.ops._status_socket import publish_status, served_status, status_sockets
 
 __all__ = [
-    "Listener",
+    "Endpoint",
     "Metrics",
     "Ops",
     "OpsAccess",
@@ -35,3 +36,14 @@ __all__ = [
     "served_status",
     "status_sockets",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Old names still resolve, with a warning, so that code written against them runs on.
+
+    `Listener` became `Endpoint`: a listener is a change callback (`mcpmount.catalog`).
+    """
+    if name == "Listener":
+        warn_deprecated("mcpmount.serve.ops.Listener is renamed Endpoint; import that instead")
+        return Endpoint
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,7 +32,7 @@ from mcpmount.serve.access import Grant, HttpSecurity, StaticTokens
 from mcpmount.serve.ops._health import Readiness, health_routes
 from mcpmount.serve.ops._metrics import Metrics
 
-__all__ = ["Listener", "Ops", "OpsAccess"]
+__all__ = ["Endpoint", "Ops", "OpsAccess"]
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class OpsAccess:
 
 
 @dataclass(frozen=True, slots=True)
-class Listener:
+class Endpoint:
     """An app served on an address of its own, beside the main one and for as long."""
 
     app: Starlette
@@ -120,12 +120,12 @@ class Listener:
     path: str
     """The path the announced URL names (``/metrics``)."""
     on_ready: Callable[[str], None] | None = None
-    """Called with the URL once every listener is bound and serving."""
+    """Called with the URL once every endpoint is bound and serving."""
 
 
 class Ops:
     """The operator's endpoints of one HTTP serve: routes for the MCP app, the metrics
-    listener, and a log line saying where the metrics are.
+    endpoint, and a log line saying where the metrics are.
 
     Args:
         readiness: What ``/readyz`` checks.
@@ -149,8 +149,8 @@ class Ops:
             routes.append(self._metrics.route(self.access.may_read_metrics))
         return routes
 
-    def listeners(self, on_ready: Callable[[str], None] | None) -> list[Listener]:
-        """The metrics listener (``/metrics`` only), if there is a metrics port; ``on_ready``
+    def endpoints(self, on_ready: Callable[[str], None] | None) -> list[Endpoint]:
+        """The metrics endpoint (``/metrics`` only), if there is a metrics port; ``on_ready``
         gets its URL once it serves."""
         port = self.access.metrics_port
         if port is None:
@@ -162,7 +162,7 @@ class Ops:
                 on_ready(url)
 
         app = Starlette(routes=[self._metrics.route(self.access.may_read_metrics)])
-        return [Listener(app, self.access.metrics_host, port, "/metrics", ready)]
+        return [Endpoint(app, self.access.metrics_host, port, "/metrics", ready)]
 
     def announcing(self, on_ready: Callable[[str], None] | None) -> Callable[[str], None]:
         """``on_ready`` of the MCP URL, after logging where the metrics are served."""

@@ -14,23 +14,18 @@ from typing import Any, Literal, Protocol
 
 import mcp_types
 
-from mcpmount.registry import Registry
+from mcpmount.registry import Registry, TaskStatusListener
 from mcpmount.serve.tasks._records import TaskRecord
 
 __all__ = [
     "RegistryTasks",
     "Started",
-    "StatusListener",
     "TaskBackend",
     "TaskSupport",
     "task_support",
 ]
 
 TaskSupport = Literal["forbidden", "optional", "required"]
-
-StatusListener = Callable[[str, mcp_types.Task], None]
-"""Told (synchronously) each status a server says one of its tasks has: its namespace,
-and the task under the server's own id."""
 
 
 def task_support(tool: mcp_types.Tool) -> TaskSupport:
@@ -75,7 +70,7 @@ class TaskBackend(Protocol):
         """Ask the server to cancel the task; its state after."""
         ...
 
-    def subscribe_status(self, listener: StatusListener) -> Callable[[], None]:
+    def subscribe_status(self, listener: TaskStatusListener) -> Callable[[], None]:
         """Tell ``listener`` each task status a server sends; returns the unsubscriber."""
         ...
 
@@ -111,5 +106,5 @@ class RegistryTasks:
     async def cancel(self, server: str, task_id: str) -> mcp_types.Task:
         return await self._tasks.cancel(server, task_id)
 
-    def subscribe_status(self, listener: StatusListener) -> Callable[[], None]:
+    def subscribe_status(self, listener: TaskStatusListener) -> Callable[[], None]:
         return self._tasks.subscribe(listener)
