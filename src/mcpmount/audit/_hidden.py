@@ -6,7 +6,7 @@ is stored, zero-width characters split or smuggle words, and terminal escapes (E
 other C0 controls) hide text from whoever reviews a listing in a terminal. A server's
 definitions are untrusted, so every listing passes a `Cleaner` (``upstream`` runs one
 over each server's tools, prompts, resources and templates: at mount, after a list
-change, and for a cached manifest): with ``hidden_text = "strip"`` (the default) such
+change, and for cached lists): with ``hidden_text = "strip"`` (the default) such
 characters are removed and the server is named in one warning; with ``"refuse"`` the
 server is refused, all or nothing. Newlines and tabs are text, and so is a carriage
 return before a newline.

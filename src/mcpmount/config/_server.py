@@ -154,11 +154,11 @@ class ServerBase(BaseModel):
         return settings.model_copy(update=overrides) if overrides else settings
 
     start: Literal["eager", "background", "lazy"] | None = None
-    """How it starts when its manifest is cached (see the registry's ``start``); None uses
+    """How it starts when its lists are cached (see the registry's ``start``); None uses
     the registry's."""
 
     manifest_ttl: Timeout = None
-    """Seconds its cached manifest is used; None uses the registry's."""
+    """Seconds its cached lists are used; None uses the registry's."""
 
     idle_timeout: Timeout = None
     """Seconds after its last call it is stopped (``background`` or ``lazy`` only); None

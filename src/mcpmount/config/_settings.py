@@ -168,27 +168,27 @@ class RegistrySettings(BaseSettings):
         return value
 
     start: Literal["eager", "background", "lazy"] = "eager"
-    """How a server with a cached manifest starts: ``eager`` mounts it from its live list
+    """How a server with cached lists starts: ``eager`` mounts it from its live list
     before the registry opens; ``background`` publishes the cached tools at once and starts
     the server behind them; ``lazy`` publishes them and starts the server on its first call.
     A server without a usable cache entry mounts eagerly (and leaves one for next time)."""
 
     cache_dir: str | None = None
-    """Where cached manifests are kept (one file per server spec, readable by the user
+    """Where servers' cached lists are kept (one file per server spec, readable by the user
     only); default: ``manifests`` in mcpmount's directory under the user's cache directory
     (``~/.cache/mcpmount/manifests`` on Linux). Only servers that start ``background`` or
     ``lazy`` read and write it."""
 
     cache: str | None = None
-    """A Redis that keeps the cached manifests instead of ``cache_dir`` (``redis://host:6379/0``,
+    """A Redis that keeps the cached lists instead of ``cache_dir`` (``redis://host:6379/0``,
     ``rediss://...``, ``unix:///path/redis.sock``), so that replicas and machines share
     them, and the tool vectors of ``semantic_model`` too; needs ``pip install
-    "mcpmount[redis]"``. A manifest read from it is checked like a live list and held
+    "mcpmount[redis]"``. Lists read from it are checked like a live list and held
     against the lock file; an unreachable Redis is a cache miss."""
 
     manifest_ttl: float = Field(default=7 * 86400.0, gt=0, allow_inf_nan=False)
-    """Seconds a cached manifest is used after it was written (less if its server's lists
-    say so, ``ttlMs``); an older one is ignored."""
+    """Seconds a server's cached lists are used after they were written (less if its server's lists
+    say so, ``ttlMs``); older ones are ignored."""
 
     idle_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds after its last call a ``background`` or ``lazy`` server is stopped (its

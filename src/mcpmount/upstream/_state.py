@@ -20,6 +20,6 @@ class ServerState(enum.StrEnum):
     FAILED = "failed"
     CLOSED = "closed"
     LAZY = "lazy"
-    """Published from its cached manifest, not started yet: its first call starts it."""
+    """Published from its cached lists, not started yet: its first call starts it."""
     IDLE = "idle"
     """Stopped after nobody called it for ``idle_timeout``: the next call starts it."""

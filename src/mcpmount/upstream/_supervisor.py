@@ -67,7 +67,7 @@ class Supervisor:
     calls that arrive during a restart wait on it."""
 
     cached: bool = False
-    """Whether its published lists are a cached manifest not yet confirmed by a live one."""
+    """Whether its published lists are cached ones not yet confirmed by a live listing."""
 
     busy: int = 0
     """Calls in flight (an idle server is stopped only when none is)."""
