@@ -189,7 +189,7 @@ def test_every_module_declares_all_and_it_resolves(module_name: str) -> None:
 
 
 CONFIG_MODULES = sorted(
-    [*Path(mcpmount.config.__file__).parent.glob("*.py"), *(PACKAGE / "configfile").glob("*.py")]
+    [*Path(mcpmount.config.__file__).parent.rglob("*.py"), *(PACKAGE / "configfile").glob("*.py")]
 )
 
 

@@ -34,14 +34,12 @@ modules, from the bottom up: ``_urls`` (`redacted_url`: every URL a message show
 (a url server's OAuth), ``_http`` (the url kind), ``_secrecy`` (which of a server's
 values are secret), ``_spec`` (the stdio kind and the union of kinds), ``_tables``
 (tables to data), ``_sandbox`` (a stdio server's sandbox),
-``_serve`` (the ``[serve]`` table; where serve listens: ``_serving``; its call log:
-``_calllog``), ``_quotas`` (its ``limits``), ``_given`` (settings given beside the file,
-merged into ``[serve]`` once) and ``_load`` (`load_config`; host files through the
-sub-room ``hostfiles``). Beside them, ``_deprecation`` (`warn_deprecated`) tells an old
-form's warning at the user's own line, for this package and the rooms above it.
+and ``_load`` (`load_config`; host files through the sub-room ``hostfiles``, the
+``[serve]`` table through the sub-room ``servetable``). Beside them, ``_deprecation``
+(`warn_deprecated`) tells an old form's warning at the user's own line, for this package
+and the rooms above it.
 """
 
-from mcpmount.config._calllog import CALL_LOG_SINKS
 from mcpmount.config._code_mode import CodeModeSettings
 from mcpmount.config._deprecation import warn_deprecated
 from mcpmount.config._effective import EffectiveSettings
@@ -49,15 +47,22 @@ from mcpmount.config._fields import HeaderName, HeaderValue
 from mcpmount.config._load import RegistryConfig, load_config
 from mcpmount.config._oauth import TOKEN_KEY_ENV, OAuthSpec, token_key_problem
 from mcpmount.config._override import ToolOverride
-from mcpmount.config._quotas import LimitRule, ServeLimits
 from mcpmount.config._sandbox import SandboxTable
 from mcpmount.config._secrecy import CREDENTIAL_FORMATS, credential_name
-from mcpmount.config._serve import MIN_TOKEN_LENGTH, ServeOAuth, ServeSettings, ServeToken
-from mcpmount.config._serving import Transport
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 from mcpmount.config._spec import HttpServer, ServerBase, ServerSpec, StdioServer
 from mcpmount.config._urls import redacted_url
 from mcpmount.config.hostfiles import HostFormat
+from mcpmount.config.servetable import (
+    CALL_LOG_SINKS,
+    MIN_TOKEN_LENGTH,
+    LimitRule,
+    ServeLimits,
+    ServeOAuth,
+    ServeSettings,
+    ServeToken,
+    Transport,
+)
 from mcpmount.configfile import (
     HostInput,
     InputPrompt,

@@ -11,12 +11,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from mcpmount.config._deprecation import warn_deprecated
-from mcpmount.config._given import serve_given
-from mcpmount.config._serve import ServeSettings, read_serve
 from mcpmount.config._settings import RegistrySettings, build_settings
 from mcpmount.config._spec import KINDS, ServerSpec
 from mcpmount.config._tables import Tables
 from mcpmount.config.hostfiles import FORMATS_READ, HostFormat, read_host_file, sniff_format
+from mcpmount.config.servetable import ServeSettings, read_serve, serve_given
 from mcpmount.configfile import InputPrompt, Table, line, read_syntax, unknown_key, workspace_of
 from mcpmount.errors import ConfigError
 from mcpmount.naming import namespace_problem

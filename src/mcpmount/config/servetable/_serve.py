@@ -39,11 +39,11 @@ from typing import Annotated, Literal, Self, cast
 from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, SecretStr, ValidationError
 from pydantic_core import PydanticCustomError
 
-from mcpmount.config._calllog import CALL_LOG_SINKS, CallLogSettings
 from mcpmount.config._fields import STRICT_DATA, EnvValue, Text
-from mcpmount.config._quotas import ServeLimits
-from mcpmount.config._serving import ServingSettings
 from mcpmount.config._tables import Tables
+from mcpmount.config.servetable._calllog import CALL_LOG_SINKS, CallLogSettings
+from mcpmount.config.servetable._quotas import ServeLimits
+from mcpmount.config.servetable._serving import ServingSettings
 from mcpmount.configfile import Loc, Table, expand, format_loc, problem_lines, unknown_key
 from mcpmount.errors import ConfigError
 from mcpmount.policy import Policy, read_policy

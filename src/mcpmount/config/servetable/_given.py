@@ -14,7 +14,7 @@ from typing import cast
 
 from pydantic import ValidationError
 
-from mcpmount.config._serve import ServeSettings
+from mcpmount.config.servetable._serve import ServeSettings
 from mcpmount.errors import ConfigError
 
 __all__ = ["serve_given"]
