@@ -110,10 +110,10 @@ class AnthropicAdapter:
 
     def _references(self, found: SearchResult) -> list[JSONObject]:
         """Turn our search hits into ``tool_reference`` blocks for the deferred ones."""
-        visible = {tool.name for tool in self.view.registry.tools()}
+        listed = {tool.name for tool in self.view.registry.tools()}
         hits = [hit.tool.name for hit in found.hits]
         hint = found.hint or ""
-        deferred = [name for name in hits if name not in visible]
+        deferred = [name for name in hits if name not in listed]
         if deferred:
             # Only references: the API expands each into the tool's deferred definition.
             return [{"type": "tool_reference", "tool_name": name} for name in deferred]

@@ -1,7 +1,7 @@
 """The name table: every mounted tool under its public name, published all-or-nothing.
 
 A server's list is published in one synchronous call, so nothing can interleave between
-"are these names free?" and "insert them": either every tool of the list becomes visible
+"are these names free?" and "insert them": either every tool of the list is in the table
 under its public name, or the call raises and the table is exactly as it was. The table
 also keeps what is derived from it: the search index, the manifest the model sees, and
 the listeners told of every change.
@@ -244,7 +244,7 @@ class Catalog:
         return sorted(self._tools.values(), key=lambda e: e.name)
 
     def manifest(self) -> list[mcp_types.Tool]:
-        """Return the visible tools, plus ``tool_search`` if any tool is deferred."""
+        """Return the listed tools (not deferred), plus ``tool_search`` if any tool is deferred."""
         if self._manifest is None:
             entries = [entry for entry in self.all() if model_visible(entry.definition)]
             manifest = [entry.to_mcp() for entry in entries if not entry.deferred]

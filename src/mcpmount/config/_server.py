@@ -21,7 +21,7 @@ from mcpmount.config._override import ToolOverride
 from mcpmount.config._secrecy import decide
 from mcpmount.config._settings import LIMIT_KEYS, RegistrySettings
 
-PIN_RENAMED = "the key `pin` is renamed `visible` (it keeps tools visible); rename it"
+PIN_RENAMED = "the key `pin` is renamed `visible` (it keeps tools listed); rename it"
 """What a server table or spec that still says ``pin`` is told."""
 
 PIN_AND_VISIBLE = "the old name of `visible`, which is set too: merge it into `visible`"
@@ -69,7 +69,7 @@ class ServerBase(BaseModel):
     """True hides every tool from the manifest; a list hides raw names matching its globs."""
 
     visible: list[str] = []
-    """Globs of raw names that stay visible even when deferred (formerly ``pin``, still
+    """Globs of raw names that stay listed even when deferred (formerly ``pin``, still
     read with a warning: "pins" are the lock file's hashes)."""
 
     tools: list[str] | None = None

@@ -419,7 +419,7 @@ class Registry:
         return lock_pins(self._catalog, self._library, self._servers.failures, previous)
 
     def tools(self) -> list[mcp_types.Tool]:
-        """Return the manifest: visible tools, plus ``tool_search`` if any tool is deferred,
+        """Return the manifest: listed tools, plus ``tool_search`` if any tool is deferred,
         and ``run_code`` (with ``tool_search``) where code mode is enabled and can run."""
         manifest = with_code_mode(self._catalog.manifest(), self)
         return self._interception.secrets.redact_listing(manifest)

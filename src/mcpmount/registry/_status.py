@@ -40,7 +40,7 @@ class ServerStatus:
     """``"stdio"`` or ``"http"``."""
     state: ServerState
     tools: int
-    """Tools registered (visible and deferred)."""
+    """Tools registered (listed and deferred)."""
     deferred: int
     required: bool
     pid: int | None = None
@@ -71,7 +71,7 @@ class MountOutcome:
     seconds: float
     """How long it took to come up, or to fail."""
     tools: int = 0
-    """Tools registered (visible and deferred)."""
+    """Tools registered (listed and deferred)."""
     deferred: int = 0
     error: ServerError | None = None
     """Why it failed; None if it is mounted."""

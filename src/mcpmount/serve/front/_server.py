@@ -2,7 +2,7 @@
 
 `RegistryServer` puts the SDK's low-level ``Server`` in front of a `Registry`:
 
-- ``tools/list`` is the manifest (visible tools, plus ``tool_search`` when any tool is
+- ``tools/list`` is the manifest (listed tools, plus ``tool_search`` when any tool is
   deferred), in one page. The tools a session's ``tool_search`` found join *its* list, and
   it is told so; a request without a session sees ``call_tool`` too, and a conversation
   header keys its finds (`ToolLists`, `mcpmount.serve.front._lists`).
