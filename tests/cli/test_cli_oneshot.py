@@ -91,7 +91,7 @@ def test_listing_commands_answer_from_cached_manifests_without_starting_servers(
     cached = mcpmount("-v", *args)
     assert (cached.returncode, cached.stdout) == (0, first.stdout), cached.stderr
     assert not any(marker.exists() for marker in markers)
-    assert "listed 2 servers from cached manifests; --live starts them" in " ".join(
+    assert "listed 2 servers from cached lists; --live starts them" in " ".join(
         cached.stderr.split()
     )
     live = mcpmount(*args, "--live")

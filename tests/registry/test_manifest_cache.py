@@ -179,7 +179,7 @@ async def test_a_poisoned_cache_under_a_lock_file_is_refused_and_the_live_list_m
         (row,) = registry.status()
         assert (row.state, row.cached) == (ServerState.READY, False)
         assert spawn_count(spawns) == before + 1  # mounted from its live list
-    refused = [r.getMessage() for r in caplog.records if "cached manifest is refused" in r.message]
+    refused = [r.getMessage() for r in caplog.records if "cached lists are refused" in r.message]
     assert refused
     assert "'echo'" in refused[0]
 

@@ -118,7 +118,7 @@ async def test_a_poisoned_redis_entry_under_a_lock_file_is_refused(
             (row,) = registry.status()
             assert (row.state, row.cached) == (ServerState.READY, False)
         assert spawn_count(spawns) == 2
-    assert any("cached manifest is refused" in r.getMessage() for r in caplog.records)
+    assert any("cached lists are refused" in r.getMessage() for r in caplog.records)
 
 
 async def test_an_unreachable_redis_is_a_miss_said_once_and_then_left_alone(

@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--live",
             action="store_true",
             help="start every server and list what it offers now (default: a server whose "
-            "manifest is cached and fresh is listed from it, without starting)",
+            "lists are cached and fresh is listed from them, without starting)",
         )
 
     check = command("check", "mount every server, show how each did, close them all")
@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--refresh-cache",
         action="store_true",
-        help="write every server's live lists to the manifest cache (start = background/lazy)",
+        help="write every server's live lists to the cache (start = background/lazy)",
     )
     status = command(
         "status",

@@ -134,7 +134,7 @@ class ClientSessionsFullError(CallError):
 
 
 class ToolRemovedError(CallError, LookupError):
-    """Raised when a tool published from a cached manifest is not in its server's live list.
+    """Raised when a tool published from cached lists is not in its server's live list.
 
     Nothing was sent; the tool is gone from the registry too (list the tools again).
     """
@@ -143,7 +143,7 @@ class ToolRemovedError(CallError, LookupError):
         super().__init__(
             server,
             tool,
-            "the server no longer lists it (its cached manifest was out of date); "
+            "the server no longer lists it (its cached lists were out of date); "
             "list the tools again",
         )
 

@@ -2,7 +2,7 @@
 
 In the 2026-07-28 era every list result carries ``ttlMs`` (how long a client may cache
 it; ``0``: not at all) and ``cacheScope`` (``public``: a shared cache may serve it to
-anyone; ``private``: only the one who listed). The manifest cache keeps a server's lists
+anyone; ``private``: only the one who listed). A server's cached lists are kept
 no longer than the tightest ``ttlMs`` of its pages, and out of a shared store unless every
 page said ``public`` (`mcpmount.registry`'s starts decide). mcp 2.3.0's servers say
 ``ttlMs: 0``, ``private`` unless told otherwise (``cache_hints``). As the SDK's own cache

@@ -1,6 +1,6 @@
 """One Redis per process: the connection every store on a Redis URL shares.
 
-The manifest cache (``[registry] cache``), the tool vectors shared through it, and
+Servers' cached lists (``[registry] cache``), the tool vectors shared through it, and
 ``serve --shared-state``'s listen bus and activations are thin stores on a
 `RedisConnection`: they keep their own keys, scripts and decoding, and it owns what they
 share. `redis_connection` gives every store of one URL in a process the same one: one

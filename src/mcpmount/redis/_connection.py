@@ -1,6 +1,6 @@
 """`RedisConnection`: a process's one client of one Redis, and `redis_connection` to find it.
 
-Every store on one Redis URL in a process (the manifest cache, the tool vectors, the
+Every store on one Redis URL in a process (the cached lists, the tool vectors, the
 listen bus, the activations) gets the same `RedisConnection` from `redis_connection`:
 one ``redis.asyncio`` client, so one connection pool, one outage state and one warning.
 Its connections are named ``mcpmount:<pid>:<n>`` (``CLIENT LIST``), the process's n-th

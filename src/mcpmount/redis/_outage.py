@@ -31,9 +31,9 @@ class Purpose:
     """What a store uses Redis for, in the words of the warning it gives when it cannot."""
 
     what: str
-    """The store, as the warning names it: ``"the manifest cache"``."""
+    """The store, as the warning names it: ``"the shared vector store"``."""
     meanwhile: str
-    """What happens without Redis: ``"servers mount from their live lists"``."""
+    """What happens without Redis: ``"vectors are computed here"``."""
 
 
 class Outage:

@@ -38,7 +38,7 @@ async def open_registry(
         handlers: The host's answers to what servers ask; see `Registry`.
         approver: Decides the calls an approval gate holds; see `Registry`.
         interceptors: Hooks before and after every call; see `Registry.intercept`.
-        refresh_cache: Ignore cached manifests: mount every server from its live lists
+        refresh_cache: Ignore cached lists: mount every server from its live lists
             and write its entry, whatever its ``start``.
 
     Raises:

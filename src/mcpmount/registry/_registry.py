@@ -55,7 +55,7 @@ class Registry:
         handlers: The host's answers to what servers ask, and its log handler.
         approver: Decides the calls that an approval gate holds (``approve``, ``approval``).
         interceptors: Hooks before and after every call, in order (see `intercept`).
-        store: Cached manifests (``start = "background" | "lazy"``); default: the Redis
+        store: Cached lists (``start = "background" | "lazy"``); default: the Redis
             of ``cache``, else ``cache_dir``.
         refresh_cache: Mount every server from its live lists and write its cache entry.
     """

@@ -19,7 +19,7 @@ Closes run first, concurrently; then the mounts, concurrently. Each is announced
 ``call_timeout`` and ``approval`` at once; a key a server reads (its limits,
 ``startup_timeout``, ...) restarts the servers it affects; ``max_name_length`` and
 ``defer_all`` name and hide every tool, and ``cache`` and ``cache_dir`` move the open
-manifest cache, so they are kept, with a warning, until the registry is opened again.
+cache of lists, so they are kept, with a warning, until the registry is opened again.
 
 The lock file's pins are those read when the registry opened, unless a reload is given
 new ones (``pins=``, as ``serve`` does with the lock file beside its config): then a server
@@ -57,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 NOT_LIVE_KEYS = ("max_name_length", "defer_all", "cache", "cache_dir")
 """Registry settings a reload cannot apply: they name or hide every tool of every server,
-or move the manifest cache the registry has open."""
+or move the cache of lists the registry has open."""
 
 _LIVE_KEYS = ("call_timeout", "approval", "first_list_wait", "block_secrets", "code_mode")
 """Registry settings read at each call: a reload applies them without touching a server."""

@@ -2,7 +2,7 @@
 
 `Servers` builds on `ServerTables` (what is published). A server that dies is handed to
 its `Supervisor`, which may start it again; meanwhile its names stay, and calls get "not
-running (why)". A server published from its cached manifest (`ManifestCache`) is started
+running (why)". A server published from its cached lists (`ManifestCache`) is started
 behind it, or by its first call, and stopped again when idle (``idle_timeout``).
 """
 
@@ -49,7 +49,7 @@ Args = TypeVarTuple("Args")
 
 class Servers(ServerTables):
     """The registry's servers (`ServerTables`) and their lives: mounted, restarted,
-    started from a cached manifest, stopped when idle, closed.
+    started from cached lists, stopped when idle, closed.
 
     Enter it from the task that will also leave it (`Registry` does); leaving it closes
     every server.
@@ -83,7 +83,7 @@ class Servers(ServerTables):
         self._reaper = Reaper()
         """Ends every stdio server's process group if this process dies without closing."""
         self._cache = ManifestCache(lambda: self.settings, self.schemas, store, refresh=refresh)
-        """Cached manifests: what a server mounts from, and what it writes once up."""
+        """Cached lists: what a server mounts from, and what it writes once up."""
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self.clients = Clients(self.open_client, self.start_soon)
         """The connections of clients of ``per_client`` servers, by server and client."""
@@ -108,7 +108,7 @@ class Servers(ServerTables):
     # -- mounting -----------------------------------------------------------------------------
 
     async def mount(self, server: str, spec: ServerSpec) -> Supervisor:
-        """Mount one server, all or nothing: from its cached manifest, or live."""
+        """Mount one server, all or nothing: from its cached lists, or live."""
         check_namespaces([server])
         if server in self.supervisors or server in self._mounting:
             raise ServerStartError(server, "a server with this namespace is already mounted")
@@ -130,7 +130,7 @@ class Servers(ServerTables):
         return supervisor
 
     async def _from_cache(self, server: str, spec: ServerSpec) -> Supervisor | None:
-        """Publish ``server`` from its cached manifest, if its policy and the cache allow
+        """Publish ``server`` from its cached lists, if its policy and the cache allow
         (`ManifestCache.read`); a background server starts behind it at once.
 
         Returns:

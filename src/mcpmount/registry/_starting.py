@@ -1,10 +1,10 @@
-"""Start policies: a server published from its cached manifest, started later or behind.
+"""Start policies: a server published from its cached lists, started later or behind.
 
 With ``start = "background"`` or ``"lazy"`` (per server, or the registry's), a server whose
-manifest is cached (`mcpmount.manifests`) is published from it at once, without spawning anything:
-its supervisor holds a stand-in connection (`Connection.hold`) and is dormant. A background
-server is started right away behind the published list; a lazy one by its first call
-(`Supervisor.wake`: concurrent first calls start it once and wait). When it is up its live
+lists are cached (`mcpmount.manifests`) is published from them at once, without spawning
+anything: its supervisor holds a stand-in connection (`Connection.hold`) and is dormant. A
+background server is started right away behind the published list; a lazy one by its first
+call (`Supervisor.wake`: concurrent first calls start it once and wait). When it is up its live
 lists are published over the cached ones through the same path as a re-list (pins,
 ``on_change``, all-or-nothing, one `RegistryChange` for what differs), and the cache is
 written again. With ``idle_timeout`` a started server nobody called for that long is
@@ -65,14 +65,14 @@ def start_policy(spec: ServerSpec, settings: RegistrySettings) -> StartPolicy:
 
 
 class ManifestCache:
-    """The registry's cached manifests: a server's lists read back as a dormant
+    """The registry's cached lists: a server's lists read back as a dormant
     supervisor to publish (`read`), and a started server's lists written (`remember`).
 
     It publishes and starts nothing itself: `Servers` does, with what it returns.
 
     Args:
         schemas: The registry's verdicts on tool schemas, for cached lists too.
-        store: Where manifests are kept; default: the one the settings name (`store_for`).
+        store: Where cached lists are kept; default: the one the settings name (`store_for`).
         refresh: Mount every server from its live lists, whatever its policy, and write
             its entry (``mcpmount check --refresh-cache``).
     """
@@ -97,7 +97,7 @@ class ManifestCache:
 
     @property
     def store(self) -> ManifestStore:
-        """The manifest store (made on first use, so eager registries never touch it)."""
+        """The cache's store (made on first use, so eager registries never touch it)."""
         if self._store is None:
             self._store = self._own_store = store_for(self.settings)
         return self._store
@@ -111,7 +111,7 @@ class ManifestCache:
     async def read(
         self, server: str, spec: ServerSpec
     ) -> tuple[Supervisor, list[mcp_types.Tool], ServerContent] | None:
-        """Read ``server``'s cached manifest back, if its policy and the cache allow.
+        """Read ``server``'s cached lists back, if its policy and the cache allow.
 
         Returns:
             Its supervisor, dormant, and the checked lists to publish; None to mount it
@@ -178,5 +178,5 @@ class ManifestCache:
 
 
 def refused(server: str, exc: RegistryError) -> None:
-    """Say that ``server``'s cached manifest is refused (it mounts from its live lists)."""
-    logger.warning("server %r: its cached manifest is refused; starting it now: %s", server, exc)
+    """Say that ``server``'s cached lists are refused (it mounts from its live lists)."""
+    logger.warning("server %r: its cached lists are refused; starting it now: %s", server, exc)

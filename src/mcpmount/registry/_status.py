@@ -58,7 +58,7 @@ class ServerStatus:
     notes: tuple[str, ...] = ()
     """What of its list is not mounted although it was not filtered out (see `notes_of`)."""
     cached: bool = False
-    """Whether its tools come from a cached manifest its live list has not yet confirmed
+    """Whether its tools come from cached lists its live list has not yet confirmed
     (its state says whether it is ``lazy``, ``starting`` or ``idle``)."""
 
 

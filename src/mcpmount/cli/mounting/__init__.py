@@ -4,7 +4,7 @@
 and ``call`` query the mounted tools (``_query``); ``prompts``, ``resources``, ``read``
 and ``prompt`` what servers offer besides tools (``_content``); ``describe`` a tool's
 arguments (``_describe``). Each mounts only the servers it needs, from their cached
-manifests where it may, naming on a terminal those still pending (``_opening``); ``call``
+lists where it may, naming on a terminal those still pending (``_opening``); ``call``
 shows a tool's progress (``_progress``); what a server asks mid-call is answered as the
 command line can (``_asking``). ``audit`` mounts through `mount_showing` too.
 """

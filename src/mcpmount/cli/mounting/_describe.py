@@ -3,7 +3,7 @@
 The arguments are read from the tool's input schema (its ``properties`` and
 ``required``): each one's name, type, whether it is required, and its description. A
 schema is a server's text like any other, printed through `shown`. Only the tool's server
-is mounted, from its cached manifest when it has a fresh one (as ``tools`` does).
+is mounted, from its cached lists when they are fresh (as ``tools`` does).
 """
 
 from __future__ import annotations

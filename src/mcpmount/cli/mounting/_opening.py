@@ -3,10 +3,10 @@
 ``call``, ``prompt`` and ``read`` name one server's tool, prompt or resource: `needed_for`
 keeps that server (and those with ``prefix = false``, whose names say nothing of their
 server); the others are never started. A name of no server's namespace keeps them all,
-each listed from its cached manifest if it has one and started only if the name is its.
+each listed from its cached lists if it has them and started only if the name is its.
 ``tools``, ``search``, ``prompts`` and ``resources`` list what every server offers:
-`from_cache` starts each ``lazy``, so a server whose manifest is cached and fresh is
-listed from it without being started, and one without is mounted and leaves its manifest
+`from_cache` starts each ``lazy``, so a server whose lists are cached and fresh is
+listed from them without being started, and one without is mounted and leaves its lists
 for next time (``--live`` lists every server live). As under ``serve``, a server is
 required only where its table says ``required = true`` (`required_as_written`): one that
 fails or hangs (for its ``startup_timeout``) is named on stderr with why, and the others
@@ -58,8 +58,8 @@ def needed_for(config: RegistryConfig, namespace: str | None) -> RegistryConfig:
     and every one with ``prefix = false`` (whose names say nothing of their server).
 
     A name of no server's namespace may be any server's (``prefix = false``) or a typo:
-    every server is kept then, ``lazy`` (`from_cache`), so that a server with a cached
-    manifest is started only if the call is its own.
+    every server is kept then, ``lazy`` (`from_cache`), so that a server with cached
+    lists is started only if the call is its own.
     """
     if namespace is None or namespace not in config.servers:
         return from_cache(config)
@@ -82,13 +82,13 @@ def server_of_uri(uri: str) -> str | None:
 
 
 def from_cache(config: RegistryConfig) -> RegistryConfig:
-    """``config`` with every server ``lazy``: listed from its fresh cached manifest
+    """``config`` with every server ``lazy``: listed from its fresh cached lists
     without starting; one without a usable entry is mounted (and caches its lists)."""
     return _starting(config, "lazy")
 
 
 def live(config: RegistryConfig) -> RegistryConfig:
-    """``config`` with every server mounted from its live lists, never a cached manifest
+    """``config`` with every server mounted from its live lists, never cached lists
     (``check`` and ``lock`` vouch for what the servers list now; ``--live``)."""
     return _starting(config, "eager")
 
@@ -190,12 +190,12 @@ async def mounted(
 async def listing(
     config: RegistryConfig, from_live: bool, err: Console
 ) -> AsyncGenerator[Registry]:
-    """Mount ``config``'s servers to list what they offer: from their cached manifests
+    """Mount ``config``'s servers to list what they offer: from their cached lists
     (`from_cache`), or with ``from_live`` from their live lists. Logs (``-v``) how many
     were listed from a cache: a transcript of the same command reads the same either way."""
     chosen = required_as_written(live(config) if from_live else from_cache(config))
     async with mounted(chosen, err) as registry:
         if cached := sum(row.cached for row in registry.status()):
             listed = counted(cached, "server")
-            logger.info("listed %s from cached manifests; --live starts them to list", listed)
+            logger.info("listed %s from cached lists; --live starts them to list", listed)
         yield registry

@@ -2,7 +2,7 @@
 
 It holds the process's connection to that Redis (`mcpmount.redis.redis_connection`, from a
 URL: ``redis://host:6379/0``, ``rediss://...``, ``unix:///path/redis.sock``; shared with
-the registry's manifest cache and tool vectors when ``cache`` names the same URL) and
+the registry's cached lists and tool vectors when ``cache`` names the same URL) and
 what uses it: the ``subscriptions/listen`` bus (`RedisSubscriptionBus`, channel
 ``<namespace>:events``) and the activation store (`RedisActivationStore`, keys
 ``<namespace>:activations:<key>``). Entering it starts the bus's reader and waits briefly
