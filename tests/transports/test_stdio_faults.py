@@ -6,9 +6,16 @@ thread or task is left over.
 
 from __future__ import annotations
 
+import array
+import contextlib
+import fcntl
+import gc
 import logging
+import os
+import signal
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -20,6 +27,7 @@ from mcpmount.config import RegistryConfig, StdioServer
 from mcpmount.errors import ServerCrashedError, ServerStartError
 from mcpmount.registry import Registry, open_registry
 from mcpmount.transports import _stdio_pipes
+from proc_table import descendants
 from support import FIXTURE, fixture, record_pids, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
@@ -199,3 +207,49 @@ async def test_a_server_that_stops_reading_its_stdin_is_dropped_not_waited_on(
             with pytest.raises(ServerCrashedError, match="stopped reading its stdin"):
                 await registry.call("frozen__take", {"blob": "x" * 1_000_000}, timeout=60)
             assert time.perf_counter() - began < 5
+
+
+async def test_a_server_that_dies_under_a_waiting_write_is_lost_without_a_stray_error() -> None:
+    """A server killed while a large request waits on its full stdin pipe: the call fails
+    as a crash, and asyncio is left no BrokenPipeError that nobody retrieves (its exception
+    handler would report it once the process is collected; the test runner's raises it)."""
+    async with Registry() as registry:
+        await registry.mount("stopped", fixture())
+        record_pids(registry)
+        pid = registry.status()[0].pid
+        assert pid is not None
+        os.killpg(pid, signal.SIGSTOP)  # it reads nothing from now on
+
+        async def kill_once_the_pipe_is_full() -> None:
+            with anyio.fail_after(30):
+                while not _stdin_full(pid):
+                    await anyio.sleep(0.02)
+            os.killpg(pid, signal.SIGKILL)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(kill_once_the_pipe_is_full)
+            with pytest.raises(ServerCrashedError, match="'stopped'"):
+                await registry.call("stopped__echo", {"text": "x" * 2_000_000}, timeout=60)
+    gc.collect()  # the stdin pipe's close waiter is reported, if at all, when collected
+
+
+def _stdin_full(leader: int) -> bool:
+    """Whether a pipe the server holds is full, which only its stdin can be: the SDK moves
+    the wire off fd 0, and under the launcher the server is the leader's child."""
+    for pid in [leader, *(p.pid for p in descendants(leader))]:
+        with contextlib.suppress(OSError):  # gone meanwhile
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                path = f"/proc/{pid}/fd/{fd}"
+                if os.readlink(path).startswith("pipe:") and _pipe_full(path):
+                    return True
+    return False
+
+
+def _pipe_full(path: str) -> bool:
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        held = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, held)
+        return held[0] >= fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+    finally:
+        os.close(fd)  # a reader left open would keep the pipe from breaking

@@ -27,6 +27,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from subprocess import PIPE
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -85,6 +86,7 @@ class ProcessGroup:
         """Set as soon as the leader has exited."""
 
         self._on_reaped = on_reaped
+        _quiet_stdin_close_waiter(process)
 
     @classmethod
     async def spawn(
@@ -306,6 +308,27 @@ def _group_exists(pgid: int) -> bool:
     except PermissionError:
         pass  # members we may not signal (or zombies): it exists
     return True
+
+
+def _quiet_stdin_close_waiter(process: Process) -> None:
+    """Retrieve the error asyncio keeps for stdin's pipe if it breaks under a write.
+
+    A server that dies while a write to its stdin waits in asyncio's buffer leaves that
+    `BrokenPipeError` in the stdin writer's close waiter, which only ``wait_closed()``
+    reads; before Python 3.11.4 (CPython gh-104340) asyncio reports it as "Future exception
+    was never retrieved" once the process is collected. Our writer saw the same error and
+    counted the server lost. A done-callback, not a wait: stdin may outlive its server.
+    """
+    writer = getattr(getattr(process, "_process", None), "stdin", None)
+    closed = getattr(getattr(writer, "_protocol", None), "_stdin_closed", None)
+    add_done_callback = getattr(closed, "add_done_callback", None)
+    if callable(add_done_callback):
+        add_done_callback(_retrieve)
+
+
+def _retrieve(future: Any) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _close_subprocess_transport(process: Process) -> None:
