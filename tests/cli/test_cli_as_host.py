@@ -69,6 +69,16 @@ def text(result: mcp_types.CallToolResult) -> str:
     return " ".join(c.text for c in result.content if isinstance(c, mcp_types.TextContent))
 
 
+async def tells_the_time(entry: dict[str, Any], home: Path, log: Path) -> None:
+    """Start ``entry`` as the host does and ask its ``clock__now`` for Tokyo's time."""
+    with log.open("w") as errlog:
+        client = Client(stdio_client(as_the_host(entry, home), errlog=errlog))
+        async with connected(client):
+            await wait_for_tool(client, "clock__now")
+            result = await client.call_tool("clock__now", {"timezone": "Asia/Tokyo"})
+            assert text(result).endswith("+09:00")
+
+
 def npx_and_uv_config(tmp_path: Path) -> tuple[Path, Path]:
     """A config of a pinned npm server run by ``npx`` and the clock run by ``uv``, and the
     folder the filesystem server shares."""
@@ -103,12 +113,7 @@ async def test_the_demo_entry_answers_a_call_started_as_the_host_starts_it(
     home.mkdir()
     entry = installed(home, DEMO, host)
     assert entry["args"][-2:] == ["serve", str(DEMO)]
-    with (tmp_path / "serve.log").open("w") as errlog:
-        client = Client(stdio_client(as_the_host(entry, home), errlog=errlog))
-        async with connected(client):
-            await wait_for_tool(client, "clock__now")
-            result = await client.call_tool("clock__now", {"timezone": "Asia/Tokyo"})
-            assert text(result).endswith("+09:00")
+    await tells_the_time(entry, home, tmp_path / "serve.log")
 
 
 @pytest.mark.anyio
@@ -128,12 +133,7 @@ async def test_an_entry_of_a_config_that_serves_http_speaks_stdio_to_its_host(
     )
     entry = installed(home, config)
     assert entry["args"][-4:] == ["serve", "--transport", "stdio", str(config)]
-    with (tmp_path / "serve.log").open("w") as errlog:
-        client = Client(stdio_client(as_the_host(entry, home), errlog=errlog))
-        async with connected(client):
-            await wait_for_tool(client, "clock__now")
-            result = await client.call_tool("clock__now", {"timezone": "Asia/Tokyo"})
-            assert text(result).endswith("+09:00")
+    await tells_the_time(entry, home, tmp_path / "serve.log")
 
 
 @pytest.mark.anyio
